@@ -105,7 +105,12 @@ def floor(image: str, repeat: int, workdir: Path) -> dict[str, float]:
 
 
 def run_eval(
-    dataset: Path, image: str, samples: int, concurrency: int, logs: Path
+    dataset: Path,
+    image: str,
+    samples: int,
+    concurrency: int,
+    logs: Path,
+    sandbox: str = "docker",
 ) -> tuple[float, int]:
     """Wall seconds and log bytes of one run of ``samples`` samples."""
     from inspect_ai import eval as inspect_eval
@@ -115,12 +120,14 @@ def run_eval(
     ids = [f"bench-{i:04d}" for i in range(samples)]
     start = time.perf_counter()
     (log,) = inspect_eval(
-        gaia(dataset_path=str(dataset), image=image, ids=ids),
+        gaia(dataset_path=str(dataset), image=image, ids=ids, sandbox=sandbox),
         model=MODEL,
         log_dir=str(logs),
         display="none",
         max_samples=concurrency,
-        max_sandboxes=concurrency,
+        # gaia-docker has one sandbox per running sample, so --max-samples bounds them; inspect's
+        # compose sandbox has its own default limit (2 x CPUs), raised here to match.
+        max_sandboxes=concurrency if sandbox == "compose" else None,
     )
     wall = time.perf_counter() - start
     assert log.status == "success", log.error

@@ -63,7 +63,7 @@ CASES: list[tuple[list[str], str]] = [
     (["memory=lots"], "memory must be a size"),
     (["cpus=0"], "cpus must be a positive number"),
     (["pids=2"], "pids must be 16 or more"),
-    (["sandbox=podman"], "sandbox must be one of docker, k8s"),
+    (["sandbox=podman"], "sandbox must be one of docker, compose, k8s"),
     (["mcp_servers=['']"], "mcp_servers has an empty entry"),
     (["hub=huggingface", "split=test", "revision=main"], "offline mode is on"),
 ]

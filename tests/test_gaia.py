@@ -27,7 +27,7 @@ def test_task_defaults(gaia_tiny: Path) -> None:
     assert isinstance(task, Task)
     assert task.message_limit == DEFAULT_MESSAGE_LIMIT == 100
     assert len(task.dataset) == 7
-    assert task.sandbox is not None and task.sandbox.type == "docker"
+    assert task.sandbox is not None and task.sandbox.type == "gaia-docker"
     config = task.sandbox.config
     assert isinstance(config, ComposeConfig)
     assert config.services["default"].image == SANDBOX_IMAGE
@@ -72,7 +72,7 @@ def test_test_split_reports_no_accuracy(gaia_tiny: Path) -> None:
         ({"network": "maybe"}, "network must be true or false"),
         ({"image": ""}, "image must name a Docker image"),
         ({"python": "yes"}, "python must be true or false"),
-        ({"sandbox": "podman"}, "sandbox must be one of docker, k8s"),
+        ({"sandbox": "podman"}, "sandbox must be one of docker, compose, k8s"),
         ({"memory": "huge"}, "memory must be a size"),
         ({"mcp_servers": [""]}, "mcp_servers has an empty entry"),
     ],

@@ -50,9 +50,11 @@ def test_overrides_leave_the_rest_as_written() -> None:
 
 def test_sandbox_spec_is_docker_with_the_compose_config() -> None:
     spec = gaia_sandbox(image="x/y:z")
-    assert spec.type == "docker"
+    assert spec.type == "gaia-docker"
     assert isinstance(spec.config, ComposeConfig)
     assert spec.config.services["default"].image == "x/y:z"
+    compose = gaia_sandbox(image="x/y:z", kind="compose")
+    assert compose.type == "docker" and compose.config == spec.config
 
 
 def test_default_limits_are_applied() -> None:
@@ -107,7 +109,7 @@ def test_k8s_spec(isolated_cache: Path) -> None:
 
 
 def test_unknown_sandbox_kind() -> None:
-    with pytest.raises(GaiaError, match="sandbox must be one of docker, k8s"):
+    with pytest.raises(GaiaError, match="sandbox must be one of docker, compose, k8s"):
         gaia_sandbox(kind="podman")
 
 

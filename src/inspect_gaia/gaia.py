@@ -114,7 +114,9 @@ def gaia(
         cpus: CPU limit per sandbox (capped at the machine's CPUs). Default 2; ``null`` lifts it.
         memory: Memory limit per sandbox, no swap beyond it. Default ``4g``; ``null`` lifts it.
         pids: Process limit per sandbox. Default 1024; ``null`` lifts it.
-        sandbox: ``docker`` (compose.yaml) or ``k8s`` (values.yaml, needs ``inspect-gaia[k8s]``).
+        sandbox: ``docker`` (compose.yaml, each sample's container started through the Docker
+            API: ``gaia-docker``), ``compose`` (compose.yaml through inspect's ``docker compose``
+            sandbox, ~6x slower per sample) or ``k8s`` (values.yaml, needs ``inspect-gaia[k8s]``).
     """
     levels = parse_levels(level)
     parse_ids(ids)
@@ -139,7 +141,7 @@ def gaia(
         input_prompt=DEFAULT_INPUT_PROMPT,
     )
     # Before any sandbox starts: an image that is neither here nor pullable fails in one line.
-    checked_image_id = check_image(image) if sandbox == "docker" else None
+    checked_image_id = check_image(image) if sandbox in ("docker", "compose") else None
     return Task(
         dataset=dataset,
         solver=gaia_agent(command_timeout=command_timeout, max_attempts=max_attempts, tools=tools),

@@ -18,6 +18,7 @@ import yaml
 from inspect_ai.util import ComposeConfig, SandboxEnvironmentSpec
 from inspect_ai.util._sandbox.compose import parse_compose_yaml
 
+from .docker_sandbox import PROVIDER
 from .errors import GaiaError, GaiaParameterError
 from .hub import cache_dir
 
@@ -26,7 +27,7 @@ COMPOSE_FILE = PACKAGE_DIR / "compose.yaml"
 """The compose file shipped in the package (a link to the repository root's in a checkout)."""
 VALUES_FILE = PACKAGE_DIR / "values.yaml"
 
-SandboxKind = Literal["docker", "k8s"]
+SandboxKind = Literal["docker", "compose", "k8s"]
 SANDBOX_KINDS: tuple[str, ...] = get_args(SandboxKind)
 
 DEFAULT_IMAGE = "python:3.11"
@@ -168,9 +169,13 @@ def gaia_sandbox(
         image: Image of the ``default`` service (an image present locally is never pulled).
         network: ``False`` gives the container no network at all.
         limits: CPU, memory and process limits (defaults: 2 CPUs, 4g, 1024 processes).
-        kind: ``docker`` (compose.yaml) or ``k8s`` (values.yaml, needs inspect-k8s-sandbox).
+        kind: ``docker`` (compose.yaml, started through the Docker API: ``gaia-docker``),
+            ``compose`` (compose.yaml, started by inspect's ``docker compose`` sandbox) or ``k8s``
+            (values.yaml, needs inspect-k8s-sandbox).
     """
     if kind == "docker":
+        return SandboxEnvironmentSpec(PROVIDER, gaia_compose(image, network, limits))
+    if kind == "compose":
         return SandboxEnvironmentSpec("docker", gaia_compose(image, network, limits))
     if kind == "k8s":
         try:
