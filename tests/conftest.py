@@ -84,12 +84,23 @@ def scripted_test_split(scripted: Callable[[list[Entry]], ScriptedModel]) -> Scr
     return scripted(TEST)
 
 
-def docker_leftovers() -> set[str]:
-    """Containers, networks and volumes of inspect's Docker sandbox (compose projects ``inspect-*``).
+SANDBOX_KINDS = ["docker", "compose"]
+"""Both Docker sandboxes: gaia-docker (the default) and inspect's compose sandbox."""
 
-    Counted by the compose project label each of them carries, never by deleting anything.
+
+@pytest.fixture(params=SANDBOX_KINDS)
+def sandbox_kind(request: pytest.FixtureRequest) -> str:
+    """Run a cleanup, fault or leak test against each Docker sandbox (``-T sandbox=...``)."""
+    return str(request.param)
+
+
+def docker_leftovers() -> set[str]:
+    """Containers, networks and volumes of either Docker sandbox.
+
+    gaia-docker labels its own ``inspect_gaia.sandbox``; inspect's compose sandbox names its
+    compose projects ``inspect-*``. Counted by label, never by deleting anything.
     """
-    project = '{{.Label "com.docker.compose.project"}}'
+    labels = '{{.Label "inspect_gaia.sandbox"}}\t{{.Label "com.docker.compose.project"}}'
     found: set[str] = set()
     for kind, listing, name_field in (
         ("container", ["docker", "ps", "-a"], "{{.Names}}"),
@@ -97,14 +108,14 @@ def docker_leftovers() -> set[str]:
         ("volume", ["docker", "volume", "ls"], "{{.Name}}"),
     ):
         out = subprocess.run(
-            [*listing, "--format", f"{name_field}\t{project}"],
+            [*listing, "--format", f"{name_field}\t{labels}"],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
         for line in out.splitlines():
-            name, _, owner = line.partition("\t")
-            if owner.startswith("inspect-"):
+            name, ours, project = (line.split("\t") + ["", ""])[:3]
+            if ours or project.startswith("inspect-"):
                 found.add(f"{kind}:{name}")
     return found
 

@@ -28,10 +28,13 @@ def _metrics(log: EvalLog) -> dict[str, float]:
 
 
 def test_cli_run_scores_per_level_and_cleans_up(
-    sandbox_image: str, scripted_validation: ScriptedModel, tmp_path: Path
+    sandbox_image: str, sandbox_kind: str, scripted_validation: ScriptedModel, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
-    log = cli_eval([f"dataset_path={GAIA_TINY}", f"image={sandbox_image}"], tmp_path)
+    log = cli_eval(
+        [f"dataset_path={GAIA_TINY}", f"image={sandbox_image}", f"sandbox={sandbox_kind}"],
+        tmp_path,
+    )
     assert log.status == "success"
     assert log.eval.task == "inspect_gaia/gaia"
 
@@ -81,12 +84,12 @@ NOSY = "ls -la / /shared_files 2>&1; env; tr '\\0' ' ' < /proc/1/cmdline; true"
 
 
 def test_no_answer_is_readable_in_any_sandbox(
-    sandbox_image: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
 ) -> None:
     # The agent looks around (files, environment, PID 1) but never computes an answer, so any
     # target found in the sandbox or in its events came from the harness.
     scripted([Entry("", [{"bash": NOSY}, {"submit": "unknown"}])])
-    task = gaia(dataset_path=str(GAIA_TINY), image=sandbox_image)
+    task = gaia(dataset_path=str(GAIA_TINY), image=sandbox_image, sandbox=sandbox_kind)
     targets = sorted({str(s.target) for s in task.dataset})
     assert len(targets) == 7
     scanned = task_with(task, scorer=[task.scorer[0], leak_scan(targets)] if task.scorer else None)
@@ -115,12 +118,18 @@ def test_no_answer_is_readable_in_any_sandbox(
 
 
 def test_only_the_own_attachment_is_in_the_sandbox(
-    sandbox_image: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
 ) -> None:
     scripted(
         [Entry("", [{"bash": "find /shared_files -type f 2>&1; true"}, {"submit_output": True}])]
     )
-    log = eval_gaia(tmp_path, dataset_path=str(GAIA_TINY), image=sandbox_image, level="1,2")
+    log = eval_gaia(
+        tmp_path,
+        dataset_path=str(GAIA_TINY),
+        image=sandbox_image,
+        level="1,2",
+        sandbox=sandbox_kind,
+    )
     assert log.samples is not None and len(log.samples) == 4
     for sample in log.samples:
         assert sample.scores is not None
@@ -149,7 +158,7 @@ def test_test_split_records_answers_without_grading(
 
 
 def test_network_false_leaves_only_loopback(
-    sandbox_image: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
 ) -> None:
     scripted(
         [Entry("", [{"bash": "ls /sys/class/net | sort | tr '\\n' ' '"}, {"submit_output": True}])]
@@ -158,7 +167,12 @@ def test_network_false_leaves_only_loopback(
     answers: dict[bool, str] = {}
     for network in (True, False):
         log = eval_gaia(
-            tmp_path, dataset_path=str(GAIA_TINY), image=sandbox_image, ids=ids, network=network
+            tmp_path,
+            dataset_path=str(GAIA_TINY),
+            image=sandbox_image,
+            ids=ids,
+            network=network,
+            sandbox=sandbox_kind,
         )
         assert log.samples is not None and log.samples[0].scores is not None
         answers[network] = str(log.samples[0].scores["gaia_scorer"].answer)

@@ -27,13 +27,18 @@ VISITS_FILE = GAIA_TINY / "2023" / "validation" / f"{VISITS}.csv"
 
 
 def _containers() -> list[str]:
-    out = subprocess.run(
-        ["docker", "ps", "--filter", "name=inspect-", "--format", "{{.Names}}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return out.split()
+    """Running sandbox containers of either provider."""
+    return sorted(
+        name.split(":", 1)[1]
+        for name in docker_leftovers()
+        if name.startswith("container:")
+        and subprocess.run(
+            ["docker", "inspect", "-f", "{{.State.Running}}", name.split(":", 1)[1]],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        == "true"
+    )
 
 
 def _wait_for_containers(count: int, timeout: float = 60) -> list[str]:
@@ -47,13 +52,15 @@ def _wait_for_containers(count: int, timeout: float = 60) -> list[str]:
 
 
 def test_an_erroring_sample_is_scored_and_eval_retry_reruns_only_it(
-    sandbox_image: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
     model = scripted(
         [Entry("invented lagoon", [{"http_error": 400}]), Entry("", [{"submit": "48671"}])]
     )
-    log = eval_gaia(tmp_path, dataset_path=str(GAIA_TINY), image=sandbox_image, level=1)
+    log = eval_gaia(
+        tmp_path, sandbox=sandbox_kind, dataset_path=str(GAIA_TINY), image=sandbox_image, level=1
+    )
     assert log.status == "error" and log.samples is not None and len(log.samples) == 2
     failed = next(s for s in log.samples if s.id == LAGOON)
     fine = next(s for s in log.samples if s.id == VISITS)
@@ -84,7 +91,7 @@ def test_an_erroring_sample_is_scored_and_eval_retry_reruns_only_it(
 
 
 def test_faults_inside_sandboxes_do_not_sink_the_run(
-    sandbox_image: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
     scripted(
@@ -125,6 +132,7 @@ def test_faults_inside_sandboxes_do_not_sink_the_run(
     )
     log = eval_gaia(
         tmp_path,
+        sandbox=sandbox_kind,
         dataset_path=str(GAIA_TINY),
         image=sandbox_image,
         level="1,2",
@@ -149,7 +157,9 @@ def test_faults_inside_sandboxes_do_not_sink_the_run(
     assert docker_leftovers() == before
 
 
-def test_a_sandbox_killed_from_outside(sandbox_image: str, scripted: Play, tmp_path: Path) -> None:
+def test_a_sandbox_killed_from_outside(
+    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
+) -> None:
     before = docker_leftovers()
     scripted([Entry("", [{"bash": "sleep 60"}, {"submit": "Quillfeather Lagoon"}])])
 
@@ -160,7 +170,9 @@ def test_a_sandbox_killed_from_outside(sandbox_image: str, scripted: Play, tmp_p
 
     killer = threading.Thread(target=kill_it)
     killer.start()
-    log = eval_gaia(tmp_path, dataset_path=str(GAIA_TINY), image=sandbox_image, ids=LAGOON)
+    log = eval_gaia(
+        tmp_path, sandbox=sandbox_kind, dataset_path=str(GAIA_TINY), image=sandbox_image, ids=LAGOON
+    )
     killer.join()
     assert log.samples is not None
     (sample,) = log.samples
@@ -170,13 +182,19 @@ def test_a_sandbox_killed_from_outside(sandbox_image: str, scripted: Play, tmp_p
 
 
 def test_sigint_mid_run_leaves_nothing_behind(
-    sandbox_image: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
     scripted([Entry("", [{"bash": "sleep 120"}, {"submit": "x"}])])
     run = subprocess.Popen(
         eval_command(
-            [f"dataset_path={GAIA_TINY}", f"image={sandbox_image}", "level=1"], tmp_path / "logs"
+            [
+                f"dataset_path={GAIA_TINY}",
+                f"image={sandbox_image}",
+                "level=1",
+                f"sandbox={sandbox_kind}",
+            ],
+            tmp_path / "logs",
         ),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

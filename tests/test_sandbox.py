@@ -129,7 +129,10 @@ print(*read(g + "memory.max", g + "memory/memory.limit_in_bytes"), *read(g + "pi
 
 @pytest.mark.docker
 def test_limits_are_visible_inside_the_sandbox(
-    sandbox_image: str, scripted: Callable[[list[Entry]], ScriptedModel], tmp_path: Path
+    sandbox_image: str,
+    sandbox_kind: str,
+    scripted: Callable[[list[Entry]], ScriptedModel],
+    tmp_path: Path,
 ) -> None:
     scripted([Entry("", [{"bash": LIMITS_PROBE}, {"submit_output": True}])])
     log = eval_gaia(
@@ -140,6 +143,7 @@ def test_limits_are_visible_inside_the_sandbox(
         memory="512m",
         pids=256,
         cpus=1,
+        sandbox=sandbox_kind,
     )
     assert log.samples is not None and log.samples[0].scores is not None
     memory, pids, quota, period = str(log.samples[0].scores["gaia_scorer"].answer).split()

@@ -14,7 +14,7 @@ engine with the ``docker`` SDK:
 * commands: one exec per command, streamed with the same output cap and in-container ``timeout``
   wrapper as inspect's provider, stdin fed on a second thread;
 * stop: one forced removal — the sandbox holds nothing worth a SIGTERM grace period;
-* network: one bridge network per task with inter-container traffic disabled, so samples share
+* network: one bridge network per run with inter-container traffic disabled, so samples share
   an address range but cannot reach one another (``network_mode: none`` gives no network at all).
 
 Every container and network carries the ``inspect_gaia.sandbox`` label: task cleanup removes its
@@ -196,7 +196,8 @@ def _container_name(task_name: str, sample_id: object, epoch: object) -> str:
 class GaiaDockerSandbox(SandboxEnvironment):
     """A sample's container, started from compose.yaml's ``default`` service via the Docker API."""
 
-    _networks: dict[str, str] = {}
+    _network_name: str | None = None
+    """The run's one network (created with the first sample that has network access)."""
     _network_lock = threading.Lock()
 
     def __init__(self, container: str, name: str, working_dir: str) -> None:
@@ -253,7 +254,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
             active.sample.id if active else "sample",
             active.epoch if active else 1,
         )
-        network = None if service.get("network_mode") == "none" else cls._network(task_name)
+        network = None
+        if service.get("network_mode") != "none":
+            network = await _call(cls._network, task_name)
         container = await _call(_start, name, task_name, service, network)
         working_dir = service.get("working_dir") or await _call(_image_workdir, service["image"])
         return {"default": cls(container, name, working_dir)}
@@ -261,9 +264,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
     @classmethod
     def _network(cls, task_name: str) -> str:
         with cls._network_lock:
-            if task_name not in cls._networks:
-                cls._networks[task_name] = _create_network(task_name)
-            return cls._networks[task_name]
+            if cls._network_name is None:
+                cls._network_name = _create_network(task_name)
+            return cls._network_name
 
     @override
     @classmethod
@@ -284,8 +287,10 @@ class GaiaDockerSandbox(SandboxEnvironment):
     async def task_cleanup(
         cls, task_name: str, config: SandboxEnvironmentConfigType | None, cleanup: bool
     ) -> None:
-        """Remove this process's containers and network for the task (unless told to keep them)."""
-        filters = {"label": [f"{TASK_LABEL}={task_name}", f"{SESSION_LABEL}={SESSION}"]}
+        """Remove this process's containers and network (unless told to keep them)."""
+        # inspect calls this once per sandbox config when the whole run ends ("shutdown"), after
+        # every sample: all of this process's containers and its network can go.
+        filters = {"label": [f"{SESSION_LABEL}={SESSION}"]}
         with anyio.CancelScope(shield=True):
             if not cleanup:
                 kept = await _call(_api().containers, all=True, filters=filters)
@@ -294,7 +299,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
                 return
             await _call(_remove_labelled, filters)
             with cls._network_lock:
-                cls._networks.pop(task_name, None)
+                cls._network_name = None
 
     @override
     @classmethod
