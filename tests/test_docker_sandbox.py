@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import pytest
 from conftest import SANDBOX_IMAGE
 from inspect_ai.util import SandboxEnvironment
@@ -61,3 +62,53 @@ def sandbox_env(provider_env: SandboxEnvironment, request: pytest.FixtureRequest
     if reason:
         request.node.add_marker(pytest.mark.xfail(reason=reason, strict=True))
     return provider_env
+
+
+async def test_32_concurrent_sandboxes_share_one_network_and_cannot_reach_each_other(
+    anyio_backend: str, sandbox_image: str
+) -> None:
+    """32 sandboxes at once need one network, not 32 (Docker's default pools hold ~30)."""
+    from conftest import docker_leftovers
+
+    before = docker_leftovers()
+    config = gaia_compose(image=SANDBOX_IMAGE)
+    task = "concurrency-check"
+    await GaiaDockerSandbox.task_init(task, config)
+    envs: list[SandboxEnvironment] = []
+    try:
+        async with anyio.create_task_group() as group:
+
+            async def start() -> None:
+                started = await GaiaDockerSandbox.sample_init(task, config, {})
+                envs.append(started["default"])
+
+            for _ in range(32):
+                group.start_soon(start)
+        assert len(envs) == 32
+        networks = {n for n in docker_leftovers() - before if n.startswith("network:")}
+        assert len(networks) == 1
+
+        # One sandbox serves on its own address; it reaches itself, a neighbour does not.
+        server, neighbour = envs[0], envs[1]
+        address = (await server.exec(["hostname", "-i"])).stdout.split()[0]
+        await server.exec(
+            ["sh", "-c", "nohup python3 -m http.server 8080 >/dev/null 2>&1 &"], timeout=10
+        )
+        fetch = (
+            "import sys, urllib.request\n"
+            "urllib.request.urlopen(f'http://{sys.argv[1]}:8080/', timeout=3)\n"
+            "print('reached')\n"
+        )
+        for _ in range(20):
+            own = await server.exec(["python3", "-c", fetch, address], timeout=10)
+            if own.success:
+                break
+            await anyio.sleep(0.25)
+        assert own.stdout.strip() == "reached", own.stderr
+        other = await neighbour.exec(["python3", "-c", fetch, address], timeout=10)
+        assert not other.success and "reached" not in other.stdout
+    finally:
+        for env in envs:
+            await GaiaDockerSandbox.sample_cleanup(task, config, {"default": env}, False)
+        await GaiaDockerSandbox.task_cleanup("shutdown", config, True)
+    assert docker_leftovers() == before
