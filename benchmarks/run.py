@@ -21,6 +21,7 @@ Writes a Markdown report (and a PNG plot of throughput against concurrency) to -
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import resource
@@ -157,55 +158,77 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="3 samples, concurrency 1 and 2")
     parser.add_argument("--samples", type=int, default=32)
-    parser.add_argument("--concurrency", default="1,2,4,8,16")
+    parser.add_argument("--concurrency", default="1,2,4,8,16,32")
     parser.add_argument(
-        "--latency", type=float, default=0.0, help="seconds the model waits per reply"
+        "--latency",
+        type=float,
+        default=1.0,
+        help="seconds the model waits per reply in the latency scaling table",
+    )
+    parser.add_argument(
+        "--sandboxes",
+        default="docker,compose",
+        help="-T sandbox= values to compare (docker = gaia-docker, compose = inspect's compose)",
     )
     parser.add_argument("--out", default=str(REPO / "docs" / "benchmarks.md"))
     args = parser.parse_args()
     samples = 3 if args.quick else args.samples
     levels = [1, 2] if args.quick else [int(c) for c in args.concurrency.split(",")]
+    latency_levels = [1, 2] if args.quick else [1, 8]
+    kinds = args.sandboxes.split(",")
     repeat = 2 if args.quick else 5
 
+    per_sample: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory(prefix="gaia-bench-") as temp:
         workdir = Path(temp)
         dataset = write_dataset(workdir / "data", max(samples, 8), max(samples, 8))
-        model = ScriptedModel(
-            [
-                Entry(
-                    "Benchmark question",
-                    [
-                        {"bash": "wc -l < /shared_files/$(ls /shared_files)"},
-                        {"submit_output": True},
-                    ],
-                )
-            ],
-            latency=args.latency,
-        )
+        steps: list[dict[str, object]] = [
+            {"bash": "wc -l < /shared_files/$(ls /shared_files)"},
+            {"submit_output": True},
+        ]
+        model = ScriptedModel([Entry("Benchmark question", steps)])
         with serve(model) as url:
             os.environ["SCRIPTED_BASE_URL"] = url
             os.environ["SCRIPTED_API_KEY"] = "bench"
             floors = floor(args.image, repeat, workdir)
-            run_eval(dataset, args.image, 1, 1, workdir / "warmup")  # imports, image cache
-            one, _ = run_eval(dataset, args.image, 1, 1, workdir / "logs1")
-            many, log_bytes = run_eval(dataset, args.image, samples, 1, workdir / "logsN")
+            log_bytes = 0
+            for kind in kinds:
+                run = functools.partial(run_eval, dataset, args.image, sandbox=kind)
+                run(1, 1, workdir / f"warmup-{kind}")  # imports, image cache
+                one, _ = run(1, 1, workdir / f"one-{kind}")
+                many, size = run(samples, 1, workdir / f"many-{kind}")
+                per_sample[kind] = (many / samples, (many - one) / (samples - 1))
+                log_bytes = log_bytes or size
+            default = kinds[0]
             throughput = {}
             for level in levels:
-                wall, _ = run_eval(dataset, args.image, samples, level, workdir / f"logs-c{level}")
+                wall, _ = run_eval(
+                    dataset, args.image, samples, level, workdir / f"c{level}", sandbox=default
+                )
                 throughput[level] = samples / wall * 60
+            model.latency = args.latency
+            with_latency = {}
+            for level in latency_levels:
+                wall, _ = run_eval(
+                    dataset, args.image, samples, level, workdir / f"l{level}", sandbox=default
+                )
+                with_latency[level] = samples / wall * 60
         loads = dataset_load(workdir)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    marginal = (many - one) / (samples - 1)
+    names = {"docker": "gaia-docker", "compose": "inspect compose"}
     lines = [
         "# Benchmarks",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"{platform.system()} {platform.release()}; image `{args.image}`; "
-        f"model latency {args.latency:g} s.",
+        f"{platform.system()} {platform.release()}; image `{args.image}`; each sample runs one "
+        "bash command reading its attachment, then submits.",
         f"Command: `python benchmarks/run.py {' '.join(sys.argv[1:])}`".rstrip(),
         "",
         "## Per sample, one at a time",
+        "",
+        f"Scripted model with no latency, `--max-samples 1`, N={samples}; marginal = "
+        "(wall of N - wall of 1) / (N - 1).",
         "",
         "| what | seconds | × docker run |",
         "| --- | --- | --- |",
@@ -213,20 +236,32 @@ def main() -> None:
     base = floors["docker run --rm"]
     for name, value in floors.items():
         lines.append(f"| floor: {name} | {value:.2f} | {value / base:.1f} |")
-    lines.append(
-        f"| inspect_gaia: wall / N (N={samples}) | {many / samples:.2f} "
-        f"| {many / samples / base:.1f} |"
-    )
-    lines.append(f"| inspect_gaia: marginal per sample | {marginal:.2f} | {marginal / base:.1f} |")
+    for kind, (mean, marginal) in per_sample.items():
+        label = names.get(kind, kind)
+        lines.append(f"| {label}: wall / N | {mean:.2f} | {mean / base:.1f} |")
+        lines.append(f"| {label}: marginal per sample | {marginal:.2f} | {marginal / base:.1f} |")
     lines += [
         "",
         "## Throughput",
         "",
-        "| max sandboxes | samples/min | × concurrency 1 |",
+        f"{names.get(default, default)}, no model latency, N={samples}; `--max-samples` = the "
+        "number of sandboxes at once.",
+        "",
+        "| sandboxes at once | samples/min | × 1 at a time |",
         "| --- | --- | --- |",
     ]
     first = throughput[levels[0]]
     for level, value in throughput.items():
+        lines.append(f"| {level} | {value:.1f} | {value / first:.2f} |")
+    lines += [
+        "",
+        f"With {args.latency:g} s of model latency per reply (two replies per sample):",
+        "",
+        "| sandboxes at once | samples/min | × 1 at a time |",
+        "| --- | --- | --- |",
+    ]
+    first = with_latency[latency_levels[0]]
+    for level, value in with_latency.items():
         lines.append(f"| {level} | {value:.1f} | {value / first:.2f} |")
     lines += [
         "",

@@ -36,8 +36,10 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     assert any(r.startswith("| floor: docker run --rm |") for r in rows)
     assert any(r.startswith("| floor: compose up --wait + down |") for r in rows)
-    assert any(r.startswith("| inspect_gaia: marginal per sample |") for r in rows)
+    for provider in ("gaia-docker", "inspect compose"):
+        assert any(r.startswith(f"| {provider}: marginal per sample |") for r in rows)
+        assert any(r.startswith(f"| {provider}: wall / N |") for r in rows)
     throughput = [r for r in rows if r.split("|")[1].strip() in {"1", "2"}]
-    assert len(throughput) == 2
+    assert len(throughput) == 4, "concurrency 1 and 2, without and with model latency"
     assert any("dataset load, cold" in r for r in rows) and any("peak memory" in r for r in rows)
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
