@@ -224,6 +224,25 @@ def main() -> None:
         f"{platform.system()} {platform.release()}; image `{args.image}`; each sample runs one "
         "bash command reading its attachment, then submits.",
         f"Command: `python benchmarks/run.py {' '.join(sys.argv[1:])}`".rstrip(),
+    ]
+    base = floors["docker run --rm"]
+    if "docker" in per_sample:
+        fast = per_sample["docker"][1]
+        summary = [
+            f"gaia-docker costs {fast:.2f} s per sample, {fast / base:.1f}× a bare `docker run`"
+        ]
+        if "compose" in per_sample:
+            summary.append(
+                f"{per_sample['compose'][1] / fast:.1f}× less than inspect's compose sandbox"
+            )
+        lines += [
+            "",
+            "**Summary.** " + ", ".join(summary) + "; with model latency, "
+            f"{latency_levels[-1]} sandboxes at once run "
+            f"{with_latency[latency_levels[-1]] / with_latency[latency_levels[0]]:.1f}× as many "
+            "samples per minute as one.",
+        ]
+    lines += [
         "",
         "## Per sample, one at a time",
         "",
@@ -233,7 +252,6 @@ def main() -> None:
         "| what | seconds | × docker run |",
         "| --- | --- | --- |",
     ]
-    base = floors["docker run --rm"]
     for name, value in floors.items():
         lines.append(f"| floor: {name} | {value:.2f} | {value / base:.1f} |")
     for kind, (mean, marginal) in per_sample.items():

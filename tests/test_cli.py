@@ -310,3 +310,18 @@ def test_image_build_offline_needs_root_or_debootstrap(monkeypatch: pytest.Monke
         "image", "build", "--offline", "--tag", "inspect-gaia/test:never", "--force"
     )
     assert code == 1 and "needs root" in err
+
+
+@pytest.mark.docker
+def test_doctor_address_pools_depend_on_the_sandbox(sandbox_image: str) -> None:
+    import docker
+
+    from inspect_gaia._cli.doctor import check_networks
+
+    client = docker.from_env()
+    # gaia-docker: one network per run, so any number of sandboxes fits
+    assert check_networks(client, 100, True, "docker").ok
+    # compose: one network per sandbox, and Docker's default pools hold ~31
+    crowded = check_networks(client, 100, True, "compose")
+    assert not crowded.ok and "-T sandbox=docker" in crowded.fix
+    assert check_networks(client, 100, False, "compose").ok

@@ -7,7 +7,12 @@ config, so any check gaia-docker fails where compose passes shows up as a failur
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -21,6 +26,8 @@ from inspect_gaia.docker_sandbox import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]
+
+LAGOON = "7e472f07-8c34-532e-9ea2-293dc66819b2"
 
 PROVIDERS: dict[str, type[SandboxEnvironment]] = {
     "gaia-docker": GaiaDockerSandbox,
@@ -112,3 +119,80 @@ async def test_32_concurrent_sandboxes_share_one_network_and_cannot_reach_each_o
             await GaiaDockerSandbox.sample_cleanup(task, config, {"default": env}, False)
         await GaiaDockerSandbox.task_cleanup("shutdown", config, True)
     assert docker_leftovers() == before
+
+
+KILLED_RUN = """
+import os, signal, anyio
+from inspect_gaia.docker_sandbox import GaiaDockerSandbox
+from inspect_gaia.sandbox import gaia_compose
+
+async def main():
+    config = gaia_compose(image=os.environ["IMAGE"])
+    await GaiaDockerSandbox.task_init("startup", config)
+    await GaiaDockerSandbox.sample_init("gaia", config, {})
+    print("started", flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # no cleanup of any kind runs
+
+anyio.run(main)
+"""
+
+
+async def test_the_next_run_removes_what_a_killed_run_left(
+    anyio_backend: str, sandbox_image: str
+) -> None:
+    from conftest import docker_leftovers
+
+    before = docker_leftovers()
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_RUN],
+        env={**os.environ, "IMAGE": SANDBOX_IMAGE},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert killed.returncode == -signal.SIGKILL and "started" in killed.stdout, killed.stderr
+    left = docker_leftovers() - before
+    assert {kind.split(":")[0] for kind in left} == {"container", "network"}
+    await GaiaDockerSandbox.task_init("startup", gaia_compose(image=SANDBOX_IMAGE))
+    assert docker_leftovers() == before
+
+
+def test_kept_sandboxes_are_removed_by_inspect_sandbox_cleanup(
+    sandbox_image: str, scripted: Any, tmp_path: Path
+) -> None:
+    from conftest import MODEL, docker_leftovers, inspect_cli
+    from inspect_ai import eval as inspect_eval
+    from scenario import GAIA_TINY
+    from scripted_model import Entry
+
+    from inspect_gaia import gaia
+
+    before = docker_leftovers()
+    scripted([Entry("", [{"bash": "touch /kept"}, {"submit": "x"}])])
+    (log,) = inspect_eval(
+        gaia(dataset_path=str(GAIA_TINY), image=sandbox_image, ids=LAGOON),
+        model=MODEL,
+        log_dir=str(tmp_path),
+        display="none",
+        sandbox_cleanup=False,
+    )
+    assert log.status == "success"
+    kept = [name for name in docker_leftovers() - before if name.startswith("container:")]
+    assert len(kept) == 1
+    probe = subprocess.run(
+        ["docker", "exec", kept[0].split(":", 1)[1], "ls", "/kept"], capture_output=True
+    )
+    assert probe.returncode == 0, "the kept sandbox is the sample's, as it was left"
+    cleanup = subprocess.run(
+        [inspect_cli(), "sandbox", "cleanup", "gaia-docker"], capture_output=True, text=True
+    )
+    assert cleanup.returncode == 0, cleanup.stderr
+    # it removes every gaia-docker container and network (the compose sandbox's are not its own)
+    ours = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", "label=inspect_gaia.sandbox"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert ours.stdout.strip() == ""
+    assert docker_leftovers() <= before

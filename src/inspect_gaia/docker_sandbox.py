@@ -17,8 +17,9 @@ engine with the ``docker`` SDK:
 * network: one bridge network per run with inter-container traffic disabled, so samples share
   an address range but cannot reach one another (``network_mode: none`` gives no network at all).
 
-Every container and network carries the ``inspect_gaia.sandbox`` label: task cleanup removes its
-own, and ``inspect sandbox cleanup gaia-docker`` removes whatever a killed process left behind.
+Every container and network carries the ``inspect_gaia.sandbox`` label and its creator's host and
+PID: the end of a run removes its own, the start of a run removes what a killed process on this
+host left behind, and ``inspect sandbox cleanup gaia-docker`` removes everything of this provider.
 The compose sandbox stays available as ``-T sandbox=compose``.
 """
 
@@ -30,6 +31,7 @@ import functools
 import io
 import json
 import logging
+import os
 import re
 import shlex
 import socket
@@ -70,6 +72,9 @@ TASK_LABEL = "inspect_gaia.task"
 SESSION_LABEL = "inspect_gaia.session"
 SESSION = uuid.uuid4().hex[:12]
 """This process: task cleanup removes only what this process created."""
+OWNER_LABEL = "inspect_gaia.owner"
+"""``<host>:<pid>`` of the creating process, so a later run can sweep what a killed one left."""
+OWNER = f"{socket.gethostname()}:{os.getpid()}"
 
 SUPPORTED_FIELDS = frozenset(
     {
@@ -234,6 +239,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
         """Check the engine and the image (pulled when absent), before any sample starts."""
         service = service_config(config)
         await _call(_check_engine)
+        swept = await _call(_sweep_orphans)
+        if swept:
+            print(f"Removed {swept} container(s)/network(s) left by killed {PROVIDER} runs")
         await _call(_ensure_image, service["image"])
 
     @override
@@ -451,7 +459,39 @@ def _image_workdir(image: str) -> str:
 
 
 def _labels(task_name: str) -> dict[str, str]:
-    return {LABEL: PROVIDER, TASK_LABEL: task_name, SESSION_LABEL: SESSION}
+    return {LABEL: PROVIDER, TASK_LABEL: task_name, SESSION_LABEL: SESSION, OWNER_LABEL: OWNER}
+
+
+def _orphaned(labels: dict[str, str] | None) -> bool:
+    """Created on this host by a process that is gone (killed before its cleanup ran)."""
+    host, _, pid = (labels or {}).get(OWNER_LABEL, "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
+def _sweep_orphans() -> int:
+    """Remove containers and networks whose creating process on this host is gone."""
+    api = _api()
+    removed = 0
+    for container in api.containers(all=True, filters={"label": [f"{LABEL}={PROVIDER}"]}):
+        if _orphaned(container.get("Labels")):
+            _remove_container(container["Id"])
+            removed += 1
+    for network in api.networks(filters={"label": [f"{LABEL}={PROVIDER}"]}):
+        if _orphaned(network.get("Labels")):
+            try:
+                api.remove_network(network["Id"])
+                removed += 1
+            except Exception as ex:  # still in use, or already gone
+                logger.info(f"left network {network['Name']}: {_first_line(ex)}")
+    return removed
 
 
 def _create_network(task_name: str) -> str:

@@ -68,8 +68,15 @@ def check_engine() -> tuple[Check, object | None]:
     ), client
 
 
-def check_compose() -> Check:
-    """Compose v2 plugin present and new enough."""
+def check_compose(required: bool = True) -> Check:
+    """Compose v2 plugin present and new enough (only ``-T sandbox=compose`` needs it)."""
+    check = _compose_version()
+    if not required and not check.ok:
+        return Check(check.name, True, f"{check.detail}; only -T sandbox=compose needs it")
+    return check
+
+
+def _compose_version() -> Check:
     try:
         out = subprocess.run(
             ["docker", "compose", "version", "--short"], capture_output=True, text=True, timeout=30
@@ -169,14 +176,25 @@ def check_disk(min_free_gb: float) -> Check:
     )
 
 
-def check_networks(client: object | None, max_sandboxes: int, network: bool) -> Check:
-    """Enough room in Docker's address pools for one compose network per concurrent sandbox."""
+def check_networks(
+    client: object | None, max_sandboxes: int, network: bool, sandbox: str = "docker"
+) -> Check:
+    """Room in Docker's address pools: one network per run (docker), or per sandbox (compose)."""
     if not network:
         return Check("address pools", True, "network=false: sandboxes need no network")
     if client is None:
         return Check("address pools", False, "cannot tell without an engine", "start Docker first")
     existing = [n for n in client.networks.list() if n.name not in ("bridge", "host", "none")]  # type: ignore[attr-defined]
     free = DEFAULT_POOL_NETWORKS - len(existing)
+    if sandbox == "docker":
+        ok = free >= 1
+        return Check(
+            "address pools",
+            ok,
+            f"{len(existing)} networks in use, room for ~{free} more; gaia-docker needs one per "
+            "run, whatever --max-sandboxes",
+            "" if ok else "remove unused networks (`docker network prune`)",
+        )
     ok = free >= max_sandboxes
     return Check(
         "address pools",
@@ -185,8 +203,9 @@ def check_networks(client: object | None, max_sandboxes: int, network: bool) -> 
         f"planned --max-sandboxes {max_sandboxes}",
         ""
         if ok
-        else "lower --max-sandboxes, remove unused networks (`docker network prune`) "
-        "or widen default-address-pools in /etc/docker/daemon.json",
+        else "use the default `-T sandbox=docker` (one network per run), lower --max-sandboxes, "
+        "remove unused networks (`docker network prune`) or widen default-address-pools in "
+        "/etc/docker/daemon.json",
     )
 
 
@@ -208,6 +227,13 @@ def check_networks(client: object | None, max_sandboxes: int, network: bool) -> 
     help="Concurrent sandboxes you plan to run.",
 )
 @click.option("--no-network", is_flag=True, help="You will run with -T network=false.")
+@click.option(
+    "--sandbox",
+    type=click.Choice(["docker", "compose"]),
+    default="docker",
+    show_default=True,
+    help="The -T sandbox= you will run with.",
+)
 @click.option("--min-free-gb", type=float, default=MIN_FREE_GB, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 def doctor(
@@ -218,19 +244,20 @@ def doctor(
     image: str,
     max_sandboxes: int,
     no_network: bool,
+    sandbox: str,
     min_free_gb: float,
     as_json: bool,
 ) -> None:
     """Check, before a long run, that it would start.
 
-    Docker Engine and Compose versions, the sandbox image, the dataset (cached, or hub and
-    token), free disk and Docker's address-pool headroom. Exit status 0 only when every check
-    passes.
+    Docker Engine (and Compose for --sandbox compose) versions, the sandbox image, the dataset
+    (cached, or hub and token), free disk and Docker's address-pool headroom. Exit status 0 only
+    when every check passes.
 
     Example: inspect-gaia doctor --image inspect-gaia/sandbox:bookworm --max-sandboxes 16
     """
     engine, client = check_engine()
-    checks = [engine, check_compose(), check_image(client, image)]
+    checks = [engine, check_compose(sandbox == "compose"), check_image(client, image)]
     if dataset_path:
         from pathlib import Path
 
@@ -243,7 +270,10 @@ def doctor(
             checks.append(Check("dataset", False, str(ex), "pass the folder that holds 2023/"))
     else:
         checks += check_dataset(hub, split, revision)
-    checks += [check_disk(min_free_gb), check_networks(client, max_sandboxes, not no_network)]
+    checks += [
+        check_disk(min_free_gb),
+        check_networks(client, max_sandboxes, not no_network, sandbox),
+    ]
 
     if as_json:
         click.echo(json.dumps([asdict(c) for c in checks], indent=2))
