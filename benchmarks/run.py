@@ -149,6 +149,14 @@ def dataset_load(workdir: Path) -> dict[str, float]:
     return {"cold": cold, "warm": time.perf_counter() - start}
 
 
+def scaling_table(rates: dict[int, float]) -> list[str]:
+    """Markdown rows: samples/min per number of sandboxes, and the ratio to the first."""
+    first = next(iter(rates.values()))
+    rows = ["", "| sandboxes at once | samples/min | × 1 at a time |", "| --- | --- | --- |"]
+    rows += [f"| {level} | {value:.1f} | {value / first:.2f} |" for level, value in rates.items()]
+    return rows
+
+
 def main() -> None:
     """Run the benchmark and write the report."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -264,24 +272,10 @@ def main() -> None:
         "",
         f"{names.get(default, default)}, no model latency, N={samples}; `--max-samples` = the "
         "number of sandboxes at once.",
-        "",
-        "| sandboxes at once | samples/min | × 1 at a time |",
-        "| --- | --- | --- |",
-    ]
-    first = throughput[levels[0]]
-    for level, value in throughput.items():
-        lines.append(f"| {level} | {value:.1f} | {value / first:.2f} |")
-    lines += [
+        *scaling_table(throughput),
         "",
         f"With {args.latency:g} s of model latency per reply (two replies per sample):",
-        "",
-        "| sandboxes at once | samples/min | × 1 at a time |",
-        "| --- | --- | --- |",
-    ]
-    first = with_latency[latency_levels[0]]
-    for level, value in with_latency.items():
-        lines.append(f"| {level} | {value:.1f} | {value / first:.2f} |")
-    lines += [
+        *scaling_table(with_latency),
         "",
         "## Resources and dataset",
         "",

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -26,8 +25,6 @@ from inspect_gaia.docker_sandbox import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]
-
-LAGOON = "7e472f07-8c34-532e-9ea2-293dc66819b2"
 
 PROVIDERS: dict[str, type[SandboxEnvironment]] = {
     "gaia-docker": GaiaDockerSandbox,
@@ -155,44 +152,3 @@ async def test_the_next_run_removes_what_a_killed_run_left(
     assert {kind.split(":")[0] for kind in left} == {"container", "network"}
     await GaiaDockerSandbox.task_init("startup", gaia_compose(image=SANDBOX_IMAGE))
     assert docker_leftovers() == before
-
-
-def test_kept_sandboxes_are_removed_by_inspect_sandbox_cleanup(
-    sandbox_image: str, scripted: Any, tmp_path: Path
-) -> None:
-    from conftest import MODEL, docker_leftovers, inspect_cli
-    from inspect_ai import eval as inspect_eval
-    from scenario import GAIA_TINY
-    from scripted_model import Entry
-
-    from inspect_gaia import gaia
-
-    before = docker_leftovers()
-    scripted([Entry("", [{"bash": "touch /kept"}, {"submit": "x"}])])
-    (log,) = inspect_eval(
-        gaia(dataset_path=str(GAIA_TINY), image=sandbox_image, ids=LAGOON),
-        model=MODEL,
-        log_dir=str(tmp_path),
-        display="none",
-        sandbox_cleanup=False,
-    )
-    assert log.status == "success"
-    kept = [name for name in docker_leftovers() - before if name.startswith("container:")]
-    assert len(kept) == 1
-    probe = subprocess.run(
-        ["docker", "exec", kept[0].split(":", 1)[1], "ls", "/kept"], capture_output=True
-    )
-    assert probe.returncode == 0, "the kept sandbox is the sample's, as it was left"
-    cleanup = subprocess.run(
-        [inspect_cli(), "sandbox", "cleanup", "gaia-docker"], capture_output=True, text=True
-    )
-    assert cleanup.returncode == 0, cleanup.stderr
-    # it removes every gaia-docker container and network (the compose sandbox's are not its own)
-    ours = subprocess.run(
-        ["docker", "ps", "-aq", "--filter", "label=inspect_gaia.sandbox"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert ours.stdout.strip() == ""
-    assert docker_leftovers() <= before

@@ -67,6 +67,9 @@ def test_cli_run_scores_per_level_and_cleans_up(
     assert gaia_meta["tools"] == ["bash", "submit"] and gaia_meta["network"] is True
     assert gaia_meta["limits"]["message_limit"] == 100 and gaia_meta["limits"]["memory"] == "4g"
     assert len(gaia_meta["prompt_template_sha256"]) == 64
+    provider = {"docker": "gaia-docker", "compose": "docker"}[sandbox_kind]
+    assert (gaia_meta["sandbox"], gaia_meta["sandbox_provider"]) == (sandbox_kind, provider)
+    assert log.eval.sandbox is not None and log.eval.sandbox.type == provider
     assert gaia_meta["inspect_ai_version"] and gaia_meta["inspect_gaia_version"]
     assert (gaia_meta["split"], gaia_meta["levels"], gaia_meta["hub"]) == (
         "validation",

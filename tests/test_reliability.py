@@ -11,12 +11,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import docker_leftovers, eval_command, eval_gaia
+from conftest import MODEL, docker_leftovers, eval_command, eval_gaia, inspect_cli
+from inspect_ai import eval as inspect_eval
 from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
 from scenario import GAIA_TINY
 from scripted_model import Entry, ScriptedModel
+
+from inspect_gaia import gaia
 
 pytestmark = pytest.mark.docker
 
@@ -215,3 +218,37 @@ def test_sigint_mid_run_leaves_nothing_behind(
     assert docker_leftovers() == before, output[-2000:]
     (log_file,) = (tmp_path / "logs").glob("*.eval")
     assert read_eval_log(str(log_file), header_only=True).status == "cancelled"
+
+
+def test_kept_sandboxes_are_removed_by_inspect_sandbox_cleanup(
+    sandbox_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    before = docker_leftovers()
+    scripted([Entry("", [{"bash": "touch /kept"}, {"submit": "x"}])])
+    (log,) = inspect_eval(
+        gaia(dataset_path=str(GAIA_TINY), image=sandbox_image, ids=LAGOON),
+        model=MODEL,
+        log_dir=str(tmp_path),
+        display="none",
+        sandbox_cleanup=False,
+    )
+    assert log.status == "success"
+    kept = [name for name in docker_leftovers() - before if name.startswith("container:")]
+    assert len(kept) == 1
+    probe = subprocess.run(
+        ["docker", "exec", kept[0].split(":", 1)[1], "ls", "/kept"], capture_output=True
+    )
+    assert probe.returncode == 0, "the kept sandbox is the sample's, as it was left"
+    cleanup = subprocess.run(
+        [inspect_cli(), "sandbox", "cleanup", "gaia-docker"], capture_output=True, text=True
+    )
+    assert cleanup.returncode == 0, cleanup.stderr
+    # it removes every gaia-docker container and network (the compose sandbox's are not its own)
+    ours = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", "label=inspect_gaia.sandbox"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert ours.stdout.strip() == ""
+    assert docker_leftovers() <= before

@@ -58,7 +58,7 @@ from inspect_ai.util._sandbox.compose import parse_compose_yaml
 from inspect_ai.util._sandbox.environment import SandboxUnavailableError
 from typing_extensions import override
 
-from .errors import GaiaError
+from .errors import GaiaError, image_unavailable
 
 if TYPE_CHECKING:
     from docker import APIClient
@@ -445,12 +445,7 @@ def _ensure_image(image: str) -> None:
     try:
         _api().pull(image)
     except Exception as ex:
-        raise GaiaError(
-            f"sandbox image {image} is not present and cannot be pulled ({_first_line(ex)}) — "
-            "`docker pull` it where a registry is reachable, or build one without a registry "
-            "with `inspect-gaia image build --offline` and pass "
-            "`-T image=inspect-gaia/sandbox:bookworm`"
-        ) from ex
+        raise image_unavailable(image, _first_line(ex)) from ex
 
 
 @functools.lru_cache(maxsize=32)
@@ -495,14 +490,22 @@ def _sweep_orphans() -> int:
 
 
 def _create_network(task_name: str) -> str:
+    from docker.errors import APIError
+
     name = f"gaia-{SESSION}-{uuid.uuid4().hex[:6]}"
-    _api().create_network(
-        name,
-        driver="bridge",
-        # Samples share the task's network for its address range, not to talk to each other.
-        options={"com.docker.network.bridge.enable_icc": "false"},
-        labels=_labels(task_name),
-    )
+    try:
+        _api().create_network(
+            name,
+            driver="bridge",
+            # Samples share the run's network for its address range, not to talk to each other.
+            options={"com.docker.network.bridge.enable_icc": "false"},
+            labels=_labels(task_name),
+        )
+    except APIError as ex:
+        raise GaiaError(
+            f"Docker could not create the run's sandbox network ({_first_line(ex)}) — remove "
+            "unused networks with `docker network prune`, or run with `-T network=false`"
+        ) from ex
     return name
 
 
@@ -694,11 +697,8 @@ def _put_file(container: str, path: str, data: bytes) -> None:
     # refuse. One stat request (no process in the container) tells.
     api = _api()
     probe = api.head(api._url("/containers/{0}/archive", container), params={"path": path})
-    if probe.status_code == 200:
-        header = probe.headers.get("X-Docker-Container-Path-Stat", "")
-        stat = json.loads(base64.b64decode(header)) if header else {}
-        if int(stat.get("mode", 0)) & _GO_MODE_DIR:
-            raise IsADirectoryError(errno.EISDIR, "Is a directory.", path)
+    if probe.status_code == 200 and _is_directory(probe.headers):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory.", path)
     try:
         _api().put_archive(container, "/", archive.getvalue())
     except NotFound as ex:
@@ -729,11 +729,9 @@ def _get_file(container: str, path: str, original: str) -> bytes:
             if "permission denied" in str(ex).lower():
                 raise PermissionError(errno.EACCES, "Permission denied.", original) from ex
             raise
-        header = response.headers.get("X-Docker-Container-Path-Stat", "")
-        stat = json.loads(base64.b64decode(header)) if header else {}
-        if int(stat.get("mode", 0)) & _GO_MODE_DIR:
+        if _is_directory(response.headers):
             raise IsADirectoryError(errno.EISDIR, "Is a directory.", original)
-        if int(stat.get("size", 0)) > limit:
+        if int(_path_stat(response.headers).get("size", 0)) > limit:
             raise OutputLimitExceededError(
                 limit_str=SandboxEnvironmentLimits.MAX_READ_FILE_SIZE_STR, truncated_output=None
             )
@@ -761,6 +759,16 @@ def _get_file(container: str, path: str, original: str) -> bytes:
         if extracted is None:
             raise OSError(errno.EINVAL, "Not a regular file.", original)
         return extracted.read()
+
+
+def _path_stat(headers: Any) -> dict[str, Any]:
+    """The engine's stat of an archive path (name, size, mode, ...), sent as a header."""
+    header = headers.get("X-Docker-Container-Path-Stat", "")
+    return dict(json.loads(base64.b64decode(header))) if header else {}
+
+
+def _is_directory(headers: Any) -> bool:
+    return bool(int(_path_stat(headers).get("mode", 0)) & _GO_MODE_DIR)
 
 
 def _first_line(ex: BaseException) -> str:

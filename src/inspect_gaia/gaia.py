@@ -142,13 +142,14 @@ def gaia(
     )
     # Before any sandbox starts: an image that is neither here nor pullable fails in one line.
     checked_image_id = check_image(image) if sandbox in ("docker", "compose") else None
+    sandbox_spec = gaia_sandbox(image=image, network=network, limits=limits, kind=sandbox)
     return Task(
         dataset=dataset,
         solver=gaia_agent(command_timeout=command_timeout, max_attempts=max_attempts, tools=tools),
         scorer=gaia_scorer(),
         # The test split's answers are private: record them, report no accuracy.
         metrics=[] if split == "test" else None,
-        sandbox=gaia_sandbox(image=image, network=network, limits=limits, kind=sandbox),
+        sandbox=sandbox_spec,
         message_limit=DEFAULT_MESSAGE_LIMIT,
         # A sample that errors (a dead container, a refused model call) is still scored, so
         # accuracy keeps every selected sample in its denominator; the log is marked as an
@@ -171,6 +172,7 @@ def gaia(
                 network=network,
                 limits=limits,
                 sandbox=sandbox,
+                sandbox_provider=sandbox_spec.type,
                 command_timeout=command_timeout,
                 max_attempts=max_attempts,
                 tools=["bash", "submit"]
@@ -199,6 +201,7 @@ def provenance(
     network: bool,
     limits: SandboxLimits,
     sandbox: str,
+    sandbox_provider: str,
     command_timeout: int,
     max_attempts: int,
     tools: list[str],
@@ -221,6 +224,7 @@ def provenance(
             "pids": limits.pids,
         },
         "sandbox": sandbox,
+        "sandbox_provider": sandbox_provider,
         "image": image,
         "image_id": image_id,
         "network": network,

@@ -19,7 +19,7 @@ from inspect_ai.util import ComposeConfig, SandboxEnvironmentSpec
 from inspect_ai.util._sandbox.compose import parse_compose_yaml
 
 from .docker_sandbox import PROVIDER
-from .errors import GaiaError, GaiaParameterError
+from .errors import GaiaParameterError, image_unavailable
 from .hub import cache_dir
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -101,12 +101,7 @@ def check_image(image: str) -> str | None:
         client.images.get_registry_data(image)
         return None  # pullable: inspect pulls it before the first sample
     except Exception as ex:
-        reason = str(ex).splitlines()[0][:200]
-        raise GaiaError(
-            f"sandbox image {image} is not present and cannot be pulled ({reason}) — `docker "
-            "pull` it where a registry is reachable, or build one without a registry with "
-            "`inspect-gaia image build --offline` and pass `-T image=inspect-gaia/sandbox:bookworm`"
-        ) from ex
+        raise image_unavailable(image, str(ex).splitlines()[0][:200]) from ex
 
 
 def gaia_compose(
