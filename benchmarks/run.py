@@ -157,6 +157,36 @@ def scaling_table(rates: dict[int, float]) -> list[str]:
     return rows
 
 
+def plot(
+    throughput: dict[int, float], with_latency: dict[int, float], latency: float, path: Path
+) -> bool:
+    """Samples/min against sandboxes at once, without and with model latency; False if no plot."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    ax.plot(list(throughput), list(throughput.values()), marker="o", label="no model latency")
+    ax.plot(
+        list(with_latency),
+        list(with_latency.values()),
+        marker="s",
+        label=f"{latency:g} s per model reply",
+    )
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("sandboxes at once (--max-samples)")
+    ax.set_ylabel("samples / min")
+    ax.set_title("gaia-docker throughput, 2 CPUs" if os.cpu_count() == 2 else "gaia-docker")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
 def main() -> None:
     """Run the benchmark and write the report."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -290,24 +320,9 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines))
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(5, 3.2))
-        ax.plot(list(throughput), list(throughput.values()), marker="o")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("--max-sandboxes")
-        ax.set_ylabel("samples / min")
-        ax.set_title("inspect_gaia throughput")
-        fig.tight_layout()
-        fig.savefig(out.with_suffix(".png"), dpi=110)
+    if plot(throughput, with_latency, args.latency, out.with_suffix(".png")):
         with out.open("a") as handle:
             handle.write(f"![throughput]({out.with_suffix('.png').name})\n")
-    except ImportError:
-        pass
     print(out.read_text())
 
 

@@ -11,15 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import MODEL, docker_leftovers, eval_command, eval_gaia, inspect_cli
-from inspect_ai import eval as inspect_eval
+from conftest import docker_leftovers, eval_command, eval_gaia, inspect_cli
 from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
 from scenario import GAIA_TINY
 from scripted_model import Entry, ScriptedModel
-
-from inspect_gaia import gaia
 
 pytestmark = pytest.mark.docker
 
@@ -220,25 +217,31 @@ def test_sigint_mid_run_leaves_nothing_behind(
     assert read_eval_log(str(log_file), header_only=True).status == "cancelled"
 
 
-def test_kept_sandboxes_are_removed_by_inspect_sandbox_cleanup(
+def test_kept_sandboxes_survive_later_runs_until_inspect_sandbox_cleanup(
     sandbox_image: str, scripted: Play, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
     scripted([Entry("", [{"bash": "touch /kept"}, {"submit": "x"}])])
-    (log,) = inspect_eval(
-        gaia(dataset_path=str(GAIA_TINY), image=sandbox_image, ids=LAGOON),
-        model=MODEL,
-        log_dir=str(tmp_path),
-        display="none",
-        sandbox_cleanup=False,
+    task_args = [f"dataset_path={GAIA_TINY}", f"image={sandbox_image}", f"ids={LAGOON}"]
+    run = subprocess.run(
+        [*eval_command(task_args, tmp_path / "logs"), "--no-sandbox-cleanup"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
-    assert log.status == "success"
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     kept = [name for name in docker_leftovers() - before if name.startswith("container:")]
     assert len(kept) == 1
-    probe = subprocess.run(
-        ["docker", "exec", kept[0].split(":", 1)[1], "ls", "/kept"], capture_output=True
+    name = kept[0].split(":", 1)[1]
+    assert f"docker exec -it {name} bash -l" in run.stdout + run.stderr
+    # a later run sweeps what killed runs left, but not what a run was told to keep
+    later = eval_gaia(
+        tmp_path / "later", dataset_path=str(GAIA_TINY), image=sandbox_image, ids=LAGOON
     )
+    assert later.status == "success"
+    probe = subprocess.run(["docker", "exec", name, "ls", "/kept"], capture_output=True)
     assert probe.returncode == 0, "the kept sandbox is the sample's, as it was left"
+
     cleanup = subprocess.run(
         [inspect_cli(), "sandbox", "cleanup", "gaia-docker"], capture_output=True, text=True
     )

@@ -75,6 +75,9 @@ SESSION = uuid.uuid4().hex[:12]
 OWNER_LABEL = "inspect_gaia.owner"
 """``<host>:<pid>`` of the creating process, so a later run can sweep what a killed one left."""
 OWNER = f"{socket.gethostname()}:{os.getpid()}"
+KEPT_PREFIX = "gaia-kept-"
+"""Containers kept by ``--no-sandbox-cleanup`` are renamed so; only ``inspect sandbox cleanup``
+removes them."""
 
 SUPPORTED_FIELDS = frozenset(
     {
@@ -301,9 +304,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
         filters = {"label": [f"{SESSION_LABEL}={SESSION}"]}
         with anyio.CancelScope(shield=True):
             if not cleanup:
-                kept = await _call(_api().containers, all=True, filters=filters)
-                for c in kept:
-                    print(f"Sandbox kept: docker exec -it {c['Id'][:12]} bash -l")
+                for name in await _call(_keep_labelled, filters):
+                    print(f"Sandbox kept: docker exec -it {name} bash -l")
+                print(f"Remove them with: inspect sandbox cleanup {PROVIDER}")
                 return
             await _call(_remove_labelled, filters)
             with cls._network_lock:
@@ -476,7 +479,8 @@ def _sweep_orphans() -> int:
     api = _api()
     removed = 0
     for container in api.containers(all=True, filters={"label": [f"{LABEL}={PROVIDER}"]}):
-        if _orphaned(container.get("Labels")):
+        kept = any(n.lstrip("/").startswith(KEPT_PREFIX) for n in container.get("Names") or [])
+        if not kept and _orphaned(container.get("Labels")):
             _remove_container(container["Id"])
             removed += 1
     for network in api.networks(filters={"label": [f"{LABEL}={PROVIDER}"]}):
@@ -535,6 +539,17 @@ def _remove_container(container: str) -> None:
     except Exception as ex:  # removal already in progress, or the engine is gone
         if "removal of container" not in str(ex) and "is already in progress" not in str(ex):
             logger.warning(f"could not remove sandbox container {container}: {_first_line(ex)}")
+
+
+def _keep_labelled(filters: dict[str, list[str]]) -> list[str]:
+    """Rename containers to ``gaia-kept-*`` so no later run's sweep takes them for orphans."""
+    api = _api()
+    kept = []
+    for container in api.containers(all=True, filters=filters):
+        name = container["Names"][0].lstrip("/").removeprefix("gaia-")
+        kept.append(f"{KEPT_PREFIX}{name}")
+        api.rename(container["Id"], kept[-1])
+    return kept
 
 
 def _remove_labelled(filters: dict[str, list[str]]) -> int:
