@@ -55,7 +55,9 @@ from inspect_ai.util import (
     sandboxenv,
 )
 from inspect_ai.util._sandbox.compose import parse_compose_yaml
+from inspect_ai.util._sandbox.docker.failure import InjectedWrapper, classify_exec_failure
 from inspect_ai.util._sandbox.environment import SandboxUnavailableError
+from inspect_ai.util._subprocess import CircularByteBuffer
 from typing_extensions import override
 
 from .errors import GaiaError, image_unavailable
@@ -372,7 +374,12 @@ class GaiaDockerSandbox(SandboxEnvironment):
                     error.truncated_output = stdout + stderr  # type: ignore[attr-defined]
                 raise error
         result = ExecResult(success=code == 0, returncode=code, stdout=stdout, stderr=stderr)
-        _raise_for_launch_failure(result, cmd, wrapped)
+        # The engine's own launch failures (runc's messages, our timeout wrapper's) read as the
+        # compose CLI's do, so inspect's classifier tells them from the command's own failures.
+        wrapper = InjectedWrapper(wrapped[0], cmd[0]) if wrapped is not cmd and cmd else None
+        failure = classify_exec_failure(result, wrapper=wrapper)
+        if failure is not None:
+            raise failure
         if code > 128 and not stdout.strip() and not stderr.strip():
             if not await _call(_running, self.container):
                 raise SandboxUnavailableError(
@@ -613,14 +620,14 @@ def _exec(
     if data is not None:
         feeder = threading.Thread(target=_feed, args=(raw, data), daemon=True)
         feeder.start()
-    out, err = _Tail(limit), _Tail(limit)
+    out, err = CircularByteBuffer(limit), CircularByteBuffer(limit)
     try:
         for stream, chunk in frames_iter(sock, tty=False):
-            (out if stream == STDOUT else err).add(chunk)
+            (out if stream == STDOUT else err).write(chunk)
     finally:
         sock.close()
     code = _exit_code(exec_id)
-    return code, out.value(), err.value()
+    return code, out.getvalue(), err.getvalue()
 
 
 def _feed(raw: socket.socket, data: bytes) -> None:
@@ -642,60 +649,6 @@ def _exit_code(exec_id: str) -> int:
             return int(state["ExitCode"])
         time.sleep(0.02)
     return int(state.get("ExitCode") or -1)
-
-
-class _Tail:
-    """The last ``limit`` bytes of a stream (older output is dropped, as inspect's docker does)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.buffer = bytearray()
-
-    def add(self, chunk: bytes) -> None:
-        self.buffer += chunk
-        if len(self.buffer) > 2 * self.limit:
-            del self.buffer[: len(self.buffer) - self.limit]
-
-    def value(self) -> bytes:
-        return bytes(self.buffer[-self.limit :])
-
-
-_RUNC_PERMISSION = re.compile(r"^oci runtime exec failed.*permission denied", re.IGNORECASE)
-_RUNC_NOT_FOUND = re.compile(r'exec: "([^"]*)": (executable file not found|stat )', re.IGNORECASE)
-
-
-def _raise_for_launch_failure(result: ExecResult[str], cmd: list[str], wrapped: list[str]) -> None:
-    """Tell a command that could not be launched from one that ran and failed.
-
-    Only the engine's own one-line messages (or our ``timeout`` wrapper's) are recognised, so a
-    command printing the same words is still an ordinary result.
-    """
-    if result.returncode not in (126, 127):
-        return
-    stdout, stderr = result.stdout.strip(), result.stderr.strip()
-    if stdout and stderr:
-        return
-    lines = (stdout or stderr).splitlines()
-    if len(lines) != 1:
-        return
-    line = lines[0]
-    wrapper = wrapped[0] if wrapped is not cmd else None
-    missing = _RUNC_NOT_FOUND.search(line)
-    if result.returncode == 127 and missing and wrapper and missing.group(1) == wrapper:
-        raise SandboxUnavailableError(
-            f"The sandbox cannot run commands: {wrapper} is missing from the image ({line})"
-        )
-    if result.returncode == 126 and _RUNC_PERMISSION.match(line):
-        raise PermissionError(f"Permission denied executing command: {line}")
-    if (
-        result.returncode == 126
-        and wrapper
-        and line.startswith((f"{wrapper}: ", "timeout: "))
-        and "permission denied" in line.lower()
-        and cmd
-        and cmd[0] in line
-    ):
-        raise PermissionError(f"Permission denied executing command: {line}")
 
 
 def _put_file(container: str, path: str, data: bytes) -> None:
