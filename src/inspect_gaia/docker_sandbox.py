@@ -40,6 +40,7 @@ import tarfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -346,7 +347,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         concurrency: bool = True,
     ) -> ExecResult[str]:
         """Run ``cmd`` in the container (see ``SandboxEnvironment.exec``)."""
-        workdir = PurePosixPath(self.working_dir) / (cwd or ".")
+        workdir = self._path(cwd or ".")
         wrapped = cmd
         if timeout is not None:
             # The in-container wrapper kills the command's process tree; the engine would
@@ -360,7 +361,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
                 self.container,
                 wrapped,
                 data,
-                str(workdir),
+                workdir,
                 env,
                 user,
                 SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE,
@@ -447,7 +448,7 @@ def _ensure_image(image: str) -> None:
     from docker.errors import ImageNotFound
 
     try:
-        _api().inspect_image(image)
+        _image_workdir(image)  # inspects the image once per run; samples reuse the answer
         return
     except ImageNotFound:
         pass
@@ -483,21 +484,13 @@ def _orphaned(labels: dict[str, str] | None) -> bool:
 
 def _sweep_orphans() -> int:
     """Remove containers and networks whose creating process on this host is gone."""
-    api = _api()
-    removed = 0
-    for container in api.containers(all=True, filters={"label": [f"{LABEL}={PROVIDER}"]}):
-        kept = any(n.lstrip("/").startswith(KEPT_PREFIX) for n in container.get("Names") or [])
-        if not kept and _orphaned(container.get("Labels")):
-            _remove_container(container["Id"])
-            removed += 1
-    for network in api.networks(filters={"label": [f"{LABEL}={PROVIDER}"]}):
-        if _orphaned(network.get("Labels")):
-            try:
-                api.remove_network(network["Id"])
-                removed += 1
-            except Exception as ex:  # still in use, or already gone
-                logger.info(f"left network {network['Name']}: {_first_line(ex)}")
-    return removed
+
+    def orphan(resource: dict[str, Any]) -> bool:
+        names = resource.get("Names") or []
+        kept = any(n.lstrip("/").startswith(KEPT_PREFIX) for n in names)
+        return not kept and _orphaned(resource.get("Labels"))
+
+    return _remove_labelled({"label": [f"{LABEL}={PROVIDER}"]}, only=orphan)
 
 
 def _create_network(task_name: str) -> str:
@@ -559,20 +552,34 @@ def _keep_labelled(filters: dict[str, list[str]]) -> list[str]:
     return kept
 
 
-def _remove_labelled(filters: dict[str, list[str]]) -> int:
-    from docker.errors import NotFound
+def _remove_labelled(
+    filters: dict[str, list[str]], only: Callable[[dict[str, Any]], bool] | None = None
+) -> int:
+    """Remove the containers, then the networks, matching ``filters`` (and ``only``, if given).
+
+    A selective sweep leaves a network still in use (by a kept container) and says so in the
+    log; a full cleanup has removed every container first, so there an error is raised.
+    """
+    from docker.errors import APIError, NotFound
 
     api = _api()
     removed = 0
     for container in api.containers(all=True, filters=filters):
-        _remove_container(container["Id"])
-        removed += 1
+        if only is None or only(container):
+            _remove_container(container["Id"])
+            removed += 1
     for network in api.networks(filters=filters):
+        if only is not None and not only(network):
+            continue
         try:
             api.remove_network(network["Id"])
             removed += 1
         except NotFound:
             pass
+        except APIError as ex:
+            if only is None:
+                raise
+            logger.info(f"left network {network['Name']}: {_first_line(ex)}")
     return removed
 
 
@@ -700,17 +707,12 @@ def _get_file(container: str, path: str, original: str) -> bytes:
         if _is_directory(response.headers):
             raise IsADirectoryError(errno.EISDIR, "Is a directory.", original)
         if int(_path_stat(response.headers).get("size", 0)) > limit:
-            raise OutputLimitExceededError(
-                limit_str=SandboxEnvironmentLimits.MAX_READ_FILE_SIZE_STR, truncated_output=None
-            )
+            raise _read_limit_error()
         archive = bytearray()
         for chunk in response.iter_content(chunk_size=1 << 16):
             archive += chunk
             if len(archive) > limit + (1 << 16):  # the tar headers are a few blocks
-                raise OutputLimitExceededError(
-                    limit_str=SandboxEnvironmentLimits.MAX_READ_FILE_SIZE_STR,
-                    truncated_output=None,
-                )
+                raise _read_limit_error()
     finally:
         response.close()
     with tarfile.open(fileobj=io.BytesIO(bytes(archive)), mode="r:") as tar:
@@ -718,15 +720,20 @@ def _get_file(container: str, path: str, original: str) -> bytes:
         if member is None or not member.isreg() or tar.next() is not None:
             raise OSError(errno.EINVAL, "Not a regular file.", original)
         if member.size > limit:
-            raise OutputLimitExceededError(
-                limit_str=SandboxEnvironmentLimits.MAX_READ_FILE_SIZE_STR, truncated_output=None
-            )
+            raise _read_limit_error()
         if not member.mode & stat_module.S_IRUSR:
             raise PermissionError(errno.EACCES, "Permission denied.", original)
         extracted = tar.extractfile(member)
         if extracted is None:
             raise OSError(errno.EINVAL, "Not a regular file.", original)
         return extracted.read()
+
+
+def _read_limit_error() -> OutputLimitExceededError:
+    # the file's contents may be large or binary: none of it goes into the error
+    return OutputLimitExceededError(
+        limit_str=SandboxEnvironmentLimits.MAX_READ_FILE_SIZE_STR, truncated_output=None
+    )
 
 
 def _path_stat(headers: Any) -> dict[str, Any]:
