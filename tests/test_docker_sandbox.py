@@ -1,8 +1,8 @@
-"""The gaia-docker sandbox against inspect_ai's own sandbox conformance suite, beside compose.
+"""gaia-docker's lifecycle: many sandboxes on one network, isolation, orphans of killed runs.
 
-inspect_ai ships the checks every provider must pass (``inspect_ai.util._sandbox.self_check``);
-they run here against both ``gaia-docker`` and inspect's compose sandbox on the same compose
-config, so any check gaia-docker fails where compose passes shows up as a failure.
+(The conformance suite, which keeps one sandbox per provider alive for its whole module, is in
+``test_docker_sandbox_conformance.py``; these tests clean up a whole session and must not share a
+module with it.)
 """
 
 from __future__ import annotations
@@ -11,69 +11,27 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from typing import Any
 
 import anyio
 import pytest
-from conftest import SANDBOX_IMAGE
+from conftest import SANDBOX_IMAGE, docker_leftovers
 from inspect_ai.util import SandboxEnvironment
-from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
-from inspect_ai.util._sandbox.self_check import *  # noqa: F403
 
 from inspect_gaia.docker_sandbox import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]
 
-PROVIDERS: dict[str, type[SandboxEnvironment]] = {
-    "gaia-docker": GaiaDockerSandbox,
-    "compose": DockerSandboxEnvironment,
-}
 
-_ROOT_WRITES = "the sandbox runs as root, and root may write a file that lacks write permission"
-KNOWN_FAILURES: dict[str, str] = {
-    "test_write_text_file_without_permissions": _ROOT_WRITES,
-    "test_write_binary_file_without_permissions": _ROOT_WRITES,
-}
-"""Checks that fail for both providers on GAIA's sandbox, and why."""
-
-
-@pytest.fixture(scope="module", params=["asyncio"])
+@pytest.fixture(params=["asyncio"])
 def anyio_backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-@pytest.fixture(scope="module", params=list(PROVIDERS))
-async def provider_env(
-    request: pytest.FixtureRequest, anyio_backend: str, sandbox_image: str
-) -> AsyncIterator[SandboxEnvironment]:
-    provider = PROVIDERS[request.param]
-    config = gaia_compose(image=SANDBOX_IMAGE)
-    task = f"self-check-{request.param}"
-    await provider.task_init(task, config)
-    envs = await provider.sample_init(task, config, {})
-    try:
-        yield envs["default"]
-    finally:
-        await provider.sample_cleanup(task, config, envs, False)
-        await provider.task_cleanup(task, config, True)
-
-
-@pytest.fixture
-def sandbox_env(provider_env: SandboxEnvironment, request: pytest.FixtureRequest) -> Any:
-    reason = KNOWN_FAILURES.get(request.node.originalname)
-    if reason:
-        request.node.add_marker(pytest.mark.xfail(reason=reason, strict=True))
-    return provider_env
 
 
 async def test_32_concurrent_sandboxes_share_one_network_and_cannot_reach_each_other(
     anyio_backend: str, sandbox_image: str
 ) -> None:
     """32 sandboxes at once need one network, not 32 (Docker's default pools hold ~30)."""
-    from conftest import docker_leftovers
-
     before = docker_leftovers()
     config = gaia_compose(image=SANDBOX_IMAGE)
     task = "concurrency-check"
@@ -89,8 +47,23 @@ async def test_32_concurrent_sandboxes_share_one_network_and_cannot_reach_each_o
             for _ in range(32):
                 group.start_soon(start)
         assert len(envs) == 32
+        # every container is on the same one network (whether this test or an earlier sandbox of
+        # this process created it), and at most that one network is new
+        attached = subprocess.run(
+            [
+                "docker",
+                "inspect",
+                "-f",
+                "{{range $name, $_ := .NetworkSettings.Networks}}{{$name}} {{end}}",
+                *[env.as_type(GaiaDockerSandbox).container for env in envs],
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        assert len(attached) == 32 and len(set(attached)) == 1
         networks = {n for n in docker_leftovers() - before if n.startswith("network:")}
-        assert len(networks) == 1
+        assert networks <= {f"network:{attached[0]}"}
 
         # One sandbox serves on its own address; it reaches itself, a neighbour does not.
         server, neighbour = envs[0], envs[1]
@@ -137,8 +110,6 @@ anyio.run(main)
 async def test_the_next_run_removes_what_a_killed_run_left(
     anyio_backend: str, sandbox_image: str
 ) -> None:
-    from conftest import docker_leftovers
-
     before = docker_leftovers()
     killed = subprocess.run(
         [sys.executable, "-c", KILLED_RUN],
