@@ -7,6 +7,8 @@ from pathlib import Path
 from scripted_model import Entry
 
 GAIA_TINY = Path(__file__).parent / "fixtures" / "gaia-tiny"
+LAGOON = "7e472f07-8c34-532e-9ea2-293dc66819b2"
+"""gaia-tiny's level-1 question without an attachment (the invented lagoon)."""
 
 _VALIDATION_FILES = {
     "csv": "9410e454-b071-52ff-ac24-dce9845bebd0.csv",

@@ -9,13 +9,12 @@ from pathlib import Path
 import pytest
 from conftest import SANDBOX_IMAGE, eval_gaia
 from inspect_ai.model import ChatMessageTool
-from scenario import GAIA_TINY
+from scenario import GAIA_TINY, LAGOON
 from scripted_model import Entry, ScriptedModel
 
 from inspect_gaia import gaia
 
 Play = Callable[[list[Entry]], ScriptedModel]
-LAGOON = "7e472f07-8c34-532e-9ea2-293dc66819b2"
 
 
 @pytest.mark.docker

@@ -11,7 +11,7 @@ from inspect_ai import task_with
 from inspect_ai.log import EvalLog
 from inspect_ai.scorer import NOANSWER
 from leak_scan import leak_scan
-from scenario import EXPECTED_TEST_ANSWERS, EXPECTED_VALIDATION, GAIA_TINY, NEVER_SUBMITS
+from scenario import EXPECTED_TEST_ANSWERS, EXPECTED_VALIDATION, GAIA_TINY, LAGOON, NEVER_SUBMITS
 from scripted_model import Entry, ScriptedModel
 
 from inspect_gaia import gaia
@@ -166,14 +166,13 @@ def test_network_false_leaves_only_loopback(
     scripted(
         [Entry("", [{"bash": "ls /sys/class/net | sort | tr '\\n' ' '"}, {"submit_output": True}])]
     )
-    ids = "7e472f07-8c34-532e-9ea2-293dc66819b2"
     answers: dict[bool, str] = {}
     for network in (True, False):
         log = eval_gaia(
             tmp_path,
             dataset_path=str(GAIA_TINY),
             image=sandbox_image,
-            ids=ids,
+            ids=LAGOON,
             network=network,
             sandbox=sandbox_kind,
         )

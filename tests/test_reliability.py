@@ -15,13 +15,12 @@ from conftest import docker_leftovers, eval_command, eval_gaia, inspect_cli
 from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
-from scenario import GAIA_TINY
+from scenario import GAIA_TINY, LAGOON
 from scripted_model import Entry, ScriptedModel
 
 pytestmark = pytest.mark.docker
 
 Play = Callable[[list[Entry]], ScriptedModel]
-LAGOON = "7e472f07-8c34-532e-9ea2-293dc66819b2"
 VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
 VISITS_FILE = GAIA_TINY / "2023" / "validation" / f"{VISITS}.csv"
 

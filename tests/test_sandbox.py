@@ -9,6 +9,7 @@ import pytest
 import yaml
 from conftest import eval_gaia
 from inspect_ai.util import ComposeConfig
+from scenario import LAGOON
 from scripted_model import Entry, ScriptedModel
 
 from inspect_gaia import GaiaError, gaia
@@ -139,7 +140,7 @@ def test_limits_are_visible_inside_the_sandbox(
         tmp_path,
         dataset_path=str(REPO / "tests" / "fixtures" / "gaia-tiny"),
         image=sandbox_image,
-        ids="7e472f07-8c34-532e-9ea2-293dc66819b2",
+        ids=LAGOON,
         memory="512m",
         pids=256,
         cpus=1,
