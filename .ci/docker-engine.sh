@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Make sure a Docker Engine (>= 24.0.6) with Compose v2 (>= 2.21) answers.
-# On a machine with no engine (this project's CI), install Debian trixie's docker.io and
-# docker-compose on bookworm, pinned low so nothing else drifts to trixie, and start dockerd.
+# On a machine with no engine (this project's CI, a fresh Debian bookworm), install Debian trixie's
+# docker.io, docker-cli and docker-compose and nothing else from trixie: no recommends, and
+# containerd, runc and tini named from bookworm (trixie's runc would pull trixie's libc6 and dpkg,
+# its recommends trixie's python3 3.13). Then start dockerd.
+# The system's python3, libc6 and dpkg are read before and after; any change fails the script.
 # Recipe: shared/notes/docker-offline.md.
 set -euo pipefail
 
@@ -10,8 +13,15 @@ if docker info >/dev/null 2>&1; then
   exit 0
 fi
 
+system_fingerprint() {
+  # /usr/bin/python3 (not the first python3 on PATH: a pyenv shim would hide a switch).
+  if [ -x /usr/bin/python3 ]; then /usr/bin/python3 --version 2>&1; else echo "no /usr/bin/python3"; fi
+  dpkg-query -W -f='${Package} ${Version}\n' libc6 dpkg python3 2>/dev/null || true
+}
+
 if ! command -v dockerd >/dev/null 2>&1 || ! docker compose version >/dev/null 2>&1; then
-  echo "docker-engine: installing docker.io and docker-compose from Debian trixie"
+  before=$(system_fingerprint)
+  echo "docker-engine: installing docker.io, docker-cli and docker-compose from Debian trixie (nothing else)"
   cat > /etc/apt/sources.list.d/trixie.sources <<'SRC'
 Types: deb
 URIs: http://deb.debian.org/debian
@@ -19,13 +29,23 @@ Suites: trixie
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
+  # Trixie below bookworm: nothing drifts to trixie unless named with /trixie below.
   cat > /etc/apt/preferences.d/trixie-low <<'PIN'
 Package: *
 Pin: release n=trixie
 Pin-Priority: 100
 PIN
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t trixie docker.io docker-compose >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    docker.io/trixie docker-cli/trixie docker-compose/trixie \
+    containerd/bookworm runc/bookworm tini/bookworm iptables >/dev/null
+  after=$(system_fingerprint)
+  if [ "$before" != "$after" ]; then
+    echo "docker-engine: installing Docker changed the system's Python, libc or dpkg:" >&2
+    diff <(echo "$before") <(echo "$after") >&2 || true
+    exit 1
+  fi
+  echo "docker-engine: system unchanged: $(echo "$after" | tr '\n' ';')"
 fi
 
 log=${DOCKERD_LOG:-/tmp/dockerd.log}
