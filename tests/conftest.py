@@ -1,27 +1,19 @@
-"""Shared fixtures: the scripted model server, the sandbox image, Docker bookkeeping."""
+"""Fixtures: the scripted model server, the sandbox image, caches; CI's no-skip rule.
+
+Helpers that tests import by name are in ``helpers.py``.
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from inspect_ai import Task
-from inspect_ai import eval as inspect_eval
-from inspect_ai.log import EvalLog, read_eval_log
-from scenario import GAIA_TINY, TEST, VALIDATION
+from helpers import SANDBOX_IMAGE, MiniLogs, eval_gaia
+from scenario import GAIA_MINI, GAIA_TINY, MINI_TEST, MINI_VALIDATION, TEST, VALIDATION
 from scripted_model import Entry, ScriptedModel, serve
-
-from inspect_gaia import gaia
-
-SANDBOX_IMAGE = os.environ.get("INSPECT_GAIA_TEST_IMAGE", "inspect-gaia/sandbox:bookworm")
-"""Image the Docker tests run. CI builds it without a registry (`inspect-gaia image build --offline`)."""
-
-MODEL = "openai-api/scripted/gaia-bot"
 
 
 @pytest.fixture
@@ -94,32 +86,6 @@ def sandbox_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def docker_leftovers() -> set[str]:
-    """Containers, networks and volumes of either Docker sandbox.
-
-    gaia-docker labels its own ``inspect_gaia.sandbox``; inspect's compose sandbox names its
-    compose projects ``inspect-*``. Counted by label, never by deleting anything.
-    """
-    labels = '{{.Label "inspect_gaia.sandbox"}}\t{{.Label "com.docker.compose.project"}}'
-    found: set[str] = set()
-    for kind, listing, name_field in (
-        ("container", ["docker", "ps", "-a"], "{{.Names}}"),
-        ("network", ["docker", "network", "ls"], "{{.Name}}"),
-        ("volume", ["docker", "volume", "ls"], "{{.Name}}"),
-    ):
-        out = subprocess.run(
-            [*listing, "--format", f"{name_field}\t{labels}"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for line in out.splitlines():
-            name, ours, project = (line.split("\t") + ["", ""])[:3]
-            if ours or project.startswith("inspect-"):
-                found.add(f"{kind}:{name}")
-    return found
-
-
 @pytest.fixture
 def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point the snapshot cache at an empty temporary directory."""
@@ -128,58 +94,24 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cache
 
 
-def inspect_cli() -> str:
-    """The ``inspect`` CLI of the interpreter running the tests."""
-    found = Path(sys.executable).parent / "inspect"
-    assert found.is_file(), f"no inspect CLI beside {sys.executable}; install the package first"
-    return str(found)
+@pytest.fixture(scope="session")
+def mini_logs(
+    sandbox_image: str, scripted_server: ScriptedModel, tmp_path_factory: pytest.TempPathFactory
+) -> MiniLogs:
+    """Real runs on gaia-mini: validation, test, and test at level 2 only."""
+    root = tmp_path_factory.mktemp("mini-logs")
 
+    def run(entries: list[Entry], directory: Path, **params: object) -> Path:
+        scripted_server.entries = entries
+        log = eval_gaia(directory, dataset_path=str(GAIA_MINI), image=sandbox_image, **params)
+        assert log.status == "success"
+        return Path(log.location)
 
-def eval_command(task_args: list[str], log_dir: Path, inspect: str | None = None) -> list[str]:
-    """``inspect eval inspect_gaia/gaia -T ...`` with the scripted model, logging to ``log_dir``."""
-    args = [arg for value in task_args for arg in ("-T", value)]
-    return [inspect or inspect_cli(), "eval", "inspect_gaia/gaia", *args, "--model", MODEL] + [
-        "--log-dir",
-        str(log_dir),
-        "--display",
-        "plain",
-    ]
-
-
-def run_eval_cli(
-    task_args: list[str],
-    workdir: Path,
-    env: dict[str, str] | None = None,
-    inspect: str | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """Run :func:`eval_command` in ``workdir`` (logs in ``workdir/logs``).
-
-    The scripted model's variables default to a closed port, for runs that must stop before any
-    model call; the session's scripted server, when started, takes precedence.
-    """
-    return subprocess.run(
-        eval_command(task_args, workdir / "logs", inspect),
-        capture_output=True,
-        text=True,
-        cwd=workdir,
-        env={
-            "SCRIPTED_API_KEY": "x",
-            "SCRIPTED_BASE_URL": "http://127.0.0.1:9/v1",
-            **os.environ,
-            **(env or {}),
-        },
+    return MiniLogs(
+        validation=run(MINI_VALIDATION, root / "v"),
+        test=run(MINI_TEST, root / "t", split="test"),
+        test_level2=run(MINI_TEST, root / "t2", split="test", level=2),
     )
-
-
-def cli_eval(task_args: list[str], workdir: Path, inspect: str | None = None) -> EvalLog:
-    """Run ``inspect eval inspect_gaia/gaia -T ...`` with the scripted model in ``workdir``.
-
-    Returns the one log it wrote; fails with the CLI's output when the run fails.
-    """
-    run = run_eval_cli(task_args, workdir, inspect=inspect)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    (log_file,) = (workdir / "logs").glob("*.eval")
-    return read_eval_log(str(log_file))
 
 
 _skipped: list[str] = []
@@ -199,14 +131,3 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if os.environ.get("CI") and _skipped and exitstatus == 0:
         print(f"\nCI: {len(_skipped)} test(s) skipped, which CI does not allow: {_skipped}")
         session.exitstatus = 1
-
-
-def eval_task(task: Task, log_dir: Path) -> EvalLog:
-    """Run ``task`` in-process with the scripted model; returns its one log."""
-    (log,) = inspect_eval(task, model=MODEL, log_dir=str(log_dir), display="none")
-    return log
-
-
-def eval_gaia(log_dir: Path, **params: Any) -> EvalLog:
-    """Run ``gaia(**params)`` in-process with the scripted model; returns its one log."""
-    return eval_task(gaia(**params), log_dir)

@@ -1,20 +1,18 @@
+"""The agent: basic_agent with bash and submit, opt-in tools, refusals and idle turns."""
+
 from __future__ import annotations
 
 import sys
-import threading
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import SANDBOX_IMAGE, eval_gaia
+from helpers import SANDBOX_IMAGE, Play, eval_gaia, quiet_handler, serve_http
 from inspect_ai.model import ChatMessageTool
 from scenario import GAIA_TINY, LAGOON
-from scripted_model import Entry, ScriptedModel
+from scripted_model import Entry
 
 from inspect_gaia import gaia
-
-Play = Callable[[list[Entry]], ScriptedModel]
+from inspect_gaia._params import GaiaParams
 
 
 @pytest.mark.docker
@@ -57,70 +55,35 @@ def test_max_attempts_lets_the_agent_retry(
     assert (runs[2].value, runs[2].answer) == ("C", "Quillfeather Lagoon")
 
 
-def test_mcp_servers_parse() -> None:
-    from inspect_gaia.agent import MCP_SHORTCUTS, parse_mcp_servers
-
-    assert parse_mcp_servers(None) == []
-    assert parse_mcp_servers("fetch") == [MCP_SHORTCUTS["fetch"]]
-    assert parse_mcp_servers(["fetch", "npx -y some-server --flag 'a b'"]) == [
-        MCP_SHORTCUTS["fetch"],
-        ["npx", "-y", "some-server", "--flag", "a b"],
-    ]
-
-
-def test_missing_mcp_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    from inspect_gaia import GaiaError
-    from inspect_gaia.agent import gaia_tools
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a)
-    )
-    with pytest.raises(GaiaError, match=r"install it with `pip install 'inspect-gaia\[mcp\]'`"):
-        gaia_tools(mcp_servers="fetch")
-
-
-class _Page(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802
-        if self.path == "/robots.txt":
-            body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
-        else:
-            body, kind = (
-                b"<html><body><p>The lagoon is called Quillfeather Lagoon.</p></body></html>",
-                "text/html",
-            )
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        return
+PAGE = quiet_handler(
+    {
+        "/robots.txt": (200, "text/plain", b"User-agent: *\nAllow: /\n"),
+        "/lagoon.html": (
+            200,
+            "text/html",
+            b"<html><body><p>The lagoon is called Quillfeather Lagoon.</p></body></html>",
+        ),
+    }
+)
 
 
 @pytest.mark.docker
 def test_optional_tools_are_offered_and_mcp_fetch_is_callable(
     sandbox_image: str, scripted: Play, tmp_path: Path
 ) -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/lagoon.html"
-    model = scripted(
-        [
-            Entry(
-                "",
-                [
-                    {"call": "python", "args": {"code": "print(6 * 7)"}},
-                    {"call": "fetch", "args": {"url": url}},
-                    {"submit": "Quillfeather Lagoon"},
-                ],
-            )
-        ]
-    )
-    try:
+    with serve_http(PAGE) as base:
+        model = scripted(
+            [
+                Entry(
+                    "",
+                    [
+                        {"call": "python", "args": {"code": "print(6 * 7)"}},
+                        {"call": "fetch", "args": {"url": f"{base}/lagoon.html"}},
+                        {"submit": "Quillfeather Lagoon"},
+                    ],
+                )
+            ]
+        )
         log = eval_gaia(
             tmp_path,
             dataset_path=str(GAIA_TINY),
@@ -130,9 +93,6 @@ def test_optional_tools_are_offered_and_mcp_fetch_is_callable(
             # the fetch server as a plain command line; it refuses loopback unless told
             mcp_servers=f"{sys.executable} -m mcp_server_fetch --allow-private-ips",
         )
-    finally:
-        server.shutdown()
-        server.server_close()
     assert log.samples is not None
     (sample,) = log.samples
     assert {"bash", "python", "submit", "fetch"} <= set(model.tools_offered[0])
@@ -149,11 +109,11 @@ def test_optional_tools_are_offered_and_mcp_fetch_is_callable(
 
 
 def test_web_search_is_offered(gaia_tiny: Path) -> None:
-    from inspect_ai._util.registry import registry_info
+    from inspect_ai.util import registry_info
 
     from inspect_gaia.agent import gaia_tools
 
-    names = [registry_info(t).name for t in gaia_tools(use_web_search=True)]
+    names = [registry_info(t).name for t in gaia_tools(GaiaParams.parse(web_search=True))]
     assert names[0].endswith("bash") and names[1].endswith("web_search")
     task = gaia(dataset_path=str(gaia_tiny), web_search=True, image=SANDBOX_IMAGE)
     assert task.metadata is not None and task.metadata["gaia"]["tools"] == [

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).parent.parent
+from helpers import REPO
 
 
 @pytest.mark.docker

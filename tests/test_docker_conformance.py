@@ -11,12 +11,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from conftest import SANDBOX_IMAGE
+from helpers import SANDBOX_IMAGE
 from inspect_ai.util import SandboxEnvironment
 from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
 from inspect_ai.util._sandbox.self_check import *  # noqa: F403
 
-from inspect_gaia.docker_sandbox import GaiaDockerSandbox
+from inspect_gaia._docker.provider import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]

@@ -1,7 +1,7 @@
 """gaia-docker's lifecycle: many sandboxes on one network, isolation, orphans of killed runs.
 
 (The conformance suite, which keeps one sandbox per provider alive for its whole module, is in
-``test_docker_sandbox_conformance.py``; these tests clean up a whole session and must not share a
+``test_docker_conformance.py``; these tests clean up a whole session and must not share a
 module with it.)
 """
 
@@ -14,10 +14,10 @@ import sys
 
 import anyio
 import pytest
-from conftest import SANDBOX_IMAGE, docker_leftovers
+from helpers import SANDBOX_IMAGE, docker_leftovers
 from inspect_ai.util import SandboxEnvironment
 
-from inspect_gaia.docker_sandbox import GaiaDockerSandbox
+from inspect_gaia._docker.provider import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]
@@ -93,7 +93,7 @@ async def test_32_concurrent_sandboxes_share_one_network_and_cannot_reach_each_o
 
 KILLED_RUN = """
 import os, signal, anyio
-from inspect_gaia.docker_sandbox import GaiaDockerSandbox
+from inspect_gaia._docker.provider import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 
 async def main():

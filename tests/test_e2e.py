@@ -2,33 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import cli_eval, docker_leftovers, eval_gaia, eval_task
+from helpers import Play, cli_eval, docker_leftovers, eval_gaia, eval_task, metrics
 from inspect_ai import task_with
-from inspect_ai.log import EvalLog
 from inspect_ai.scorer import NOANSWER
 from leak_scan import leak_scan
 from scenario import EXPECTED_TEST_ANSWERS, EXPECTED_VALIDATION, GAIA_TINY, LAGOON, NEVER_SUBMITS
 from scripted_model import Entry, ScriptedModel
 
 from inspect_gaia import gaia
-
-Play = Callable[[list[Entry]], ScriptedModel]
+from inspect_gaia.sandbox import SandboxKind
 
 pytestmark = pytest.mark.docker
 
 
-def _metrics(log: EvalLog) -> dict[str, float]:
-    assert log.results is not None
-    (scores,) = [s for s in log.results.scores if s.name == "gaia_scorer"]
-    return {name: metric.value for name, metric in scores.metrics.items()}
-
-
 def test_cli_run_scores_per_level_and_cleans_up(
-    sandbox_image: str, sandbox_kind: str, scripted_validation: ScriptedModel, tmp_path: Path
+    sandbox_image: str,
+    sandbox_kind: SandboxKind,
+    scripted_validation: ScriptedModel,
+    tmp_path: Path,
 ) -> None:
     before = docker_leftovers()
     log = cli_eval(
@@ -38,10 +32,10 @@ def test_cli_run_scores_per_level_and_cleans_up(
     assert log.status == "success"
     assert log.eval.task == "inspect_gaia/gaia"
 
-    metrics = _metrics(log)
+    scores = metrics(log)
     for name, expected in EXPECTED_VALIDATION.items():
-        assert metrics[name] == pytest.approx(expected), name
-    assert {"stderr", "level1_stderr", "level2_stderr", "level3_stderr"} <= metrics.keys()
+        assert scores[name] == pytest.approx(expected), name
+    assert {"stderr", "level1_stderr", "level2_stderr", "level3_stderr"} <= scores.keys()
 
     assert log.samples is not None and len(log.samples) == 7
     for sample in log.samples:
@@ -67,7 +61,7 @@ def test_cli_run_scores_per_level_and_cleans_up(
     assert gaia_meta["tools"] == ["bash", "submit"] and gaia_meta["network"] is True
     assert gaia_meta["limits"]["message_limit"] == 100 and gaia_meta["limits"]["memory"] == "4g"
     assert len(gaia_meta["prompt_template_sha256"]) == 64
-    provider = {"docker": "gaia-docker", "compose": "docker"}[sandbox_kind]
+    provider = {"docker": "gaia-docker", "compose": "gaia-compose"}[sandbox_kind]
     assert (gaia_meta["sandbox"], gaia_meta["sandbox_provider"]) == (sandbox_kind, provider)
     assert log.eval.sandbox is not None and log.eval.sandbox.type == provider
     assert gaia_meta["inspect_ai_version"] and gaia_meta["inspect_gaia_version"]
@@ -87,7 +81,7 @@ NOSY = "ls -la / /shared_files 2>&1; env; tr '\\0' ' ' < /proc/1/cmdline; true"
 
 
 def test_no_answer_is_readable_in_any_sandbox(
-    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: SandboxKind, scripted: Play, tmp_path: Path
 ) -> None:
     # The agent looks around (files, environment, PID 1) but never computes an answer, so any
     # target found in the sandbox or in its events came from the harness.
@@ -121,7 +115,7 @@ def test_no_answer_is_readable_in_any_sandbox(
 
 
 def test_only_the_own_attachment_is_in_the_sandbox(
-    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: SandboxKind, scripted: Play, tmp_path: Path
 ) -> None:
     scripted(
         [Entry("", [{"bash": "find /shared_files -type f 2>&1; true"}, {"submit_output": True}])]
@@ -161,7 +155,7 @@ def test_test_split_records_answers_without_grading(
 
 
 def test_network_false_leaves_only_loopback(
-    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: SandboxKind, scripted: Play, tmp_path: Path
 ) -> None:
     scripted(
         [Entry("", [{"bash": "ls /sys/class/net | sort | tr '\\n' ' '"}, {"submit_output": True}])]

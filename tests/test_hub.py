@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -10,6 +9,7 @@ from typing import Any
 
 import huggingface_hub
 import pytest
+from helpers import StandInDownload
 from huggingface_hub import constants
 
 from inspect_gaia import GaiaDatasetError, gaia_dataset
@@ -41,10 +41,10 @@ class _GatedHub(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    do_GET = _refuse  # noqa: N815
-    do_HEAD = _refuse  # noqa: N815
+    do_GET = _refuse
+    do_HEAD = _refuse
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
 
@@ -95,33 +95,10 @@ def test_offline_without_cache_fails_clearly(
         gaia_dataset(hub="huggingface")
 
 
-class _StandInDownload:
-    """Stands in for a hub client's snapshot download: copies gaia-tiny's files that match."""
-
-    def __init__(self, source: Path, fail_after: int | None = None) -> None:
-        self.source = source
-        self.fail_after = fail_after
-        self.calls: list[dict[str, Any]] = []
-
-    def __call__(self, **kwargs: Any) -> str:
-        self.calls.append(kwargs)
-        target = Path(kwargs["local_dir"])
-        (pattern,) = kwargs["allow_patterns"]
-        split_dir = pattern.removesuffix("/*")
-        files = sorted((self.source / split_dir).iterdir())
-        for count, path in enumerate(files):
-            if self.fail_after is not None and count == self.fail_after:
-                raise ConnectionError("connection reset by peer")
-            (target / split_dir).mkdir(parents=True, exist_ok=True)
-            if not (target / split_dir / path.name).exists():  # resume: keep what is there
-                shutil.copy(path, target / split_dir / path.name)
-        return str(target)
-
-
 def test_huggingface_download_is_cached_and_then_offline(
     isolated_cache: Path, gaia_tiny: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    download = _StandInDownload(gaia_tiny)
+    download = StandInDownload(gaia_tiny)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", download)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
 
@@ -143,7 +120,7 @@ def test_interrupted_download_is_not_mistaken_for_complete(
     isolated_cache: Path, gaia_tiny: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    broken = _StandInDownload(gaia_tiny, fail_after=2)
+    broken = StandInDownload(gaia_tiny, fail_after=2)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", broken)
     with pytest.raises(
         GaiaDatasetError, match="could not download GAIA from Hugging Face .*ConnectionError"
@@ -153,7 +130,7 @@ def test_interrupted_download_is_not_mistaken_for_complete(
         snapshot_dir("huggingface", HF_REVISION) / ".inspect_gaia-complete-validation.json"
     ).exists()
 
-    resumed = _StandInDownload(gaia_tiny)
+    resumed = StandInDownload(gaia_tiny)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", resumed)
     assert len(gaia_dataset(hub="huggingface")) == 7
     assert len(resumed.calls) == 1
@@ -164,7 +141,7 @@ def test_modelscope_download_uses_the_snapshot_api(
 ) -> None:
     import modelscope
 
-    download = _StandInDownload(gaia_tiny)
+    download = StandInDownload(gaia_tiny)
     monkeypatch.setattr(modelscope, "dataset_snapshot_download", download)
     dataset = gaia_dataset(split="test", hub="modelscope")
     assert len(dataset) == 2

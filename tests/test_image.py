@@ -1,16 +1,14 @@
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import eval_gaia
+from helpers import Play, eval_gaia
 from scenario import GAIA_MINI
-from scripted_model import Entry, ScriptedModel
+from scripted_model import Entry
 
 from inspect_gaia.image import OFFLINE_ATTACHMENTS_TAG, default_tag, dockerfile, image_present
 
-Play = Callable[[list[Entry]], ScriptedModel]
 RAINFALL = "cdd4d48b-5eea-5f81-a6f7-c714f21f859f"  # gaia-mini's .xlsx question
 READERS = (
     'python3 -c "import pandas, openpyxl, pypdf, docx, pptx, PIL; '

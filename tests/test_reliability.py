@@ -7,51 +7,33 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import docker_leftovers, eval_command, eval_gaia, inspect_cli
+from helpers import (
+    Play,
+    docker_leftovers,
+    eval_command,
+    eval_gaia,
+    inspect_cli,
+    wait_for_containers,
+)
 from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
 from scenario import GAIA_TINY, LAGOON
-from scripted_model import Entry, ScriptedModel
+from scripted_model import Entry
+
+from inspect_gaia.sandbox import SandboxKind
 
 pytestmark = pytest.mark.docker
 
-Play = Callable[[list[Entry]], ScriptedModel]
 VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
 VISITS_FILE = GAIA_TINY / "2023" / "validation" / f"{VISITS}.csv"
 
 
-def _containers() -> list[str]:
-    """Running sandbox containers of either provider."""
-    return sorted(
-        name.split(":", 1)[1]
-        for name in docker_leftovers()
-        if name.startswith("container:")
-        and subprocess.run(
-            ["docker", "inspect", "-f", "{{.State.Running}}", name.split(":", 1)[1]],
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        == "true"
-    )
-
-
-def _wait_for_containers(count: int, timeout: float = 60) -> list[str]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        names = _containers()
-        if len(names) >= count:
-            return names
-        time.sleep(0.3)
-    raise AssertionError(f"{count} sandbox container(s) never appeared")
-
-
 def test_an_erroring_sample_is_scored_and_eval_retry_reruns_only_it(
-    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: SandboxKind, scripted: Play, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
     model = scripted(
@@ -90,7 +72,7 @@ def test_an_erroring_sample_is_scored_and_eval_retry_reruns_only_it(
 
 
 def test_faults_inside_sandboxes_do_not_sink_the_run(
-    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: SandboxKind, scripted: Play, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
     scripted(
@@ -157,13 +139,13 @@ def test_faults_inside_sandboxes_do_not_sink_the_run(
 
 
 def test_a_sandbox_killed_from_outside(
-    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
+    sandbox_image: str, sandbox_kind: SandboxKind, scripted: Play, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
     scripted([Entry("", [{"bash": "sleep 60"}, {"submit": "Quillfeather Lagoon"}])])
 
     def kill_it() -> None:
-        (name,) = _wait_for_containers(1)
+        (name,) = wait_for_containers(1)
         time.sleep(3)  # let the agent's command start
         subprocess.run(["docker", "kill", name], capture_output=True, check=True)
 
@@ -180,9 +162,11 @@ def test_a_sandbox_killed_from_outside(
     assert docker_leftovers() == before
 
 
-def test_sigint_mid_run_leaves_nothing_behind(
-    sandbox_image: str, sandbox_kind: str, scripted: Play, tmp_path: Path
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=str)
+def test_a_stop_signal_mid_run_leaves_nothing_behind(
+    sandbox_image: str, sandbox_kind: SandboxKind, signum: int, scripted: Play, tmp_path: Path
 ) -> None:
+    """Ctrl-C, and (issue #10 finding 4) what `timeout`, systemd and a closed terminal send."""
     before = docker_leftovers()
     scripted([Entry("", [{"bash": "sleep 120"}, {"submit": "x"}])])
     run = subprocess.Popen(
@@ -202,18 +186,23 @@ def test_sigint_mid_run_leaves_nothing_behind(
         start_new_session=True,
     )
     try:
-        _wait_for_containers(2)
+        wait_for_containers(2)
         time.sleep(2)
-        os.killpg(run.pid, signal.SIGINT)
+        # SIGINT as Ctrl-C sends it (to the group); the others as a supervisor does (the process)
+        if signum == signal.SIGINT:
+            os.killpg(run.pid, signum)
+        else:
+            os.kill(run.pid, signum)
         output, _ = run.communicate(timeout=120)
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
-    # inspect treats Ctrl-C as a cancellation it handled (its exit status is its own business)
     assert "Traceback" not in output
     assert docker_leftovers() == before, output[-2000:]
     (log_file,) = (tmp_path / "logs").glob("*.eval")
     assert read_eval_log(str(log_file), header_only=True).status == "cancelled"
+    if signum != signal.SIGINT:  # inspect's own exit status for Ctrl-C is its business
+        assert run.returncode == 128 + signum, output[-2000:]
 
 
 def test_kept_sandboxes_survive_later_runs_until_inspect_sandbox_cleanup(

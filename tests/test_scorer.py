@@ -1,11 +1,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -17,119 +14,8 @@ from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, SampleScore, Score, 
 from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolCall
 
-from inspect_gaia import gaia_scorer, question_scorer
-from inspect_gaia.scorer import (
-    contamination,
-    final_answer,
-    normalize_number_str,
-    normalize_str,
-    split_string,
-)
-
-# (model answer, ground truth, official verdict)
-OFFICIAL = [
-    # numbers: $ % , are stripped, then compared as floats
-    ("12,500", "12500", True),
-    ("$12500", "12500", True),
-    ("45%", "45", True),
-    ("12500.0", "12500", True),
-    ("1.5e3", "1500", True),
-    ("12 500", "12500", False),  # a space is not stripped
-    ("12500 dollars", "12500", False),
-    ("twelve", "12", False),
-    ("0.1", "0.10", True),
-    ("", "0", False),
-    # lists: split on , and ; then compared element-wise, in order
-    ("a, b, c", "a, b, c", True),
-    ("a;b;c", "a, b, c", True),
-    ("c, b, a", "a, b, c", False),
-    ("a, b", "a, b, c", False),
-    ("1, 2,000, 3", "1, 2000, 3", False),  # the comma splits 2,000 first
-    ("3, 8, 11", "3, 8, 11", True),
-    ("3.0, 8, 11", "3, 8, 11", True),
-    ("St. Petersburg, Oslo", "St Petersburg, Oslo", False),  # punctuation kept in lists
-    ("NEW york, oslo", "New York, Oslo", True),
-    # strings: whitespace, case and punctuation dropped
-    ("sea gull", "seagull", True),
-    ("Seagull!", "seagull", True),
-    ("It's a dog-eat-dog world!", "Its a dog eat dog world", True),
-    ("FINAL ANSWER: Harbour Mill", "Harbour Mill", False),
-    ("Harbour  Mill\n", "harbour mill", True),
-    ("café", "cafe", False),  # no accent folding
-    (None, "None", True),  # None is scored as the string "None"
-]
-
-
-@pytest.mark.parametrize(("answer", "truth", "verdict"), OFFICIAL)
-def test_question_scorer_matches_official_rules(
-    answer: str | None, truth: str, verdict: bool
-) -> None:
-    correct, explanation = question_scorer(answer, truth)
-    assert correct is verdict
-    assert explanation.startswith("Evaluated ")
-
-
-@pytest.mark.parametrize(
-    ("truth", "kind"),
-    [("42", "as a number"), ("a, b", "as a comma separated list"), ("x", "as a string")],
-)
-def test_explanation_names_the_rule(truth: str, kind: str) -> None:
-    assert kind in question_scorer("y", truth)[1]
-
-
-def test_official_helpers() -> None:
-    assert normalize_number_str("$1,234.5%") == 1234.5
-    assert normalize_number_str("n/a") == float("inf")
-    assert split_string("a,b;c") == ["a", "b", "c"]
-    assert split_string("a|b", ["|"]) == ["a", "b"]
-    assert normalize_str(" Sea  Gull! ") == "seagull"
-    assert normalize_str(" Sea  Gull! ", remove_punct=False) == "seagull!"
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [
-        "",
-        None,
-        "x" * 5_000_000,
-        "1" * 100_000,
-        "\x00\x01\x1b[31m",
-        "nan",
-        "inf",
-        b"\xff\xfe",
-        3.0,
-        ["a", ["b"]],
-    ],
-)
-@pytest.mark.parametrize("truth", ["12500", "a, b", "Harbour Mill", "nan", ""])
-def test_never_raises(answer: Any, truth: str) -> None:
-    correct, explanation = question_scorer(answer, truth)
-    assert isinstance(correct, bool)
-    assert len(explanation) < 1_000  # a huge answer is not copied into the log
-
-
-@given(st.text(), st.text())
-def test_never_raises_on_any_strings(answer: str, truth: str) -> None:
-    assert isinstance(question_scorer(answer, truth)[0], bool)
-
-
-@given(st.integers(min_value=0, max_value=10**12))
-def test_thousands_separators_are_accepted(value: int) -> None:
-    assert question_scorer(f"{value:,}", str(value))[0]
-    assert question_scorer(f"${value}", str(value))[0]
-
-
-@given(
-    st.lists(
-        st.from_regex(r"[A-Za-z][A-Za-z ]{0,10}[A-Za-z]", fullmatch=True), min_size=2, max_size=5
-    )
-)
-def test_lists_compare_in_order(items: list[str]) -> None:
-    truth = ", ".join(items)
-    assert question_scorer("; ".join(item.upper() for item in items), truth)[0]
-    reordered = items[1:] + items[:1]
-    if [normalize_str(i, False) for i in reordered] != [normalize_str(i, False) for i in items]:
-        assert not question_scorer(", ".join(reordered), truth)[0]
+from inspect_gaia import gaia_scorer
+from inspect_gaia.scorer import contamination, final_answer
 
 
 def _score(completion: str, target: str) -> Score:
@@ -163,7 +49,7 @@ def test_gaia_scorer_does_not_grade_the_test_split() -> None:
 
 
 def test_metrics_overall_and_per_level() -> None:
-    from inspect_ai._util.registry import registry_info
+    from inspect_ai.util import registry_info
 
     metrics = registry_info(gaia_scorer()).metadata["metrics"]
     values = [(1, CORRECT), (1, CORRECT), (2, INCORRECT), (2, CORRECT), (3, INCORRECT)]
@@ -186,13 +72,22 @@ def test_metrics_overall_and_per_level() -> None:
     assert results["stderr"] > 0
 
 
-def _state(*messages: ChatMessage, sample_id: str = "0c5b0e3e-task") -> TaskState:
+def _state(
+    *messages: ChatMessage, sample_id: str = "0c5b0e3e-task", file_name: str = ""
+) -> TaskState:
     return TaskState(
         model="scripted/x",  # type: ignore[arg-type]
         sample_id=sample_id,
         epoch=1,
         input="q",
         messages=list(messages),
+        metadata={"level": 1, "file_name": file_name},
+    )
+
+
+def _bash(command: str) -> ChatMessageAssistant:
+    return ChatMessageAssistant(
+        content="", tool_calls=[ToolCall(id="1", function="bash", arguments={"command": command})]
     )
 
 
@@ -272,3 +167,19 @@ def test_contamination_flags_the_task_id() -> None:
     ]
     submit = ToolCall(id="2", function="submit", arguments={"answer": "metadata.parquet"})
     assert contamination(_state(ChatMessageAssistant(content="", tool_calls=[submit]))) == []
+
+
+def test_reading_the_own_attachment_is_not_contamination() -> None:
+    """Issue #10 finding 8: attachments are named after the task id, so every read was flagged."""
+    task_id = "9410e454-b071-52ff-ac24-dce9845bebd0"
+    own = f"{task_id}.csv"
+    read = _bash(
+        f"python3 -c \"print(open('/shared_files/{own}').read())\"; wc -l /shared_files/{own}"
+    )
+    assert contamination(_state(read, sample_id=task_id, file_name=own)) == []
+    # the task id anywhere else is still flagged, beside the attachment read or not
+    search = _bash(f"wc -l /shared_files/{own}; curl 'https://example.org/?q={task_id}'")
+    assert contamination(_state(search, sample_id=task_id, file_name=own)) == [task_id]
+    # and so are the dataset's metadata files, even next to the own attachment
+    peek = _bash(f"ls /shared_files/{own} /shared_files/metadata.parquet")
+    assert contamination(_state(peek, sample_id=task_id, file_name=own)) == ["metadata.parquet"]

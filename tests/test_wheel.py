@@ -8,11 +8,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import cli_eval
+from helpers import REPO, cli_eval
 from scenario import GAIA_TINY
 from scripted_model import ScriptedModel
 
-REPO = Path(__file__).parent.parent
 VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
 
 

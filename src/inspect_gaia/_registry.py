@@ -1,6 +1,14 @@
-"""inspect_ai entry point: importing this registers the GAIA tasks and the gaia-docker sandbox."""
+"""inspect_ai entry point: importing this registers the GAIA tasks and the two Docker sandboxes."""
 
-from .docker_sandbox import GaiaDockerSandbox
+from ._docker.compose import GaiaComposeSandbox
+from ._docker.provider import GaiaDockerSandbox
 from .gaia import gaia, gaia_level1, gaia_level2, gaia_level3
 
-__all__ = ["GaiaDockerSandbox", "gaia", "gaia_level1", "gaia_level2", "gaia_level3"]
+__all__ = [
+    "GaiaComposeSandbox",
+    "GaiaDockerSandbox",
+    "gaia",
+    "gaia_level1",
+    "gaia_level2",
+    "gaia_level3",
+]

@@ -7,75 +7,36 @@ provider's native search where it has one), and MCP servers run on the host over
 
 from __future__ import annotations
 
-import importlib.util
-import shlex
-import sys
 from collections.abc import Sequence
 from typing import Any, cast
 
 from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessage, ChatMessageAssistant
 from inspect_ai.solver import Generate, Solver, TaskState, basic_agent, solver, system_message
-from inspect_ai.solver._basic_agent import DEFAULT_SYSTEM_MESSAGE
 from inspect_ai.tool import Tool, bash, python, web_search
 
-from .errors import GaiaParameterError
-
-DEFAULT_COMMAND_TIMEOUT = 180
-"""Seconds one bash command may run (inspect_evals' and evalscope's default)."""
-
-DEFAULT_MAX_ATTEMPTS = 1
-
-MCP_SHORTCUTS: dict[str, list[str]] = {
-    "fetch": [sys.executable, "-m", "mcp_server_fetch"],
-}
-"""Names usable in ``mcp_servers`` instead of a command line."""
-
-_MCP_EXTRA = "install it with `pip install 'inspect-gaia[mcp]'`"
+from ._compat import DEFAULT_SYSTEM_MESSAGE
+from ._faults import ending_on_sandbox_loss, require_started
+from ._params import GaiaParams
 
 
-def parse_mcp_servers(mcp_servers: str | Sequence[str] | None) -> list[list[str]]:
-    """Command lines of the MCP servers asked for (``fetch`` or a full command line each)."""
-    if mcp_servers is None:
-        return []
-    items = [mcp_servers] if isinstance(mcp_servers, str) else list(mcp_servers)
-    commands = []
-    for item in items:
-        if not str(item).strip():
-            raise GaiaParameterError(
-                "mcp_servers has an empty entry — give `fetch` or a command line"
-            )
-        commands.append(list(MCP_SHORTCUTS.get(str(item).strip()) or shlex.split(str(item))))
-    return commands
+def gaia_tools(params: GaiaParams) -> list[Tool]:
+    """The tools offered besides ``submit``: ``bash`` always, the others when asked for.
 
-
-def _mcp_tool_sources(commands: list[list[str]]) -> list[Any]:
-    if not commands:
-        return []
-    if importlib.util.find_spec("mcp") is None:
-        raise GaiaParameterError(f"mcp_servers needs the MCP client package `mcp` — {_MCP_EXTRA}")
-    if MCP_SHORTCUTS["fetch"] in commands and importlib.util.find_spec("mcp_server_fetch") is None:
-        raise GaiaParameterError(f"mcp_servers=fetch needs `mcp-server-fetch` — {_MCP_EXTRA}")
-    from inspect_ai.tool import mcp_server_stdio, mcp_tools
-
-    return [
-        mcp_tools(mcp_server_stdio(command=command[0], args=command[1:])) for command in commands
-    ]
-
-
-def gaia_tools(
-    command_timeout: int = DEFAULT_COMMAND_TIMEOUT,
-    use_python: bool = False,
-    use_web_search: bool = False,
-    mcp_servers: str | Sequence[str] | None = None,
-) -> list[Tool]:
-    """The tools offered besides ``submit``: ``bash`` always, the others when asked for."""
-    tools: list[Any] = [bash(timeout=command_timeout)]
-    if use_python:
-        tools.append(python(timeout=command_timeout))
-    if use_web_search:
+    The tools that run in the sandbox end the sample when it is lost (``ending_on_sandbox_loss``).
+    """
+    tools: list[Any] = [ending_on_sandbox_loss(bash(timeout=params.command_timeout))]
+    if params.python:
+        tools.append(ending_on_sandbox_loss(python(timeout=params.command_timeout)))
+    if params.web_search:
         tools.append(web_search())
-    tools += _mcp_tool_sources(parse_mcp_servers(mcp_servers))
+    if params.mcp_servers:  # the MCP client is an optional extra, imported only when used
+        from inspect_ai.tool import mcp_server_stdio, mcp_tools
+
+        tools += [
+            mcp_tools(mcp_server_stdio(command=command[0], args=list(command[1:])))
+            for command in params.mcp_servers
+        ]
     # basic_agent hands the list to use_tools, which also takes MCP tool sources.
     return cast(list[Tool], tools)
 
@@ -137,23 +98,19 @@ def idle_guard(max_idle_turns: int = DEFAULT_MAX_IDLE_TURNS) -> Solver:
     return solve
 
 
-def gaia_agent(
-    command_timeout: int = DEFAULT_COMMAND_TIMEOUT,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    tools: list[Tool] | None = None,
-) -> Solver:
+def gaia_agent(params: GaiaParams) -> Solver:
     """``basic_agent`` with ``bash`` (and any opt-in tools) and its ``submit`` tool.
 
     The message limit is the Task's (so ``--message-limit`` overrides it). A sample that hits a
-    limit is scored on its submission, or else on its last model output.
-
-    Args:
-        command_timeout: Seconds one bash command may run.
-        max_attempts: Submissions allowed; above 1 the agent is told when a submission is wrong.
-        tools: Tools to offer (default: ``gaia_tools(command_timeout)``, i.e. bash).
+    limit is scored on its submission, or else on its last model output. A sample whose sandbox
+    did not start ends before the first model call (``require_started``).
     """
     return basic_agent(
-        init=[system_message(DEFAULT_SYSTEM_MESSAGE, submit="submit"), idle_guard()],
-        tools=tools if tools is not None else gaia_tools(command_timeout),
-        max_attempts=max_attempts,
+        init=[
+            system_message(DEFAULT_SYSTEM_MESSAGE, submit="submit"),
+            require_started(),
+            idle_guard(),
+        ],
+        tools=gaia_tools(params),
+        max_attempts=params.max_attempts,
     )

@@ -13,19 +13,18 @@ the three harnesses compare.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 from pydantic import BaseModel, ConfigDict
 
+from ._params import LEVELS, SPLITS, Split, choice
 from .errors import GaiaDatasetError, GaiaParameterError
-from .hub import DEFAULT_REVISIONS, HUBS, fetch_snapshot
+from .hub import HUBS, Hub, fetch_snapshot, resolved_revision
 
-Split = Literal["validation", "test"]
-SPLITS: tuple[str, ...] = get_args(Split)
-LEVELS: tuple[int, ...] = (1, 2, 3)
 YEAR = "2023"
 METADATA_FILES: tuple[str, ...] = ("metadata.parquet", "metadata.jsonl")
 SHARED_FILES_DIR = "/shared_files"
@@ -89,113 +88,220 @@ def metadata_file(root: Path, split: str) -> Path:
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
-    """Read a metadata file (parquet or jsonl) into plain dicts with ``datasets``."""
-    import datasets
+    """Read a metadata file into plain dicts: parquet with pyarrow, jsonl with ``datasets``.
 
+    Parquet (every snapshot since the repository's conversion) is read with pyarrow directly:
+    importing ``datasets`` costs more than reading the file. The old jsonl layout goes through
+    ``datasets``' JSON reader.
+
+    Raises:
+        GaiaDatasetError: The file cannot be read, or holds no questions.
+    """
     try:
         if path.suffix == ".parquet":
-            table = datasets.Dataset.from_parquet(str(path), keep_in_memory=True)
+            import pyarrow.parquet as pq
+
+            records: list[dict[str, Any]] = pq.read_table(path).to_pylist()
         else:
+            path.read_bytes().decode("utf-8")  # datasets' own error for this is a traceback
+            import datasets
+
             table = datasets.Dataset.from_json(str(path), keep_in_memory=True)
+            assert isinstance(table, datasets.Dataset)
+            records = list(table.to_list())
+    except UnicodeDecodeError as ex:
+        raise GaiaDatasetError(
+            f"cannot read GAIA metadata {path}: not UTF-8 text (byte {ex.start}) — the snapshot "
+            "is damaged; delete it and download again"
+        ) from ex
     except Exception as ex:  # pyarrow/datasets raise many types for a damaged file
         raise GaiaDatasetError(
-            f"cannot read GAIA metadata {path} ({type(ex).__name__}: {ex}) — the snapshot is "
-            "damaged; delete it and download again"
+            f"cannot read GAIA metadata {path} ({type(ex).__name__}: "
+            f"{str(ex).splitlines()[0] if str(ex) else ''}) — the snapshot is damaged; delete it "
+            "and download again"
         ) from ex
-    assert isinstance(table, datasets.Dataset)
-    return list(table.to_list())
+    if not records:
+        raise GaiaDatasetError(
+            f"GAIA metadata {path} holds no questions — the snapshot is incomplete; delete it and "
+            "download again"
+        )
+    return records
 
 
-def make_record_to_sample(
-    files_dir: Path, input_prompt: str = DEFAULT_INPUT_PROMPT
-) -> Callable[[dict[str, Any]], Sample]:
-    """Build the pure function that turns one GAIA metadata record into a Sample.
+REQUIRED_COLUMNS: tuple[str, ...] = ("task_id", "Question", "Level", "Final answer")
 
-    Args:
-        files_dir: Host directory that holds the split's attachments.
-        input_prompt: Template with ``{file}`` and ``{question}`` fields.
+
+class GaiaRecord(BaseModel):
+    """One metadata row, checked: what a Sample is made of."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    question: str
+    level: int
+    answer: str
+    file_name: str
+    annotator_metadata: dict[str, Any] | None = None
+
+
+def check_record(raw: dict[str, Any], source: Path, row: int) -> GaiaRecord:
+    """A metadata row as a ``GaiaRecord``; a malformed one is a one-line error naming it.
+
+    Raises:
+        GaiaDatasetError: A column is missing, or a value is not what GAIA has (e.g. a level
+            other than 1, 2 or 3); the message names the file, the row and the problem.
     """
+    task_id = raw.get("task_id")
+    where = f"{source}, row {row}" + (f" (task {task_id})" if task_id else "")
 
-    def record_to_sample(record: dict[str, Any]) -> Sample:
-        file_name = str(record.get("file_name") or "")
-        sandbox_path = f"{SHARED_FILES_DIR}/{file_name}"
-        metadata = GaiaMetadata(
-            level=int(record["Level"]),
-            file_name=file_name,
-            annotator_metadata=record.get("Annotator Metadata"),
-        )
-        return Sample(
-            id=str(record["task_id"]),
-            input=input_prompt.format(
-                file=FILE_HINT.format(path=sandbox_path) if file_name else "",
-                question=record["Question"],
-            ),
-            target=str(record["Final answer"]),
-            metadata=metadata.model_dump(),
-            # Only this sample's own attachment enters its sandbox.
-            files={sandbox_path: str(files_dir / file_name)} if file_name else None,
+    def fail(problem: str) -> GaiaDatasetError:
+        return GaiaDatasetError(
+            f"GAIA metadata {where}: {problem} — fix or re-download the snapshot"
         )
 
-    return record_to_sample
-
-
-def parse_levels(level: int | str | Sequence[int | str] | None) -> tuple[int, ...]:
-    """Normalise ``level`` (``1``, ``"1,2"``, ``[1, 2]``, ``None`` for all) to sorted levels."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in raw]
+    if missing:
+        raise fail(f"no {', '.join(repr(c) for c in missing)} column")
+    if not isinstance(task_id, str) or not task_id.strip():
+        raise fail(f"task_id must be a non-empty string, got {task_id!r}")
+    level = _level(raw["Level"])
     if level is None:
-        return LEVELS
-    items: Iterable[int | str]
-    if isinstance(level, str):
-        items = [part for part in level.strip("[] ").split(",") if part.strip()]
-    elif isinstance(level, int):
-        items = [level]
-    else:
-        items = level
-    levels: set[int] = set()
-    for item in items:
-        try:
-            value = int(str(item).strip())
-        except ValueError:
-            value = 0
-        if isinstance(item, bool) or value not in LEVELS:
-            raise GaiaParameterError(
-                f"level must be 1, 2 or 3, or a list of them such as 1,2 — got {level!r}"
-            )
-        levels.add(value)
-    if not levels:
-        raise GaiaParameterError(f"level must name at least one of 1, 2, 3 — got {level!r}")
-    return tuple(sorted(levels))
+        raise fail(f"Level must be 1, 2 or 3, got {raw['Level']!r}")
+    for column in ("Question", "Final answer"):
+        if not isinstance(raw[column], (str, int, float)) or isinstance(raw[column], bool):
+            raise fail(f"{column!r} must be text, got {raw[column]!r}")
+    file_name = raw.get("file_name") or ""
+    if not isinstance(file_name, str):
+        raise fail(f"file_name must be text, got {file_name!r}")
+    annotator = raw.get("Annotator Metadata")
+    return GaiaRecord(
+        task_id=task_id.strip(),
+        question=str(raw["Question"]),
+        level=level,
+        answer=str(raw["Final answer"]),
+        file_name=file_name,
+        annotator_metadata=annotator if isinstance(annotator, dict) else None,
+    )
 
 
-def parse_ids(ids: str | Sequence[str] | None) -> tuple[str, ...] | None:
-    """Normalise ``ids`` (one id, ``"a,b"`` or a list) to a tuple; ``None`` selects all."""
-    if ids is None:
+def _level(value: object) -> int | None:
+    """1, "1", 1.0 or "1.0" -> 1; anything that is not exactly 1, 2 or 3 -> None."""
+    if isinstance(value, bool) or value is None:
         return None
-    items = ids.split(",") if isinstance(ids, str) else [str(i) for i in ids]
-    cleaned = tuple(dict.fromkeys(item.strip() for item in items if item.strip()))
-    if not cleaned:
-        raise GaiaParameterError("ids is empty — give one or more GAIA task ids, or omit it")
-    return cleaned
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() and int(number) in LEVELS else None
 
 
-def check_choice(name: str, value: object, choices: Sequence[str]) -> None:
-    """Raise a one-line error when ``value`` is not one of ``choices``."""
-    if value not in choices:
-        raise GaiaParameterError(f"{name} must be one of {', '.join(choices)} — got {value!r}")
+def is_metadata_file(name: str) -> bool:
+    """Whether a file name is one of a split's metadata files (every answer is in them)."""
+    return name.startswith("metadata") and name.endswith((".parquet", ".jsonl", ".json", ".csv"))
 
 
-def resolved_revision(hub: str, revision: str | None, dataset_path: str | None) -> str:
-    """The revision a run reads: as asked, else ``local`` for a local copy, else the hub pin."""
-    if revision:
-        return revision
-    return "local" if dataset_path is not None else DEFAULT_REVISIONS[hub]
+def attachment_path(record: GaiaRecord, files_dir: Path, root: Path, task_ids: set[str]) -> Path:
+    """The host file of a record's attachment, checked to be its own and inside the snapshot.
+
+    A snapshot (a mirror, a shared ``dataset_path``) is not trusted: its ``file_name`` must be a
+    plain name in the split's directory, a regular file whose real path (symlinks followed) stays
+    inside the snapshot (or, for a Hugging Face cache snapshot, inside that repository's blobs),
+    never a metadata file and never another record's attachment.
+
+    Raises:
+        GaiaDatasetError: Any of that does not hold, or the file is missing.
+    """
+    name = record.file_name
+
+    def fail(problem: str, fix: str = "fix or re-download the snapshot") -> GaiaDatasetError:
+        return GaiaDatasetError(f"attachment {name!r} of task {record.task_id} {problem} — {fix}")
+
+    if "/" in name or "\\" in name or name in (".", "..") or "\x00" in name:
+        raise fail("is not a plain file name in the split's directory")
+    if is_metadata_file(name):
+        raise fail("is a metadata file (it holds every answer)")
+    stem = name.split(".", 1)[0]
+    if stem != record.task_id and stem in task_ids:
+        raise fail("is another task's attachment")
+    path = files_dir / name
+    if not path.is_file():
+        raise fail(
+            f"is missing from {files_dir}",
+            "the snapshot is incomplete; delete it and download again",
+        )
+    real = path.resolve()
+    allowed = [root.resolve()]
+    if root.parent.name == "snapshots":  # a Hugging Face cache snapshot: files link to blobs/
+        allowed.append((root.parent.parent / "blobs").resolve())
+    if not any(real.is_relative_to(base) for base in allowed):
+        raise fail(f"links outside the snapshot (to {real})")
+    if is_metadata_file(real.name):
+        raise fail("links to a metadata file (it holds every answer)")
+    return real
+
+
+def record_to_sample(
+    record: GaiaRecord, attachment: Path | None, input_prompt: str = DEFAULT_INPUT_PROMPT
+) -> Sample:
+    """One checked GAIA record as a Sample; ``attachment`` is its host file, if it has one."""
+    sandbox_path = f"{SHARED_FILES_DIR}/{record.file_name}"
+    metadata = GaiaMetadata(
+        level=record.level,
+        file_name=record.file_name,
+        annotator_metadata=record.annotator_metadata,
+    )
+    return Sample(
+        id=record.task_id,
+        input=input_prompt.format(
+            file=FILE_HINT.format(path=sandbox_path) if record.file_name else "",
+            question=record.question,
+        ),
+        target=record.answer,
+        metadata=metadata.model_dump(),
+        # Only this sample's own attachment enters its sandbox.
+        files={sandbox_path: str(attachment)} if attachment is not None else None,
+    )
+
+
+def load_samples(root: Path, split: str, input_prompt: str = DEFAULT_INPUT_PROMPT) -> list[Sample]:
+    """Every question of a split as a Sample, each record and attachment checked.
+
+    Raises:
+        GaiaDatasetError: The metadata or an attachment is malformed, missing or unsafe.
+    """
+    source = metadata_file(root, split)
+    records = [check_record(raw, source, row) for row, raw in enumerate(read_records(source), 1)]
+    task_ids = {r.task_id for r in records}
+    if len(task_ids) != len(records):
+        counts = Counter(r.task_id for r in records)
+        twice = sorted(task_id for task_id, count in counts.items() if count > 1)
+        raise GaiaDatasetError(
+            f"GAIA metadata {source}: task id(s) {', '.join(twice)} appear more than once — fix "
+            "or re-download the snapshot"
+        )
+    claimed: dict[str, str] = {}
+    samples = []
+    for record in records:
+        attachment = None
+        if record.file_name:
+            other = claimed.setdefault(record.file_name, record.task_id)
+            if other != record.task_id:
+                raise GaiaDatasetError(
+                    f"attachment {record.file_name!r} is named by tasks {other} and "
+                    f"{record.task_id}: one task's file would reach another's sandbox — fix or "
+                    "re-download the snapshot"
+                )
+            attachment = attachment_path(record, source.parent, root, task_ids)
+        samples.append(record_to_sample(record, attachment, input_prompt))
+    return samples
 
 
 def resolve_snapshot(
     split: str, hub: str, revision: str | None, dataset_path: str | None
 ) -> tuple[Path, str]:
     """Find (or fetch) the snapshot to read; returns its root and the revision it stands for."""
-    check_choice("split", split, SPLITS)
-    check_choice("hub", hub, HUBS)
+    choice("split", split, SPLITS)
+    choice("hub", hub, HUBS)
     resolved = resolved_revision(hub, revision, dataset_path)
     if dataset_path is not None:
         return Path(dataset_path).expanduser().resolve(), resolved
@@ -204,9 +310,9 @@ def resolve_snapshot(
 
 def gaia_dataset(
     split: Split = "validation",
-    level: int | str | Sequence[int | str] | None = None,
-    ids: str | Sequence[str] | None = None,
-    hub: str = "huggingface",
+    levels: Sequence[int] = LEVELS,
+    ids: Sequence[str] | None = None,
+    hub: Hub = "huggingface",
     revision: str | None = None,
     dataset_path: str | None = None,
     input_prompt: str = DEFAULT_INPUT_PROMPT,
@@ -215,7 +321,7 @@ def gaia_dataset(
 
     Args:
         split: ``validation`` (answers public) or ``test`` (answers are ``"?"``).
-        level: Level(s) to keep; all three when ``None``.
+        levels: Levels to keep (default all three).
         ids: GAIA task ids to keep; all when ``None``.
         hub: ``huggingface`` (gated, needs a token) or ``modelscope``.
         revision: Hub revision; the pinned default of the hub when ``None``.
@@ -226,29 +332,19 @@ def gaia_dataset(
         GaiaParameterError: A parameter has an invalid value.
         GaiaDatasetError: The snapshot is missing, damaged, incomplete or cannot be fetched.
     """
-    levels = parse_levels(level)
-    wanted_ids = parse_ids(ids)
     root, _ = resolve_snapshot(split, hub, revision, dataset_path)
-    source = metadata_file(root, split)
-    to_sample = make_record_to_sample(source.parent, input_prompt)
-
-    samples = [to_sample(record) for record in read_records(source)]
-    samples = [s for s in samples if (s.metadata or {})["level"] in levels]
-    if wanted_ids is not None:
+    samples = [
+        s
+        for s in load_samples(root, split, input_prompt)
+        if s.metadata_as(GaiaMetadata).level in levels
+    ]
+    if ids is not None:
         present = {str(s.id) for s in samples}
-        missing = [i for i in wanted_ids if i not in present]
+        missing = [i for i in ids if i not in present]
         if missing:
             raise GaiaParameterError(
                 f"ids not in the {split} split at level {','.join(map(str, levels))}: "
                 f"{', '.join(missing)}"
             )
-        samples = [s for s in samples if str(s.id) in wanted_ids]
-
-    for sample in samples:
-        for host_path in (sample.files or {}).values():
-            if not Path(host_path).is_file():
-                raise GaiaDatasetError(
-                    f"attachment {Path(host_path).name} of task {sample.id} is missing from "
-                    f"{source.parent} — the snapshot is incomplete; delete it and download again"
-                )
+        samples = [s for s in samples if str(s.id) in ids]
     return MemoryDataset(samples, name=f"gaia-{split}", location=str(root))

@@ -6,7 +6,7 @@ message instead of a traceback.
 
 from __future__ import annotations
 
-from inspect_ai._util.error import PrerequisiteError
+from ._compat import PrerequisiteError
 
 
 class GaiaError(PrerequisiteError):

@@ -43,6 +43,22 @@ GATED_MESSAGE = (
 )
 
 
+def hub_endpoint(hub: str) -> str:
+    """The address the hub's client talks to (``HF_ENDPOINT`` / ``MODELSCOPE_DOMAIN`` move it)."""
+    if hub == "huggingface":
+        from huggingface_hub import constants
+
+        return str(constants.ENDPOINT)
+    return f"https://{os.environ.get('MODELSCOPE_DOMAIN', 'www.modelscope.cn')}"
+
+
+def resolved_revision(hub: str, revision: str | None, dataset_path: str | None) -> str:
+    """The revision a run reads: as asked, else ``local`` for a local copy, else the hub's pin."""
+    if revision:
+        return revision
+    return "local" if dataset_path is not None else DEFAULT_REVISIONS[hub]
+
+
 def cache_dir() -> Path:
     """Where snapshots are kept: ``$INSPECT_GAIA_CACHE_DIR``, else ``~/.cache/inspect_gaia``."""
     configured = os.environ.get(CACHE_ENV)

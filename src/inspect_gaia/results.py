@@ -75,6 +75,12 @@ def read_inspect_log(path: str | Path) -> RunResults:
     )
 
 
+def max_attempts(run: RunResults) -> int:
+    """Submissions the run allowed per sample (above 1 the agent learnt when it was wrong)."""
+    limits = run.settings.get("limits") or {}
+    return int(limits.get("max_attempts") or 1)
+
+
 def _samples(log: EvalLog, path: str | Path) -> list[EvalSample]:
     if not log.samples:
         raise GaiaError(f"{path} holds no samples (was the run cancelled before any finished?)")
@@ -131,32 +137,45 @@ def read_evalscope_run(directory: str | Path) -> RunResults:
     samples: list[SampleResult] = []
     for file in files:
         match = _LEVEL_FILE.search(file.name)
-        for line in file.read_text().splitlines():
-            if not line.strip():
-                continue
-            review = json.loads(line)
-            sample_score = review["sample_score"]
-            score = sample_score["score"]
-            metadata = sample_score.get("sample_metadata") or {}
-            level = metadata.get("level") or (match.group(1) if match else 0)
-            target = (score.get("metadata") or {}).get("target")
-            if target is None:
-                target = (
-                    review["target"][0] if isinstance(review["target"], list) else review["target"]
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                samples.append(
+                    _evalscope_review(line, match.group(1) if match else "0", file, number)
                 )
-            value = score["value"]
-            accuracy = value.get("acc", 0.0) if isinstance(value, dict) else float(value)
-            samples.append(
-                SampleResult(
-                    task_id=str(metadata["task_id"]),
-                    level=int(level),
-                    target=str(target),
-                    answer=score.get("extracted_prediction"),
-                    correct=float(accuracy) == 1.0,
-                )
-            )
     return RunResults(
         source=str(root), model=files[0].parent.name, split="validation", samples=tuple(samples)
+    )
+
+
+def _evalscope_review(line: str, file_level: str, file: Path, number: int) -> SampleResult:
+    """One evalscope review line as a SampleResult; a malformed line is a one-line error."""
+    try:
+        review = json.loads(line)
+        sample_score = review["sample_score"]
+        score = sample_score["score"]
+        metadata = sample_score.get("sample_metadata") or {}
+        task_id = metadata["task_id"]
+        target = (score.get("metadata") or {}).get("target")
+        if target is None:
+            target = review["target"][0] if isinstance(review["target"], list) else review["target"]
+        value = score["value"]
+        accuracy = float(value.get("acc", 0.0) if isinstance(value, dict) else value)
+        level = int(metadata.get("level") or file_level)
+    except json.JSONDecodeError as ex:
+        raise GaiaError(
+            f"{file}, line {number}: not JSON ({ex.msg}) — is the run complete?"
+        ) from ex
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as ex:
+        raise GaiaError(
+            f"{file}, line {number}: not an evalscope GAIA review (no usable {ex!s}) — is this "
+            "an evalscope GAIA output directory?"
+        ) from ex
+    return SampleResult(
+        task_id=str(task_id),
+        level=level,
+        target=str(target),
+        answer=score.get("extracted_prediction"),
+        correct=accuracy == 1.0,
     )
 
 

@@ -1,13 +1,13 @@
-"""The per-sample sandbox: Docker from the repository's ``compose.yaml``, or Kubernetes.
+"""The per-sample sandbox spec: Docker from the repository's ``compose.yaml``, or Kubernetes.
 
 ``compose.yaml`` (and ``values.yaml`` for inspect-k8s-sandbox) are read as written, then the task's
 image, network setting and resource limits are applied to a copy: in memory for Docker, as a file
-under the cache directory for Kubernetes (its provider takes a path).
+under the cache directory for Kubernetes (its provider takes a path). The Docker providers
+themselves are in ``_docker``; this module only names them.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 from dataclasses import dataclass
@@ -15,11 +15,9 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 import yaml
-from inspect_ai.util import ComposeConfig, SandboxEnvironmentSpec
-from inspect_ai.util._sandbox.compose import parse_compose_yaml
+from inspect_ai.util import ComposeConfig, SandboxEnvironmentSpec, parse_compose_yaml
 
-from .docker_sandbox import PROVIDER
-from .errors import GaiaParameterError, image_unavailable
+from ._docker import COMPOSE_PROVIDER, PROVIDER
 from .hub import cache_dir
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -29,6 +27,8 @@ VALUES_FILE = PACKAGE_DIR / "values.yaml"
 
 SandboxKind = Literal["docker", "compose", "k8s"]
 SANDBOX_KINDS: tuple[str, ...] = get_args(SandboxKind)
+PROVIDERS: dict[str, str] = {"docker": PROVIDER, "compose": COMPOSE_PROVIDER, "k8s": "k8s"}
+"""The inspect sandbox provider each ``-T sandbox=`` kind runs on."""
 
 DEFAULT_IMAGE = "python:3.11"
 DEFAULT_NETWORK = True
@@ -40,22 +40,16 @@ DEFAULT_PIDS = 1024
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """CPU, memory and process limits of one sandbox; ``None`` lifts a limit."""
+    """CPU, memory, process and disk limits of one sandbox; ``None`` lifts a limit.
+
+    Values are validated where task parameters are parsed (``_params``).
+    """
 
     cpus: float | None = DEFAULT_CPUS
     memory: str | None = DEFAULT_MEMORY
     pids: int | None = DEFAULT_PIDS
-
-    def __post_init__(self) -> None:
-        """Reject values Docker would refuse only once a sample starts."""
-        if self.cpus is not None and (isinstance(self.cpus, bool) or float(self.cpus) <= 0):
-            raise GaiaParameterError(f"cpus must be a positive number — got {self.cpus!r}")
-        if self.memory is not None and _memory_bytes(self.memory) is None:
-            raise GaiaParameterError(
-                f"memory must be a size such as 512m or 4g — got {self.memory!r}"
-            )
-        if self.pids is not None and (isinstance(self.pids, bool) or int(self.pids) < 16):
-            raise GaiaParameterError(f"pids must be 16 or more — got {self.pids!r}")
+    disk: str | None = None
+    """Writable-layer size (Docker ``storage_opt: size``); only some storage drivers enforce it."""
 
     def effective_cpus(self) -> float | None:
         """The CPU limit, capped at this machine's CPUs (Docker refuses more)."""
@@ -64,44 +58,17 @@ class SandboxLimits:
         return min(float(self.cpus), float(os.cpu_count() or 1))
 
 
-def _memory_bytes(size: str) -> int | None:
+def size_bytes(size: object) -> int | None:
+    """``512m``, ``4g``, ``1024k``, ``2gb`` or a byte count -> bytes; ``None`` if not a size."""
+    if isinstance(size, bool):
+        return None
     text = str(size).strip().lower().removesuffix("b")
-    units = {"k": 2**10, "m": 2**20, "g": 2**30}
+    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
     try:
-        if text and text[-1] in units:
-            return int(float(text[:-1]) * units[text[-1]])
-        return int(text)
+        value = float(text[:-1]) * units[text[-1]] if text and text[-1] in units else float(text)
     except ValueError:
         return None
-
-
-@functools.lru_cache(maxsize=64)
-def check_image(image: str) -> str | None:
-    """The local image's id; ``None`` when Docker cannot be asked or the registry will serve it.
-
-    Raises:
-        GaiaError: Docker answers, the image is not there, and its registry cannot provide it
-            (e.g. no registry reachable) — every sample would fail to start.
-    """
-    import docker
-    from docker.errors import ImageNotFound
-
-    try:
-        client = docker.from_env(timeout=10)
-        client.ping()
-    except Exception:  # no engine: inspect's own Docker check reports that, with its fix
-        return None
-    try:
-        return str(client.images.get(image).id)
-    except ImageNotFound:
-        pass
-    except Exception:
-        return None
-    try:
-        client.images.get_registry_data(image)
-        return None  # pullable: inspect pulls it before the first sample
-    except Exception as ex:
-        raise image_unavailable(image, str(ex).splitlines()[0][:200]) from ex
+    return int(value) if value > 0 else None
 
 
 def gaia_compose(
@@ -121,6 +88,8 @@ def gaia_compose(
     }
     if limits.memory is not None:
         update["memswap_limit"] = limits.memory  # no swap beyond the memory limit
+    if limits.disk is not None:
+        update["storage_opt"] = {"size": limits.disk}
     if not network:
         update["network_mode"] = "none"
     return config.model_copy(update={"services": {"default": service.model_copy(update=update)}})
@@ -140,7 +109,7 @@ def gaia_k8s_values(
     if limits.cpus is not None:
         resource_limits["cpu"] = f"{float(limits.cpus):g}"
     if limits.memory is not None:
-        resource_limits["memory"] = f"{_memory_bytes(limits.memory)}"
+        resource_limits["memory"] = f"{size_bytes(limits.memory)}"
     service["resources"] = {"limits": resource_limits, "requests": dict(resource_limits)}
     values["allowEntities"] = ["world"] if network else []
     text = yaml.safe_dump(values, sort_keys=False)
@@ -156,29 +125,20 @@ def gaia_sandbox(
     image: str = DEFAULT_IMAGE,
     network: bool = DEFAULT_NETWORK,
     limits: SandboxLimits | None = None,
-    kind: str = "docker",
+    kind: SandboxKind = "docker",
 ) -> SandboxEnvironmentSpec:
     """Sandbox spec for GAIA samples.
 
     Args:
         image: Image of the ``default`` service (an image present locally is never pulled).
         network: ``False`` gives the container no network at all.
-        limits: CPU, memory and process limits (defaults: 2 CPUs, 4g, 1024 processes).
+        limits: CPU, memory, process and disk limits (defaults: 2 CPUs, 4g, 1024 processes).
         kind: ``docker`` (compose.yaml, started through the Docker API: ``gaia-docker``),
             ``compose`` (compose.yaml, started by inspect's ``docker compose`` sandbox) or ``k8s``
             (values.yaml, needs inspect-k8s-sandbox).
     """
-    if kind == "docker":
-        return SandboxEnvironmentSpec(PROVIDER, gaia_compose(image, network, limits))
-    if kind == "compose":
-        return SandboxEnvironmentSpec("docker", gaia_compose(image, network, limits))
     if kind == "k8s":
-        try:
-            import k8s_sandbox  # noqa: F401 -- registers the "k8s" sandbox with inspect
-        except ImportError as ex:
-            raise GaiaParameterError(
-                "sandbox=k8s needs inspect-k8s-sandbox — install it with "
-                "`pip install 'inspect-gaia[k8s]'`"
-            ) from ex
+        import k8s_sandbox  # noqa: F401 -- registers the "k8s" sandbox with inspect
+
         return SandboxEnvironmentSpec("k8s", str(gaia_k8s_values(image, network, limits)))
-    raise GaiaParameterError(f"sandbox must be one of {', '.join(SANDBOX_KINDS)} — got {kind!r}")
+    return SandboxEnvironmentSpec(PROVIDERS[kind], gaia_compose(image, network, limits))

@@ -1,4 +1,8 @@
-"""``inspect-gaia doctor``: will a GAIA run start on this machine?"""
+"""``inspect-gaia doctor``: will a GAIA run start on this machine?
+
+The engine and image checks are the ones the task and the sandbox providers make
+(``_docker/engine.py``), so doctor's ✗ says what the run would say.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +12,19 @@ import re
 import shutil
 import subprocess
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import click
 
-from ..dataset import SPLITS
-from ..hub import DEFAULT_REVISIONS, GATED_MESSAGE, HUBS, cached_snapshot
+from .._docker import client, engine
+from .._docker.cleanup import unverifiable
+from .._params import SPLITS
+from ..dataset import metadata_file
+from ..errors import GaiaError
+from ..hub import DEFAULT_REVISIONS, GATED_MESSAGE, HUBS, cached_snapshot, hub_endpoint
 from ..image import default_tag
 from ..sandbox import DEFAULT_IMAGE
 
-MIN_ENGINE = (24, 0, 6)
 MIN_COMPOSE = (2, 21, 0)
 MIN_FREE_GB = 10.0
 DEFAULT_POOL_NETWORKS = 31
@@ -25,7 +33,7 @@ DEFAULT_POOL_NETWORKS = 31
 
 @dataclass(frozen=True)
 class Check:
-    """One preflight check; ``fix`` says what to do when it fails."""
+    """One preflight check; ``fix`` says what to do when it fails (or what a warning means)."""
 
     name: str
     ok: bool
@@ -33,39 +41,21 @@ class Check:
     fix: str = ""
 
 
+def check_engine() -> Check:
+    """Docker Engine reachable and new enough (the providers' own check)."""
+    try:
+        version = engine.check_engine()
+    except GaiaError as ex:
+        detail, _, fix = str(ex).partition(" — ")
+        return Check("Docker Engine", False, detail.removeprefix("Docker Engine "), fix)
+    return Check(
+        "Docker Engine", True, f"{version} (needs ≥ {'.'.join(map(str, engine.MIN_ENGINE))})"
+    )
+
+
 def _version(text: str) -> tuple[int, ...]:
     match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
-    if not match:
-        return ()
-    return tuple(int(part or 0) for part in match.groups())
-
-
-def _dotted(version: tuple[int, ...]) -> str:
-    return ".".join(map(str, version))
-
-
-def check_engine() -> tuple[Check, object | None]:
-    """Docker Engine reachable and new enough; returns the SDK client when reachable."""
-    import docker
-
-    try:
-        client = docker.from_env(timeout=10)
-        version = str(client.version().get("Version", ""))
-    except Exception as ex:  # the SDK raises DockerException, requests and socket errors
-        where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-        return Check(
-            "Docker Engine",
-            False,
-            f"not reachable at {where} ({type(ex).__name__})",
-            "start it (`sudo systemctl start docker`, or `dockerd &`) or fix DOCKER_HOST",
-        ), None
-    ok = _version(version) >= MIN_ENGINE
-    return Check(
-        "Docker Engine",
-        ok,
-        f"{version} (needs ≥ {_dotted(MIN_ENGINE)})",
-        "" if ok else "upgrade Docker Engine",
-    ), client
+    return tuple(int(part or 0) for part in match.groups()) if match else ()
 
 
 def check_compose(required: bool = True) -> Check:
@@ -94,24 +84,17 @@ def _compose_version() -> Check:
     return Check(
         "Docker Compose",
         ok,
-        f"{_dotted(version)} (needs ≥ {_dotted(MIN_COMPOSE)})",
+        f"{'.'.join(map(str, version))} (needs ≥ {'.'.join(map(str, MIN_COMPOSE))})",
         "" if ok else "upgrade the Compose plugin",
     )
 
 
-def check_image(client: object | None, image: str) -> Check:
-    """Sandbox image present locally (or at least known to the registry)."""
-    if client is None:
-        return Check(
-            "sandbox image", False, f"{image}: cannot tell without an engine", "start Docker first"
-        )
-    try:
-        client.images.get(image)  # type: ignore[attr-defined]
+def check_image(image: str) -> Check:
+    """Sandbox image present locally, or at least pullable from its registry."""
+    if engine.local_image_id(image) is not None:
         return Check("sandbox image", True, f"{image} present")
-    except Exception:
-        pass
     try:
-        client.images.get_registry_data(image)  # type: ignore[attr-defined]
+        client.registry_has(image)
         return Check("sandbox image", True, f"{image} not present, pullable from its registry")
     except Exception:
         return Check(
@@ -121,6 +104,43 @@ def check_image(client: object | None, image: str) -> Check:
             f"`docker pull {image}`, or without a registry `inspect-gaia image build --offline` "
             f"and `-T image={default_tag(True, False)}`",
         )
+
+
+def check_disk_limit(image: str, disk: str | None) -> Check:
+    """Whether ``-T disk=`` can be enforced; without it, a warning when it could not be."""
+    if engine.local_image_id(image) is None:
+        return Check("disk limit", disk is None, "cannot tell until the sandbox image is here")
+    problem = engine.disk_limit_problem(image, disk or "1g")
+    if disk is not None:
+        return Check(
+            "disk limit",
+            problem is None,
+            f"-T disk={disk} {'is enforced' if problem is None else 'cannot be enforced'}"
+            + (f": {problem}" if problem else ""),
+            "" if problem is None else "run without -T disk=, or on overlay2 over xfs with pquota",
+        )
+    if problem is None:
+        return Check("disk limit", True, "this engine can enforce -T disk= (not set)")
+    return Check(
+        "disk limit",
+        True,
+        "no per-sandbox disk limit on this engine: a sandbox can write until the host's disk is "
+        f"full ({problem})",
+    )
+
+
+def check_leftovers() -> Check:
+    """gaia-docker containers of runs whose liveness this host cannot check (warning only)."""
+    names = unverifiable()
+    if not names:
+        return Check("other runs' sandboxes", True, "none whose run cannot be checked from here")
+    return Check(
+        "other runs' sandboxes",
+        True,
+        f"{len(names)} container(s) of runs in another PID namespace, kernel or host "
+        f"({', '.join(names[:3])}{', …' if len(names) > 3 else ''}): never swept automatically; "
+        "remove them with `inspect sandbox cleanup gaia-docker` once those runs are over",
+    )
 
 
 def check_dataset(hub: str, split: str, revision: str | None) -> list[Check]:
@@ -141,11 +161,11 @@ def check_dataset(hub: str, split: str, revision: str | None) -> list[Check]:
                 "" if has_token else GATED_MESSAGE,
             )
         )
-    url = "https://huggingface.co" if hub == "huggingface" else "https://www.modelscope.cn"
+    url = hub_endpoint(hub)
     import urllib.request
 
     try:
-        urllib.request.urlopen(url, timeout=5)  # noqa: S310 -- fixed https URL
+        urllib.request.urlopen(url, timeout=5)
         reachable = True
     except Exception:
         reachable = False
@@ -163,7 +183,7 @@ def check_dataset(hub: str, split: str, revision: str | None) -> list[Check]:
     return checks
 
 
-def check_disk(min_free_gb: float) -> Check:
+def check_free_disk(min_free_gb: float) -> Check:
     """Free space where Docker and the dataset cache live."""
     path = "/var/lib/docker" if os.path.isdir("/var/lib/docker") else os.path.expanduser("~")
     free = shutil.disk_usage(path).free / 1e9
@@ -176,15 +196,15 @@ def check_disk(min_free_gb: float) -> Check:
     )
 
 
-def check_networks(
-    client: object | None, max_sandboxes: int, network: bool, sandbox: str = "docker"
-) -> Check:
+def check_networks(max_sandboxes: int, network: bool, sandbox: str = "docker") -> Check:
     """Room in Docker's address pools: one network per run (docker), or per sandbox (compose)."""
     if not network:
         return Check("address pools", True, "network=false: sandboxes need no network")
-    if client is None:
+    try:
+        listed = client.networks({})
+    except Exception:
         return Check("address pools", False, "cannot tell without an engine", "start Docker first")
-    existing = [n for n in client.networks.list() if n.name not in ("bridge", "host", "none")]  # type: ignore[attr-defined]
+    existing = [n for n in listed if n.get("Name") not in ("bridge", "host", "none")]
     free = DEFAULT_POOL_NETWORKS - len(existing)
     if sandbox == "docker":
         ok = free >= 1
@@ -234,6 +254,7 @@ def check_networks(
     show_default=True,
     help="The -T sandbox= you will run with.",
 )
+@click.option("--disk", help="The -T disk= you will run with (checked to be enforceable).")
 @click.option("--min-free-gb", type=float, default=MIN_FREE_GB, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 def doctor(
@@ -245,25 +266,28 @@ def doctor(
     max_sandboxes: int,
     no_network: bool,
     sandbox: str,
+    disk: str | None,
     min_free_gb: float,
     as_json: bool,
 ) -> None:
     """Check, before a long run, that it would start.
 
-    Docker Engine (and Compose for --sandbox compose) versions, the sandbox image, the dataset
-    (cached, or hub and token), free disk and Docker's address-pool headroom. Exit status 0 only
-    when every check passes.
+    Docker Engine (and Compose for --sandbox compose) versions, the sandbox image, whether a disk
+    limit can be enforced, sandboxes of other runs, the dataset (cached, or hub and token), free
+    disk and Docker's address-pool headroom. Exit status 0 only when every check passes (a
+    warning, such as no disk limit, does not fail).
 
     Example: inspect-gaia doctor --image inspect-gaia/sandbox:bookworm --max-sandboxes 16
     """
-    engine, client = check_engine()
-    checks = [engine, check_compose(sandbox == "compose"), check_image(client, image)]
+    engine_check = check_engine()
+    checks = [engine_check, check_compose(sandbox == "compose")]
+    if engine_check.ok:
+        checks += [check_image(image), check_disk_limit(image, disk), check_leftovers()]
+    else:
+        checks.append(
+            Check("sandbox image", False, f"{image}: cannot tell without an engine", "start it")
+        )
     if dataset_path:
-        from pathlib import Path
-
-        from ..dataset import metadata_file
-        from ..errors import GaiaError
-
         try:
             checks.append(Check("dataset", True, str(metadata_file(Path(dataset_path), split))))
         except GaiaError as ex:
@@ -271,8 +295,8 @@ def doctor(
     else:
         checks += check_dataset(hub, split, revision)
     checks += [
-        check_disk(min_free_gb),
-        check_networks(client, max_sandboxes, not no_network, sandbox),
+        check_free_disk(min_free_gb),
+        check_networks(max_sandboxes, not no_network, sandbox),
     ]
 
     if as_json:
@@ -283,6 +307,5 @@ def doctor(
             click.echo(
                 f"{mark} {c.name}: {c.detail}" + (f" — {c.fix}" if not c.ok and c.fix else "")
             )
-    failed = [c for c in checks if not c.ok]
-    if failed:
+    if any(not c.ok for c in checks):
         raise SystemExit(1)

@@ -6,7 +6,8 @@ import json
 
 import click
 
-from ..dataset import SPLITS, YEAR, metadata_file, read_records, resolve_snapshot
+from .._params import SPLITS
+from ..dataset import YEAR, metadata_file, read_records, resolve_snapshot
 from ..hub import HUBS
 
 

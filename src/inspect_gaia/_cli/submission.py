@@ -9,14 +9,14 @@ import click
 
 from ..dataset import gaia_dataset
 from ..errors import GaiaError
-from ..results import RunResults, by_task_id, read_inspect_log
+from ..results import RunResults, by_task_id, max_attempts, read_inspect_log
 
 
 def _split_ids(run: RunResults, split: str, dataset_path: str | None) -> list[str]:
     settings = run.settings
     dataset = gaia_dataset(
         split="test" if split == "test" else "validation",
-        hub=str(settings.get("hub") if settings.get("hub") != "local" else "huggingface"),
+        hub="modelscope" if settings.get("hub") == "modelscope" else "huggingface",
         revision=None if settings.get("hub") == "local" else settings.get("revision"),
         dataset_path=dataset_path or settings.get("dataset_path"),
     )
@@ -30,12 +30,21 @@ def _split_ids(run: RunResults, split: str, dataset_path: str | None) -> list[st
 )
 @click.option("--allow-validation", is_flag=True, help="Accept validation-split logs too.")
 @click.option(
+    "--allow-oracle-retries",
+    is_flag=True,
+    help="Accept logs run with max_attempts > 1 (the agent was told when it was wrong).",
+)
+@click.option(
     "--dataset-path",
     type=click.Path(exists=True, file_okay=False),
     help="GAIA snapshot to take the split's task ids from (default: the one the run used).",
 )
 def submission(
-    logs: tuple[str, ...], output: str, allow_validation: bool, dataset_path: str | None
+    logs: tuple[str, ...],
+    output: str,
+    allow_validation: bool,
+    allow_oracle_retries: bool,
+    dataset_path: str | None,
 ) -> None:
     """Write the GAIA leaderboard submission for test-split LOGS.
 
@@ -56,6 +65,15 @@ def submission(
             f"these are {split}-split logs; the leaderboard takes the test split "
             "(pass --allow-validation to write them anyway)"
         )
+    oracle = [run.source for run in runs if max_attempts(run) > 1]
+    if oracle and not allow_oracle_retries:
+        raise GaiaError(
+            f"{', '.join(oracle)} ran with max_attempts > 1: the agent was told when an answer was "
+            "wrong, so these are not pass@1 answers (pass --allow-oracle-retries to write them)"
+        )
+    target = Path(output)
+    if not target.parent.is_dir():
+        raise GaiaError(f"cannot write {output}: no directory {target.parent} — create it first")
     merged, duplicates = by_task_id(runs)
     if duplicates:
         raise GaiaError(f"task ids answered more than once: {', '.join(sorted(set(duplicates)))}")
@@ -80,7 +98,10 @@ def submission(
         )
         for task_id in expected
     ]
-    Path(output).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    try:
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    except OSError as ex:
+        raise GaiaError(f"cannot write {output}: {ex.strerror or ex}") from ex
     failed = [t for t in expected if merged[t].failed]
     click.echo(f"wrote {len(lines)} answers to {output}")
     if failed:

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The compat layer against the newest inspect_ai on PyPI, beside the pinned floor the main run
+# uses: a breaking inspect release shows up the day it ships. Its own venv; the fast loop plus one
+# Docker end-to-end test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv-newest
+# shellcheck disable=SC1091
+source .venv-newest/bin/activate
+python -m pip install -q --upgrade pip
+python -m pip install -q -e ".[test]"
+python -m pip install -q --upgrade inspect_ai
+echo "newest-inspect: inspect_ai $(python -c 'import importlib.metadata as m; print(m.version("inspect_ai"))')"
+python -m pytest -q -m "not docker" -p no:cacheprovider
+python -m pytest -q -p no:cacheprovider "tests/test_e2e.py::test_cli_run_scores_per_level_and_cleans_up[docker]"

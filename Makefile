@@ -1,0 +1,15 @@
+# The README's commands. `make test` is all a fresh Debian machine needs after the install command:
+# it starts (installing if need be) a Docker Engine, builds the sandbox images, then runs pytest.
+PYTHON ?= python
+
+.PHONY: test fast setup
+
+setup:
+	bash .ci/docker-engine.sh
+	bash .ci/sandbox-images.sh
+
+test: setup
+	$(PYTHON) -m pytest
+
+fast:
+	$(PYTHON) -m pytest -m "not docker"

@@ -1,0 +1,64 @@
+"""Every private inspect_ai name this package uses, in one place, each with the reason.
+
+inspect_ai releases several times a week and its private modules move without notice. Importing
+them only here means a release that breaks one shows up as one failing import (``.ci/run`` checks
+this module against the pinned floor and against the newest inspect_ai on PyPI), and a fix is a
+one-line change here. Nothing else in the package imports from a ``_``-prefixed inspect_ai module.
+"""
+
+from __future__ import annotations
+
+# inspect eval prints a PrerequisiteError as its message alone, without a traceback: the base of
+# our one-line errors (errors.py).
+from inspect_ai._util.error import PrerequisiteError
+
+# The log of the running sample (its id and epoch): gaia-docker names containers after them so
+# `docker ps` shows which sample a container serves. No public accessor exists.
+from inspect_ai.log._samples import sample_active
+
+# basic_agent's own system prompt, passed again when we add our init steps to basic_agent (giving
+# `init` replaces the default, and the default prompt is part of what makes runs comparable).
+from inspect_ai.solver._basic_agent import DEFAULT_SYSTEM_MESSAGE
+
+# The sample currently running, for scorers that must read its messages outside the solver.
+from inspect_ai.util import SandboxEnvironment
+
+# inspect's compose sandbox, subclassed so that a sample whose sandbox fails to start is still
+# scored (inspect skips scoring when sample_init raises).
+from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
+
+# How inspect's compose sandbox tells the engine's launch failures (runc, our `timeout` wrapper)
+# from the command's own: gaia-docker classifies its exec results the same way.
+from inspect_ai.util._sandbox.docker.failure import InjectedWrapper, classify_exec_failure
+
+# The sandbox event recorder inspect wraps around every environment; unwrapped (``unproxied``) to
+# read a provider's own state (a sandbox that never started, or whose set-up failed).
+from inspect_ai.util._sandbox.events import SandboxEnvironmentProxy
+
+# Per-run provider state: inspect opens one scope per eval batch and tasks spawned inside inherit
+# it, so two evals in one process keep separate run ids (and never clean up each other's).
+from inspect_ai.util._sandbox.lifecycle import sandbox_lifecycle_state
+
+# The ring buffer inspect's compose sandbox keeps command output in: the same cap, the same tail.
+from inspect_ai.util._subprocess import CircularByteBuffer
+
+
+def unproxied(environment: SandboxEnvironment) -> SandboxEnvironment:
+    """The provider's own environment behind inspect's event-recording proxy."""
+    if isinstance(environment, SandboxEnvironmentProxy):
+        return environment._sandbox
+    return environment
+
+
+__all__ = [
+    "CircularByteBuffer",
+    "DEFAULT_SYSTEM_MESSAGE",
+    "DockerSandboxEnvironment",
+    "InjectedWrapper",
+    "PrerequisiteError",
+    "SandboxEnvironmentProxy",
+    "classify_exec_failure",
+    "sample_active",
+    "sandbox_lifecycle_state",
+    "unproxied",
+]

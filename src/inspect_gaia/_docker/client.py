@@ -1,0 +1,397 @@
+"""Blocking Docker Engine API calls through the docker SDK: the only place with docker-py internals.
+
+Everything here runs on a worker thread (``call``). The SDK's low-level ``APIClient`` is used, not
+its object layer: one HTTP request per step and nothing fetched that is not used. Three internals
+of docker-py are needed and used only here: ``APIClient._url``/``_get``/``_raise_for_status`` (an
+archive download whose response we must close on every path: an archive left unread holds the
+container's lock and the next exec waits for it), the raw socket of an exec (``_sock``, to send
+stdin and half-close it) and ``frames_iter`` (the multiplexed stdout/stderr stream).
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import functools
+import io
+import json
+import os
+import socket
+import stat as stat_module
+import tarfile
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+import anyio
+from inspect_ai.util import (
+    OutputLimitExceededError,
+    SandboxEnvironmentLimits,
+    SandboxUnavailableError,
+)
+
+from .._compat import CircularByteBuffer
+
+if TYPE_CHECKING:
+    from docker import APIClient
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+API_TIMEOUT = 120
+"""Seconds one API request may take (an exec's stream is bounded by the command's timeout)."""
+_THREADS = anyio.CapacityLimiter(256)
+"""Blocking SDK calls run on worker threads: one per running command, so allow many."""
+_GO_MODE_DIR = 1 << 31
+"""The directory bit of the engine's file modes (Go's ``os.ModeDir``)."""
+
+
+def api() -> APIClient:
+    """The API client for the engine ``DOCKER_HOST`` names now (as the docker CLI reads it)."""
+    return _api(os.environ.get("DOCKER_HOST"))
+
+
+@functools.cache
+def _api(host: str | None) -> APIClient:
+    import docker
+
+    return docker.from_env(timeout=API_TIMEOUT, max_pool_size=256).api
+
+
+async def call(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run a blocking call on a worker thread (cancellable: the thread is abandoned)."""
+    return await anyio.to_thread.run_sync(
+        functools.partial(fn, *args, **kwargs), abandon_on_cancel=True, limiter=_THREADS
+    )
+
+
+def first_line(ex: BaseException) -> str:
+    """An exception's first line, at most 300 characters (for one-line messages)."""
+    return (str(ex).splitlines() or [type(ex).__name__])[0][:300]
+
+
+def engine_unreachable(ex: BaseException) -> bool:
+    """Whether ``ex`` (or its cause) says the engine did not answer at all."""
+    import requests
+    from docker.errors import DockerException
+
+    seen: BaseException | None = ex
+    while seen is not None:
+        if isinstance(seen, (requests.exceptions.ConnectionError, ConnectionError)):
+            return True
+        if isinstance(seen, FileNotFoundError) and "docker" in str(seen).lower():
+            return True
+        text = str(seen)
+        if isinstance(seen, DockerException) and "Error while fetching server API" in text:
+            return True
+        if "Cannot connect to the Docker daemon" in text:  # the docker / compose CLI's words
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def answers(timeout: float = 3) -> bool:
+    """Whether the engine answers a ping within ``timeout`` seconds."""
+    import docker
+
+    try:
+        return bool(docker.from_env(timeout=int(max(1, timeout))).ping())
+    except Exception:
+        return False
+
+
+# -- engine and images ---------------------------------------------------------------------------
+
+
+def version() -> dict[str, Any]:
+    """The engine's version document (``docker version``'s server part)."""
+    return dict(api().version())
+
+
+def info() -> dict[str, Any]:
+    """The engine's ``docker info`` document."""
+    return dict(api().info())
+
+
+def image_config(image: str) -> dict[str, Any]:
+    """The image's id and config; raises ``docker.errors.ImageNotFound`` when absent."""
+    inspected = api().inspect_image(image)
+    return {"id": str(inspected["Id"]), **(inspected.get("Config") or {})}
+
+
+def registry_has(image: str) -> None:
+    """Raise unless the image's registry knows it (a pull would succeed)."""
+    api().inspect_distribution(image)
+
+
+def pull(image: str) -> None:
+    """Pull ``image`` from its registry."""
+    api().pull(image)
+
+
+# -- containers and networks ---------------------------------------------------------------------
+
+
+def create_network(name: str, labels: Mapping[str, str]) -> None:
+    """A bridge network whose containers cannot reach one another (icc off)."""
+    api().create_network(
+        name,
+        driver="bridge",
+        # Samples share a run's network for its address range, not to talk to each other.
+        options={"com.docker.network.bridge.enable_icc": "false"},
+        labels=dict(labels),
+    )
+
+
+def start_container(name: str, kwargs: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    """Create and start a container (``kwargs`` as ``service.create_kwargs`` makes them)."""
+    client = api()
+    arguments = dict(kwargs)
+    host_config = client.create_host_config(**arguments.pop("host_config"))
+    created = client.create_container(
+        **arguments, name=name, host_config=host_config, labels=dict(labels), detach=True
+    )
+    container = str(created["Id"])
+    try:
+        client.start(container)
+    except BaseException:
+        remove_container(container)
+        raise
+    return container
+
+
+def create_only(image: str, host_config: Mapping[str, Any]) -> str:
+    """Create (not start) a labelled throw-away container; its id (for capability probes)."""
+    client = api()
+    created = client.create_container(
+        image,
+        command=["true"],
+        host_config=client.create_host_config(**host_config),
+        labels={"inspect_gaia.probe": "1"},
+    )
+    return str(created["Id"])
+
+
+def remove_container(container: str) -> None:
+    """Force-remove a container; a container already gone (or going) is not an error."""
+    from docker.errors import NotFound
+
+    try:
+        api().remove_container(container, force=True, v=True)
+    except NotFound:
+        pass
+    except Exception as ex:
+        text = str(ex)
+        if "removal of container" not in text and "is already in progress" not in text:
+            raise
+
+
+def containers(filters: Mapping[str, list[str]]) -> list[dict[str, Any]]:
+    """Containers (running or not) matching ``filters``."""
+    return list(api().containers(all=True, filters=dict(filters)))
+
+
+def networks(filters: Mapping[str, list[str]]) -> list[dict[str, Any]]:
+    """Networks matching ``filters``."""
+    return list(api().networks(filters=dict(filters)))
+
+
+def remove_network(network: str) -> None:
+    """Remove a network; one already gone is not an error."""
+    from docker.errors import NotFound
+
+    try:
+        api().remove_network(network)
+    except NotFound:
+        pass
+
+
+def rename(container: str, name: str) -> None:
+    """Rename a container."""
+    api().rename(container, name)
+
+
+def running(container: str) -> bool:
+    """Whether the container exists and runs."""
+    try:
+        return bool(api().inspect_container(container)["State"]["Running"])
+    except Exception:
+        return False
+
+
+# -- commands ------------------------------------------------------------------------------------
+
+
+def exec_command(
+    container: str,
+    cmd: list[str],
+    data: bytes | None,
+    workdir: str,
+    env: Mapping[str, str] | None,
+    user: str | None,
+    limit: int,
+) -> tuple[int, bytes, bytes]:
+    """Run ``cmd`` in the container; its exit code and (capped, tail-kept) stdout and stderr.
+
+    Raises:
+        SandboxUnavailableError: The container is gone or not running.
+    """
+    from docker.errors import APIError, NotFound
+    from docker.utils.socket import STDOUT, frames_iter
+
+    client = api()
+    try:
+        exec_id = client.exec_create(
+            container,
+            cmd,
+            stdout=True,
+            stderr=True,
+            stdin=data is not None,
+            environment=dict(env) if env else None,
+            workdir=workdir,
+            user=user or "",
+        )["Id"]
+        sock = client.exec_start(exec_id, socket=True)
+    except (NotFound, APIError) as ex:
+        if isinstance(ex, NotFound) or ex.status_code == 409:
+            raise SandboxUnavailableError(
+                f"The sandbox is not running and cannot execute: {first_line(ex)}"
+            ) from ex
+        raise
+    raw: socket.socket = getattr(sock, "_sock", sock)
+    raw.settimeout(None)  # the command's own timeout bounds the wait, not the API's
+    if data is not None:
+        threading.Thread(target=_feed, args=(raw, data), daemon=True).start()
+    out, err = CircularByteBuffer(limit), CircularByteBuffer(limit)
+    try:
+        for stream, chunk in frames_iter(sock, tty=False):
+            (out if stream == STDOUT else err).write(chunk)
+    finally:
+        sock.close()
+    return _exit_code(exec_id), out.getvalue(), err.getvalue()
+
+
+def _feed(raw: socket.socket, data: bytes) -> None:
+    try:
+        raw.sendall(data)
+    except OSError:
+        pass  # the command exited without reading all of its input
+    finally:
+        try:
+            raw.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
+def _exit_code(exec_id: str) -> int:
+    state: dict[str, Any] = {}
+    for _ in range(50):
+        state = api().exec_inspect(exec_id)
+        if not state.get("Running") and state.get("ExitCode") is not None:
+            return int(state["ExitCode"])
+        time.sleep(0.02)
+    return int(state.get("ExitCode") or -1)
+
+
+# -- files ---------------------------------------------------------------------------------------
+
+
+def put_file(container: str, path: str, data: bytes) -> None:
+    """Write ``data`` at ``path`` as one archive upload (parents created by the engine).
+
+    Raises:
+        IsADirectoryError: ``path`` is a directory (the engine would replace it).
+        PermissionError: The engine refused the write.
+        SandboxUnavailableError: The container is gone.
+    """
+    from docker.errors import APIError, NotFound
+
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        info = tarfile.TarInfo(path.lstrip("/"))
+        info.size = len(data)
+        info.mode = 0o644
+        info.mtime = int(time.time())
+        tar.addfile(info, io.BytesIO(data))
+    # The engine replaces whatever is at the path, a directory included; a local write would
+    # refuse. One stat request (no process in the container) tells.
+    client = api()
+    probe = client.head(client._url("/containers/{0}/archive", container), params={"path": path})
+    if probe.status_code == 200 and _is_directory(probe.headers):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory.", path)
+    try:
+        client.put_archive(container, "/", archive.getvalue())
+    except NotFound as ex:
+        raise SandboxUnavailableError(f"The sandbox is gone: {first_line(ex)}") from ex
+    except APIError as ex:
+        message = str(ex).lower()
+        if "permission denied" in message or "read-only" in message:
+            raise PermissionError(errno.EACCES, "Permission denied.", path) from ex
+        raise
+
+
+def get_file(container: str, path: str, original: str) -> bytes:
+    """Read one regular file at ``path`` (``original`` is the name used in errors).
+
+    Raises:
+        FileNotFoundError, IsADirectoryError, PermissionError, OSError: As a local read would.
+        OutputLimitExceededError: The file is larger than inspect's read limit.
+    """
+    from docker.errors import APIError, NotFound
+
+    client = api()
+    limit = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE
+    # APIClient.get_archive, with the response closed on every path (see the module docstring).
+    response = client._get(
+        client._url("/containers/{0}/archive", container), params={"path": path}, stream=True
+    )
+    try:
+        try:
+            client._raise_for_status(response)
+        except NotFound as ex:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory.", original) from ex
+        except APIError as ex:
+            if "permission denied" in str(ex).lower():
+                raise PermissionError(errno.EACCES, "Permission denied.", original) from ex
+            raise
+        if _is_directory(response.headers):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory.", original)
+        if int(_path_stat(response.headers).get("size", 0)) > limit:
+            raise _read_limit_error()
+        archive = bytearray()
+        for chunk in response.iter_content(chunk_size=1 << 16):
+            archive += chunk
+            if len(archive) > limit + (1 << 16):  # the tar headers are a few blocks
+                raise _read_limit_error()
+    finally:
+        response.close()
+    with tarfile.open(fileobj=io.BytesIO(bytes(archive)), mode="r:") as tar:
+        member = tar.next()
+        if member is None or not member.isreg() or tar.next() is not None:
+            raise OSError(errno.EINVAL, "Not a regular file.", original)
+        if member.size > limit:
+            raise _read_limit_error()
+        if not member.mode & stat_module.S_IRUSR:
+            raise PermissionError(errno.EACCES, "Permission denied.", original)
+        extracted = tar.extractfile(member)
+        if extracted is None:
+            raise OSError(errno.EINVAL, "Not a regular file.", original)
+        return extracted.read()
+
+
+def _read_limit_error() -> OutputLimitExceededError:
+    # the file's contents may be large or binary: none of it goes into the error
+    return OutputLimitExceededError(
+        limit_str=SandboxEnvironmentLimits.MAX_READ_FILE_SIZE_STR, truncated_output=None
+    )
+
+
+def _path_stat(headers: Mapping[str, str]) -> dict[str, Any]:
+    """The engine's stat of an archive path (name, size, mode, ...), sent as a header."""
+    header = headers.get("X-Docker-Container-Path-Stat", "")
+    return dict(json.loads(base64.b64decode(header))) if header else {}
+
+
+def _is_directory(headers: Mapping[str, str]) -> bool:
+    return bool(int(_path_stat(headers).get("mode", 0)) & _GO_MODE_DIR)

@@ -1,0 +1,80 @@
+"""``gaia-compose``: inspect's ``docker compose`` sandbox, with GAIA's checks and start guard.
+
+The same sandbox inspect's ``docker`` provider gives (``-T sandbox=compose``), with three additions
+so that it keeps the promises the default ``gaia-docker`` keeps: the engine and image are checked
+with the same one-line errors before any sample starts, a sample whose sandbox fails to start is
+still scored (``_faults``), and SIGTERM/SIGHUP clean up as Ctrl-C does (``_signals``).
+"""
+
+from __future__ import annotations
+
+from inspect_ai.util import SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
+from typing_extensions import override
+
+from .. import _signals
+from .._compat import DockerSandboxEnvironment
+from .._faults import start_or_stand_in, started
+from . import COMPOSE_PROVIDER, client, engine
+from .provider import describe_start_failure
+from .service import service_config
+
+
+@sandboxenv(name=COMPOSE_PROVIDER)
+class GaiaComposeSandbox(DockerSandboxEnvironment):
+    """inspect's compose sandbox behind GAIA's engine check, start guard and signal handling."""
+
+    @override
+    @classmethod
+    async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
+        """Check the engine and the image with GAIA's messages, then start as inspect does."""
+        image = _image(config)
+        await client.call(engine.check_engine)
+        if image is not None:
+            await client.call(engine.ensure_image, image)
+        await super().task_init(task_name, config)
+        _signals.install()
+
+    @override
+    @classmethod
+    async def sample_init(
+        cls,
+        task_name: str,
+        config: SandboxEnvironmentConfigType | None,
+        metadata: dict[str, str],
+    ) -> dict[str, SandboxEnvironment]:
+        """Start as inspect does; a failed start stands in as an ``UnstartedSandbox``."""
+        return await start_or_stand_in(
+            super().sample_init(task_name, config, metadata), describe_start_failure
+        )
+
+    @override
+    @classmethod
+    async def sample_cleanup(
+        cls,
+        task_name: str,
+        config: SandboxEnvironmentConfigType | None,
+        environments: dict[str, SandboxEnvironment],
+        interrupted: bool,
+    ) -> None:
+        """Clean up as inspect does; a sandbox that never started has nothing to clean."""
+        own = started(environments)
+        if own is not None:
+            await super().sample_cleanup(task_name, config, own, interrupted)
+
+    @override
+    @classmethod
+    async def task_cleanup(
+        cls, task_name: str, config: SandboxEnvironmentConfigType | None, cleanup: bool
+    ) -> None:
+        """Clean up as inspect does, then restore the signal handlers."""
+        try:
+            await super().task_cleanup(task_name, config, cleanup)
+        finally:
+            _signals.uninstall()
+
+
+def _image(config: SandboxEnvironmentConfigType | None) -> str | None:
+    try:
+        return str(service_config(config)["image"])
+    except Exception:  # a compose file gaia-docker would refuse is still inspect's to run
+        return None

@@ -1,0 +1,331 @@
+"""The task's parameters: every ``-T`` value parsed and validated once, into one frozen object.
+
+``inspect eval -T x=...`` hands the task YAML-parsed values (``-T level=1,2`` arrives as the string
+``"1,2"``, ``-T level=[1,2]`` as a list, a one-element list as a bare value), so each parser accepts
+every spelling a user may type and returns one canonical type. An invalid value raises a
+``GaiaParameterError`` whose one line says what is valid, before any sandbox starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import shlex
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from .errors import GaiaParameterError
+from .hub import HUBS, Hub, resolved_revision
+from .sandbox import (
+    DEFAULT_CPUS,
+    DEFAULT_IMAGE,
+    DEFAULT_MEMORY,
+    DEFAULT_NETWORK,
+    DEFAULT_PIDS,
+    SANDBOX_KINDS,
+    SandboxKind,
+    SandboxLimits,
+    size_bytes,
+)
+
+Split = Literal["validation", "test"]
+SPLITS: tuple[str, ...] = get_args(Split)
+LEVELS: tuple[int, ...] = (1, 2, 3)
+
+DEFAULT_LEVEL: tuple[int, ...] = LEVELS
+DEFAULT_SPLIT: Split = "validation"
+DEFAULT_HUB: Hub = "huggingface"
+DEFAULT_COMMAND_TIMEOUT = 180
+"""Seconds one bash command may run (inspect_evals' and evalscope's default)."""
+DEFAULT_MAX_ATTEMPTS = 1
+DEFAULT_MESSAGE_LIMIT = 100
+DEFAULT_SANDBOX: SandboxKind = "docker"
+
+MCP_SHORTCUTS: dict[str, tuple[str, ...]] = {
+    "fetch": (sys.executable, "-m", "mcp_server_fetch"),
+}
+"""Names usable in ``mcp_servers`` instead of a command line."""
+
+_MCP_EXTRA = "install it with `pip install 'inspect-gaia[mcp]'`"
+
+
+def parse_levels(level: object) -> tuple[int, ...]:
+    """``1``, ``"1,2"``, ``"[1, 2]"``, ``[1, 2]`` or ``None`` (all) -> sorted levels."""
+    if level is None:
+        return LEVELS
+    items: Iterable[object]
+    if isinstance(level, str):
+        items = [part for part in level.strip("[] ").split(",") if part.strip()]
+    elif isinstance(level, (int, float)) and not isinstance(level, bool):
+        items = [level]
+    elif isinstance(level, Sequence):
+        items = level
+    else:
+        items = [level]
+    levels: set[int] = set()
+    for item in items:
+        value = _whole_number(item)
+        if value not in LEVELS:
+            raise GaiaParameterError(
+                f"level must be 1, 2 or 3, or a list of them such as 1,2 — got {level!r}"
+            )
+        levels.add(value)
+    if not levels:
+        raise GaiaParameterError(f"level must name at least one of 1, 2, 3 — got {level!r}")
+    return tuple(sorted(levels))
+
+
+def _whole_number(item: object) -> int | None:
+    """``2``, ``"2"``, ``2.0`` or ``"2.0"`` -> 2; anything else (``2.5``, ``True``) -> None."""
+    if isinstance(item, bool):
+        return None
+    try:
+        number = float(str(item).strip())
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else None
+
+
+def parse_ids(ids: object) -> tuple[str, ...] | None:
+    """One id, ``"a,b"`` or a list -> a tuple without duplicates; ``None`` selects all."""
+    if ids is None:
+        return None
+    items = ids.split(",") if isinstance(ids, str) else [str(i) for i in _as_list(ids)]
+    cleaned = tuple(dict.fromkeys(item.strip() for item in items if item.strip()))
+    if not cleaned:
+        raise GaiaParameterError("ids is empty — give one or more GAIA task ids, or omit it")
+    return cleaned
+
+
+def parse_mcp_servers(mcp_servers: object) -> tuple[tuple[str, ...], ...]:
+    """``fetch`` or a command line, one or a list -> the command lines to start."""
+    if mcp_servers is None:
+        return ()
+    commands = []
+    for item in [mcp_servers] if isinstance(mcp_servers, str) else _as_list(mcp_servers):
+        text = str(item).strip()
+        if not text:
+            raise GaiaParameterError(
+                "mcp_servers has an empty entry — give `fetch` or a command line"
+            )
+        commands.append(MCP_SHORTCUTS.get(text) or tuple(shlex.split(text)))
+    return tuple(commands)
+
+
+def _as_list(value: object) -> list[object]:
+    return list(value) if isinstance(value, Iterable) and not isinstance(value, str) else [value]
+
+
+def choice(name: str, value: object, choices: Sequence[str]) -> str:
+    """``value`` when it is one of ``choices``, else a one-line error listing them."""
+    if value not in choices:
+        raise GaiaParameterError(f"{name} must be one of {', '.join(choices)} — got {value!r}")
+    return str(value)
+
+
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise GaiaParameterError(f"{name} must be a whole number ≥ 1 — got {value!r}")
+    return value
+
+
+def _flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise GaiaParameterError(f"{name} must be true or false — got {value!r}")
+    return value
+
+
+def _limits(cpus: object, memory: object, pids: object, disk: object) -> SandboxLimits:
+    if cpus is not None and (
+        isinstance(cpus, bool) or not isinstance(cpus, (int, float)) or cpus <= 0
+    ):
+        raise GaiaParameterError(f"cpus must be a positive number — got {cpus!r}")
+    for name, size in (("memory", memory), ("disk", disk)):
+        if size is not None and size_bytes(size) is None:
+            raise GaiaParameterError(f"{name} must be a size such as 512m or 4g — got {size!r}")
+    if pids is not None and (isinstance(pids, bool) or not isinstance(pids, int) or pids < 16):
+        raise GaiaParameterError(f"pids must be 16 or more — got {pids!r}")
+    return SandboxLimits(
+        cpus=None if cpus is None else float(cpus),
+        memory=None if memory is None else str(memory),
+        pids=pids,
+        disk=None if disk is None else str(disk),
+    )
+
+
+@dataclass(frozen=True)
+class GaiaParams:
+    """Every task parameter, parsed and validated (see ``gaia``'s docstring for their meaning)."""
+
+    levels: tuple[int, ...] = DEFAULT_LEVEL
+    split: Split = DEFAULT_SPLIT
+    hub: Hub = DEFAULT_HUB
+    dataset_path: str | None = None
+    revision: str | None = None
+    ids: tuple[str, ...] | None = None
+    command_timeout: int = DEFAULT_COMMAND_TIMEOUT
+    image: str = DEFAULT_IMAGE
+    network: bool = DEFAULT_NETWORK
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    python: bool = False
+    web_search: bool = False
+    mcp_servers: tuple[tuple[str, ...], ...] = ()
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    sandbox: SandboxKind = DEFAULT_SANDBOX
+    multimodal: bool = False
+    view_file: bool = False
+
+    @classmethod
+    def parse(
+        cls,
+        *,
+        level: object = DEFAULT_LEVEL,
+        split: object = DEFAULT_SPLIT,
+        hub: object = DEFAULT_HUB,
+        dataset_path: object = None,
+        revision: object = None,
+        ids: object = None,
+        command_timeout: object = DEFAULT_COMMAND_TIMEOUT,
+        image: object = DEFAULT_IMAGE,
+        network: object = DEFAULT_NETWORK,
+        max_attempts: object = DEFAULT_MAX_ATTEMPTS,
+        python: object = False,
+        web_search: object = False,
+        mcp_servers: object = None,
+        cpus: object = DEFAULT_CPUS,
+        memory: object = DEFAULT_MEMORY,
+        pids: object = DEFAULT_PIDS,
+        disk: object = None,
+        sandbox: object = DEFAULT_SANDBOX,
+        multimodal: object = False,
+        view_file: object = False,
+    ) -> GaiaParams:
+        """Parse and validate raw ``-T`` values.
+
+        Raises:
+            GaiaParameterError: A value is invalid, or two values cannot go together; the one
+                line says what is valid.
+        """
+        if not isinstance(image, str) or not image.strip():
+            raise GaiaParameterError(f"image must name a Docker image — got {image!r}")
+        for name, text in (("dataset_path", dataset_path), ("revision", revision)):
+            if text is not None and (not isinstance(text, str) or not text.strip()):
+                raise GaiaParameterError(f"{name} must be a non-empty string — got {text!r}")
+        params = cls(
+            levels=parse_levels(level),
+            split=choice("split", split, SPLITS),  # type: ignore[arg-type]
+            hub=choice("hub", hub, HUBS),  # type: ignore[arg-type]
+            dataset_path=dataset_path,  # type: ignore[arg-type]
+            revision=revision,  # type: ignore[arg-type]
+            ids=parse_ids(ids),
+            command_timeout=_positive_int("command_timeout", command_timeout),
+            image=image,
+            network=_flag("network", network),
+            max_attempts=_positive_int("max_attempts", max_attempts),
+            python=_flag("python", python),
+            web_search=_flag("web_search", web_search),
+            mcp_servers=parse_mcp_servers(mcp_servers),
+            limits=_limits(cpus, memory, pids, disk),
+            sandbox=choice("sandbox", sandbox, SANDBOX_KINDS),  # type: ignore[arg-type]
+            multimodal=_flag("multimodal", multimodal),
+            view_file=_flag("view_file", view_file),
+        )
+        params._check_combinations()
+        return params
+
+    def _check_combinations(self) -> None:
+        if self.split == "test" and self.max_attempts > 1:
+            raise GaiaParameterError(
+                f"max_attempts={self.max_attempts} needs answers to check each attempt against, "
+                "and the test split's are private — use max_attempts=1 on split=test"
+            )
+        if not self.network and self.mcp_servers:
+            raise GaiaParameterError(
+                "mcp_servers run on the host and reach the internet whatever -T network= says — "
+                "drop mcp_servers, or run with network=true"
+            )
+        if not self.network and self.web_search:
+            raise GaiaParameterError(
+                "web_search reaches the internet through the model provider whatever -T network= "
+                "says — drop web_search, or run with network=true"
+            )
+        if self.mcp_servers:
+            if importlib.util.find_spec("mcp") is None:
+                raise GaiaParameterError(
+                    f"mcp_servers needs the MCP client package `mcp` — {_MCP_EXTRA}"
+                )
+            if (
+                MCP_SHORTCUTS["fetch"] in self.mcp_servers
+                and importlib.util.find_spec("mcp_server_fetch") is None
+            ):
+                raise GaiaParameterError(
+                    f"mcp_servers=fetch needs `mcp-server-fetch` — {_MCP_EXTRA}"
+                )
+        if self.sandbox == "k8s" and importlib.util.find_spec("k8s_sandbox") is None:
+            raise GaiaParameterError(
+                "sandbox=k8s needs inspect-k8s-sandbox — install it with "
+                "`pip install 'inspect-gaia[k8s]'`"
+            )
+        if self.limits.disk is not None and self.sandbox == "k8s":
+            raise GaiaParameterError(
+                "disk is a Docker storage limit — on Kubernetes set ephemeral-storage in "
+                "values.yaml instead"
+            )
+
+    @property
+    def revision_read(self) -> str:
+        """The revision a run reads: as asked, else ``local`` for a local copy, else the pin."""
+        return resolved_revision(self.hub, self.revision, self.dataset_path)
+
+    @property
+    def tools(self) -> list[str]:
+        """The names of the tools offered, in the order the agent gets them."""
+        return (
+            ["bash", "submit"]
+            + (["python"] if self.python else [])
+            + (["web_search"] if self.web_search else [])
+            + (["view_file"] if self.view_file or self.multimodal else [])
+            + [f"mcp:{' '.join(command)}" for command in self.mcp_servers]
+        )
+
+    def provenance(
+        self, *, prompt: str, image_id: str | None, sandbox_provider: str
+    ) -> dict[str, Any]:
+        """What produced a run, for the log header (``inspect view`` shows it under the task)."""
+        return {
+            "split": self.split,
+            "levels": list(self.levels),
+            "hub": "local" if self.dataset_path else self.hub,
+            "revision": self.revision_read,
+            "dataset_path": self.dataset_path,
+            "prompt_template_sha256": hashlib.sha256(prompt.encode()).hexdigest(),
+            "tools": self.tools,
+            "multimodal": self.multimodal,
+            "view_file": self.view_file or self.multimodal,
+            "limits": {
+                "message_limit": DEFAULT_MESSAGE_LIMIT,
+                "command_timeout": self.command_timeout,
+                "max_attempts": self.max_attempts,
+                "cpus": self.limits.effective_cpus(),
+                "memory": self.limits.memory,
+                "pids": self.limits.pids,
+                "disk": self.limits.disk,
+            },
+            "sandbox": self.sandbox,
+            "sandbox_provider": sandbox_provider,
+            "image": self.image,
+            "image_id": image_id,
+            "network": self.network,
+            "inspect_ai_version": _version("inspect_ai"),
+            "inspect_gaia_version": _version("inspect-gaia"),
+        }
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None

@@ -1,0 +1,80 @@
+"""SIGTERM and SIGHUP end a run the way Ctrl-C does.
+
+``timeout``, schedulers, systemd and a closed terminal stop a process with SIGTERM or SIGHUP, whose
+default action kills Python at once: no cleanup, every sandbox and the run's network left behind,
+the log never finalised. inspect handles SIGINT (it cancels the run, cleans up and marks the log
+``cancelled``), so while a run's sandboxes exist the two signals are turned into a SIGINT; once
+that cleanup is done the process exits with the status the signal implies (128 + its number), so
+a supervisor still sees that it was stopped.
+
+Installed by the Docker providers' ``task_init`` and removed by their ``task_cleanup``; a handler
+someone else installed is left alone.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import signal
+import sys
+import threading
+from types import FrameType
+
+_SIGNALS = tuple(
+    s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s
+)
+_installed: dict[int, object] = {}
+_users = 0
+_lock = threading.Lock()
+_received: list[int] = []
+
+
+def _forward(signum: int, frame: FrameType | None) -> None:
+    if not _received:
+        atexit.register(_exit_as_signalled)
+    _received.append(signum)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def _exit_as_signalled() -> None:
+    # Last words of a process stopped by a signal: flush what is buffered, then exit with the
+    # status a shell reports for that signal (the rest of the exit handlers are skipped).
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(128 + _received[0])
+
+
+def install() -> None:
+    """Forward SIGTERM and SIGHUP to SIGINT until the matching ``uninstall`` (nestable)."""
+    global _users
+    if threading.current_thread() is not threading.main_thread():
+        return
+    with _lock:
+        _users += 1
+        if _users > 1:
+            return
+        for signum in _SIGNALS:
+            if signal.getsignal(signum) in (signal.SIG_DFL, None):
+                _installed[signum] = signal.signal(signum, _forward)
+
+
+def uninstall() -> None:
+    """Undo one ``install``; the last one restores the previous handlers."""
+    global _users
+    if threading.current_thread() is not threading.main_thread():
+        return
+    with _lock:
+        if _users == 0:
+            return
+        _users -= 1
+        if _users:
+            return
+        for signum, previous in _installed.items():
+            if signal.getsignal(signum) is _forward:
+                signal.signal(signum, previous)  # type: ignore[arg-type]
+        _installed.clear()

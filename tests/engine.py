@@ -1,0 +1,129 @@
+"""A second, test-only Docker Engine, for tests that stop an engine mid-run.
+
+The shared engine is never stopped or restarted by a test: this one has its own socket, data root,
+exec root, pid file, address pool and default bridge (``gaiaspare0``, made here), no iptables
+rules and no say over IP forwarding, and is removed by the test that started it. It gets the
+sandbox image by ``docker save | docker load`` from the shared engine (no registry needed).
+
+Two traps, both seen here, both deleting the host's ``docker0`` interface, which belongs to the
+shared engine (whose containers then cannot start): a second dockerd started with ``--bridge none``,
+and one started a second time on the same data root. So this engine has a bridge of its own and is
+started once; a test that needs an engine again uses the shared one or a fresh ``SpareEngine``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+BRIDGE = "gaiaspare0"
+BRIDGE_ADDRESS = "10.214.0.1/24"
+
+
+@dataclass
+class SpareEngine:
+    """A dockerd of the test's own; ``host`` is its DOCKER_HOST."""
+
+    root: Path
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def host(self) -> str:
+        return f"unix://{self.root / 'sock'}"
+
+    def docker(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run the docker CLI against this engine."""
+        return subprocess.run(
+            ["docker", "-H", self.host, *args], capture_output=True, text=True, check=check
+        )
+
+    def answers(self) -> bool:
+        return self.docker("info", check=False).returncode == 0
+
+    def start(self, timeout: float = 60) -> None:
+        """Start dockerd and wait until it answers (once: see the module docstring)."""
+        assert not (self.root / "data").exists(), "a spare engine is never restarted"
+        self.root.mkdir(parents=True, exist_ok=True)
+        if not Path(f"/sys/class/net/{BRIDGE}").exists():
+            for command in (
+                ["ip", "link", "add", BRIDGE, "type", "bridge"],
+                ["ip", "addr", "add", BRIDGE_ADDRESS, "dev", BRIDGE],
+                ["ip", "link", "set", BRIDGE, "up"],
+            ):
+                subprocess.run(command, check=True, capture_output=True)
+        log = (self.root / "dockerd.log").open("ab")
+        self.process = subprocess.Popen(
+            [
+                "dockerd",
+                "--data-root", str(self.root / "data"),
+                "--exec-root", str(self.root / "exec"),
+                "--pidfile", str(self.root / "dockerd.pid"),
+                "-H", self.host,
+                "--bridge", BRIDGE,
+                "--iptables=false",
+                "--ip-forward=false",
+                "--ip-masq=false",
+                "--shutdown-timeout", "1",
+                "--default-address-pool", "base=10.213.0.0/16,size=24",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        deadline = time.monotonic() + timeout
+        while not self.answers():
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise AssertionError(
+                    "the test engine did not start: "
+                    + (self.root / "dockerd.log").read_text()[-2000:]
+                )
+            time.sleep(0.3)
+
+    def stop(self, timeout: float = 60) -> None:
+        """Stop dockerd (SIGTERM: its containers are stopped and it exits), and wait."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def load_image(self, image: str) -> None:
+        """Copy ``image`` from the shared engine into this one."""
+        save = subprocess.Popen(["docker", "save", image], stdout=subprocess.PIPE)
+        subprocess.run(
+            ["docker", "-H", self.host, "load", "-q"],
+            stdin=save.stdout,
+            check=True,
+            capture_output=True,
+        )
+        assert save.wait() == 0
+
+    def remove(self) -> None:
+        """Stop the engine and remove everything it had (mounts first)."""
+        if self.process is not None and self.process.poll() is None:
+            if self.answers():
+                ids = self.docker("ps", "-aq", check=False).stdout.split()
+                if ids:
+                    self.docker("rm", "-f", *ids, check=False)
+            self.stop()
+        mounts = [
+            line.split()[1]
+            for line in Path("/proc/mounts").read_text().splitlines()
+            if str(self.root) in line.split()[1]
+        ]
+        for mount in sorted(mounts, key=len, reverse=True):
+            subprocess.run(["umount", "-l", mount], capture_output=True)
+        shutil.rmtree(self.root, ignore_errors=True)
+        subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True)
+
+
+def engine_env(engine: SpareEngine) -> dict[str, str]:
+    """The environment of a process that must talk to ``engine``."""
+    return {**os.environ, "DOCKER_HOST": engine.host}

@@ -1,0 +1,96 @@
+"""`inspect-gaia doctor`: the preflight checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import huggingface_hub
+import pytest
+from helpers import invoke, quiet_handler, serve_http
+from huggingface_hub import constants
+
+
+@pytest.mark.docker
+def test_doctor_passes_with_the_engine_up(sandbox_image: str, gaia_tiny: Path) -> None:
+    code, out, _ = invoke(
+        "doctor",
+        "--image",
+        sandbox_image,
+        "--dataset-path",
+        str(gaia_tiny),
+        "--max-sandboxes",
+        "4",
+        "--min-free-gb",
+        "1",
+        "--json",
+    )
+    checks = {c["name"]: c for c in json.loads(out)}
+    assert code == 0, checks
+    assert set(checks) == {
+        "Docker Engine",
+        "Docker Compose",
+        "sandbox image",
+        "disk limit",
+        "other runs' sandboxes",
+        "dataset",
+        "free disk",
+        "address pools",
+    }
+    assert all(c["ok"] for c in checks.values())
+    # this engine stores containers on overlay2 over ext4: doctor warns, and refuses -T disk=
+    assert "a sandbox can write until the host's disk is full" in checks["disk limit"]["detail"]
+    code, out, _ = invoke(
+        "doctor",
+        "--image",
+        sandbox_image,
+        "--dataset-path",
+        str(gaia_tiny),
+        "--min-free-gb",
+        "1",
+        "--disk",
+        "10g",
+        "--json",
+    )
+    checks = {c["name"]: c for c in json.loads(out)}
+    assert code == 1 and not checks["disk limit"]["ok"]
+    assert "cannot be enforced" in checks["disk limit"]["detail"]
+
+
+def test_doctor_fails_with_a_bogus_docker_host(
+    monkeypatch: pytest.MonkeyPatch, gaia_tiny: Path
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:9")
+    code, out, _ = invoke("doctor", "--dataset-path", str(gaia_tiny), "--min-free-gb", "0")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("✗ Docker Engine: not running at tcp://127.0.0.1:9 — start it")
+
+
+def test_doctor_flags_a_missing_token_and_asks_the_configured_hub(
+    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hub = quiet_handler({"/": (200, "text/html", b"a hub")})
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: None)
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:9")
+    with serve_http(hub) as url:
+        # doctor asks the endpoint the hub client would use (never a fixed public address)
+        monkeypatch.setattr(constants, "ENDPOINT", url)
+        code, out, _ = invoke("doctor", "--json", "--min-free-gb", "0")
+    checks = {c["name"]: c for c in json.loads(out)}
+    assert code == 1
+    assert not checks["HF token"]["ok"] and "HF_TOKEN" in checks["HF token"]["fix"]
+    assert checks["dataset"]["detail"] == f"validation not cached; {url} reachable"
+    assert hub.seen == ["/"]
+
+
+@pytest.mark.docker
+def test_doctor_address_pools_depend_on_the_sandbox(sandbox_image: str) -> None:
+    from inspect_gaia._cli.doctor import check_networks
+
+    # gaia-docker: one network per run, so any number of sandboxes fits
+    assert check_networks(100, True, "docker").ok
+    # compose: one network per sandbox, and Docker's default pools hold ~31
+    crowded = check_networks(100, True, "compose")
+    assert not crowded.ok and "-T sandbox=docker" in crowded.fix
+    assert check_networks(100, False, "compose").ok

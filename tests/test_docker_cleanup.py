@@ -1,0 +1,161 @@
+"""What gaia-docker may remove: its run's own resources, and only provably dead runs' leftovers."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from helpers import SANDBOX_IMAGE, Play, docker_leftovers, eval_command
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessageTool
+from scenario import GAIA_TINY
+from scripted_model import Entry
+
+from inspect_gaia._compat import sandbox_lifecycle_state
+from inspect_gaia._docker import cleanup
+from inspect_gaia._docker.provider import GaiaDockerSandbox
+from inspect_gaia.sandbox import gaia_compose
+
+
+def test_owner_names_host_boot_namespace_pid_and_start() -> None:
+    host, boot, namespace, pid, started = cleanup.owner().split("/")
+    assert host == socket.gethostname().replace("/", "_")
+    assert boot == Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    assert namespace.startswith("pid:[")
+    assert pid == str(os.getpid()) and started.isdigit()
+
+
+def _label(pid: int, started: str, *, namespace: str | None = None, boot: str | None = None) -> str:
+    host, here_boot, here_namespace, _, _ = cleanup.owner().split("/")
+    return "/".join([host, boot or here_boot, namespace or here_namespace, str(pid), started])
+
+
+def test_only_a_provably_dead_creator_counts_as_dead() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        started = cleanup._start_time(child.pid)
+        assert started
+        assert not cleanup.provably_dead(_label(child.pid, started)), "alive"
+        # the same pid with another start time is a reused pid: its creator is gone
+        assert cleanup.provably_dead(_label(child.pid, str(int(started) - 1)))
+    finally:
+        child.kill()
+        child.wait()
+    assert cleanup.provably_dead(_label(child.pid, started)), "gone"
+    # nothing that cannot be checked from here is ever called dead
+    assert not cleanup.provably_dead(_label(child.pid, started, namespace="pid:[1]"))
+    assert not cleanup.provably_dead(_label(child.pid, started, boot="another-kernel"))
+    assert not cleanup.provably_dead(cleanup.owner())
+    for label in (None, "", "vm:1234", "a/b/c/d", "host/boot/ns/notapid/1"):
+        assert not cleanup.provably_dead(label)
+
+
+# -- with an engine --------------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["asyncio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.mark.docker
+@pytest.mark.anyio
+async def test_two_runs_in_one_process_never_remove_each_others_sandboxes(
+    anyio_backend: str, sandbox_image: str
+) -> None:
+    """Each eval batch has its own run id (inspect's per-batch sandbox state)."""
+    from inspect_ai.util._sandbox.lifecycle import sandbox_lifecycle_scope  # what inspect opens
+
+    before = docker_leftovers()
+    config = gaia_compose(image=SANDBOX_IMAGE)
+    first_started, second_done = anyio.Event(), anyio.Event()
+    survived: list[bool] = []
+
+    async def first_run() -> None:
+        with sandbox_lifecycle_scope():
+            await GaiaDockerSandbox.task_init("startup", config)
+            envs = await GaiaDockerSandbox.sample_init("first", config, {})
+            first_started.set()
+            await second_done.wait()
+            result = await envs["default"].exec(["true"])
+            survived.append(result.success)
+            await GaiaDockerSandbox.sample_cleanup("first", config, envs, False)
+            await GaiaDockerSandbox.task_cleanup("shutdown", config, True)
+
+    async def second_run() -> None:
+        await first_started.wait()
+        with sandbox_lifecycle_scope():
+            state = sandbox_lifecycle_state()
+            assert state is not None
+            await GaiaDockerSandbox.task_init("startup", config)  # sweeps orphans
+            envs = await GaiaDockerSandbox.sample_init("second", config, {})
+            await GaiaDockerSandbox.sample_cleanup("second", config, envs, False)
+            await GaiaDockerSandbox.task_cleanup("shutdown", config, True)  # its run only
+        second_done.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(first_run)
+        group.start_soon(second_run)
+    assert survived == [True]
+    assert docker_leftovers() == before
+
+
+SLEEP = "sleep 25; echo slept"
+UNSHARED = ["unshare", "--pid", "--fork", "--mount-proc", "sh", "-c"]
+"""A new PID namespace on the same host (same hostname), as a container with host networking or a
+CI runner has. The shell stays PID 1 and the run is its child."""
+
+
+@pytest.mark.docker
+def test_a_run_in_another_pid_namespace_is_never_swept(
+    sandbox_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    """Issue #10 finding 3: a second run deleted the first one's live containers and network."""
+    before = docker_leftovers()
+    scripted(
+        [
+            Entry("visitors per gallery", [{"bash": SLEEP}, {"submit": "48,671"}]),
+            Entry("invented lagoon", [{"bash": SLEEP}, {"submit": "Quillfeather Lagoon"}]),
+            Entry("", [{"submit": "quick"}]),
+        ]
+    )
+    common = [f"dataset_path={GAIA_TINY}", f"image={sandbox_image}"]
+    long_run = eval_command([*common, "level=1"], tmp_path / "long")
+    short_run = eval_command([*common, "level=3"], tmp_path / "short")
+    first = subprocess.Popen(
+        # throw-away processes first, so no process or thread of the second run has the first
+        # run's pid in its own namespace
+        [*UNSHARED, "for i in $(seq 400); do /bin/true; done; " + " ".join(long_run)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = 90.0
+        while deadline > 0 and len(docker_leftovers() - before) < 3:  # 2 containers, 1 network
+            anyio.run(anyio.sleep, 0.5)
+            deadline -= 0.5
+        assert len(docker_leftovers() - before) >= 3, "the first run's sandboxes never started"
+        second = subprocess.run(
+            [*UNSHARED, " ".join(short_run)], capture_output=True, text=True, timeout=300
+        )
+        assert second.returncode == 0, second.stdout[-2000:] + second.stderr[-2000:]
+        output, _ = first.communicate(timeout=300)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == 0, output[-3000:]
+    (log_file,) = (tmp_path / "long").glob("*.eval")
+    log = read_eval_log(str(log_file))
+    assert log.status == "success" and log.samples is not None and len(log.samples) == 2
+    for sample in log.samples:
+        assert sample.error is None, sample.error
+        assert sample.scores is not None and sample.scores["gaia_scorer"].value == "C"
+        slept = [m for m in sample.messages if isinstance(m, ChatMessageTool)][0]
+        assert slept.text.strip() == "slept", "the command ran to its end in its own sandbox"
+    assert docker_leftovers() == before
