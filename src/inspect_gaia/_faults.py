@@ -51,7 +51,34 @@ class SandboxLostError(RuntimeError):
     """The sample's sandbox stopped answering mid-sample; the message says why."""
 
 
-class UnstartedSandbox(SandboxEnvironment):
+class _StandIn(SandboxEnvironment):
+    """An environment object only: the guarded provider starts and cleans up, never this class."""
+
+    @override
+    @classmethod
+    async def sample_init(
+        cls,
+        task_name: str,
+        config: SandboxEnvironmentConfigType | None,
+        metadata: dict[str, str],
+    ) -> dict[str, SandboxEnvironment]:
+        """Not a provider: instances come from ``start_or_stand_in``."""
+        raise NotImplementedError(f"{cls.__name__} is not a sandbox provider")
+
+    @override
+    @classmethod
+    async def sample_cleanup(
+        cls,
+        task_name: str,
+        config: SandboxEnvironmentConfigType | None,
+        environments: dict[str, SandboxEnvironment],
+        interrupted: bool,
+    ) -> None:
+        """Not a provider: the guarded provider cleans up what it started (see ``started``)."""
+        raise NotImplementedError(f"{cls.__name__} is not a sandbox provider")
+
+
+class UnstartedSandbox(_StandIn):
     """Stands in for a sandbox that failed to start: every use raises, with the cause."""
 
     def __init__(self, reason: str) -> None:
@@ -90,30 +117,8 @@ class UnstartedSandbox(SandboxEnvironment):
         """Always raises: there is nothing to read from."""
         raise SandboxUnavailableError(self.reason)
 
-    @override
-    @classmethod
-    async def sample_init(
-        cls,
-        task_name: str,
-        config: SandboxEnvironmentConfigType | None,
-        metadata: dict[str, str],
-    ) -> dict[str, SandboxEnvironment]:
-        """Never used as a provider: only instantiated by ``start_or_stand_in``."""
-        raise NotImplementedError("UnstartedSandbox is not a sandbox provider")
 
-    @override
-    @classmethod
-    async def sample_cleanup(
-        cls,
-        task_name: str,
-        config: SandboxEnvironmentConfigType | None,
-        environments: dict[str, SandboxEnvironment],
-        interrupted: bool,
-    ) -> None:
-        """Nothing was started, so nothing is cleaned up."""
-
-
-class SetUpGuard(SandboxEnvironment):
+class SetUpGuard(_StandIn):
     """A started sandbox, passed through; a failed set-up copy ends the sample, not its scoring."""
 
     def __init__(self, inner: SandboxEnvironment, describe: Callable[[Exception], str]) -> None:
@@ -199,29 +204,6 @@ class SetUpGuard(SandboxEnvironment):
         if isinstance(self, sandbox_cls):
             return self
         return self.inner.as_type(sandbox_cls)
-
-    @override
-    @classmethod
-    async def sample_init(
-        cls,
-        task_name: str,
-        config: SandboxEnvironmentConfigType | None,
-        metadata: dict[str, str],
-    ) -> dict[str, SandboxEnvironment]:
-        """Never used as a provider: only instantiated by ``start_or_stand_in``."""
-        raise NotImplementedError("SetUpGuard is not a sandbox provider")
-
-    @override
-    @classmethod
-    async def sample_cleanup(
-        cls,
-        task_name: str,
-        config: SandboxEnvironmentConfigType | None,
-        environments: dict[str, SandboxEnvironment],
-        interrupted: bool,
-    ) -> None:
-        """Never used as a provider: the guarded provider cleans up (see ``started``)."""
-        raise NotImplementedError("SetUpGuard is not a sandbox provider")
 
 
 async def start_or_stand_in(
