@@ -59,6 +59,7 @@ def scripted(scripted_server: ScriptedModel) -> Callable[[list[Entry]], Scripted
         scripted_server.entries = entries
         scripted_server.calls.clear()
         scripted_server.tools_offered.clear()
+        scripted_server.requests.clear()
         return scripted_server
 
     return play

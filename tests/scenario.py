@@ -111,3 +111,6 @@ MINI_VALIDATION = [
 MINI_CREW = "a860452c-65b6-50dd-945f-9f76900fe0e4"
 MINI_MEMO = "e22f0425-9ca7-5328-a25e-0d40af1e246a"
 MINI_TEST = [Entry("", [{"bash": "ls /shared_files 2>/dev/null | wc -l"}, {"submit_output": True}])]
+
+GAIA_MEDIA = Path(__file__).parent / "fixtures" / "gaia-media"
+"""Invented questions whose attachments are an image, sounds, a video, a PDF and a spreadsheet."""

@@ -9,7 +9,8 @@ and the number of assistant turns so far picks the step (the last one repeats).
 Steps: ``{"bash": CMD}`` calls the bash tool; ``{"call": NAME, "args": {...}}`` calls any tool; ``{"submit": TEXT}`` submits TEXT;
 ``{"submit_output": True}`` submits the last tool result, stripped; ``{"say": TEXT}`` replies with
 plain text and no tool call; ``{"refuse": True}`` is an empty ``content_filter`` turn;
-``{"http_error": STATUS}`` fails the request with that HTTP status.
+``{"http_error": STATUS}`` fails the request with that HTTP status. Every request body is kept
+in ``requests``.
 """
 
 from __future__ import annotations
@@ -38,8 +39,11 @@ class ScriptedModel:
     latency: float = 0.0
     calls: list[str] = field(default_factory=list)
     tools_offered: list[list[str]] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    """Every request body, as sent."""
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.requests.append(request)
         messages: list[dict[str, Any]] = request["messages"]
         question = next(_text(m) for m in messages if m["role"] == "user")
         entry = next((e for e in self.entries if e.match in question), None)

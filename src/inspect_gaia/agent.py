@@ -18,6 +18,7 @@ from inspect_ai.tool import Tool, bash, python, web_search
 from ._compat import DEFAULT_SYSTEM_MESSAGE
 from ._faults import ending_on_sandbox_loss, require_started
 from ._params import GaiaParams
+from .media import view_file
 
 
 def gaia_tools(params: GaiaParams) -> list[Tool]:
@@ -30,6 +31,8 @@ def gaia_tools(params: GaiaParams) -> list[Tool]:
         tools.append(ending_on_sandbox_loss(python(timeout=params.command_timeout)))
     if params.web_search:
         tools.append(web_search())
+    if params.view_file or params.multimodal:
+        tools.append(ending_on_sandbox_loss(view_file()))
     if params.mcp_servers:  # the MCP client is an optional extra, imported only when used
         from inspect_ai.tool import mcp_server_stdio, mcp_tools
 

@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import Dataset, MemoryDataset, Sample
+from inspect_ai.model import ChatMessage, ChatMessageUser, ContentText
 from pydantic import BaseModel, ConfigDict
 
 from ._params import LEVELS, SPLITS, Split, choice
 from .errors import GaiaDatasetError, GaiaParameterError
 from .hub import HUBS, Hub, fetch_snapshot, resolved_revision
+from .media import attachment_content
 
 YEAR = "2023"
 METADATA_FILES: tuple[str, ...] = ("metadata.parquet", "metadata.jsonl")
@@ -61,6 +63,9 @@ class GaiaMetadata(BaseModel):
 
     annotator_metadata: dict[str, Any] | None = None
     """GAIA's ``Annotator Metadata`` (steps, tools, time); host-side only, never in a sandbox."""
+
+    attachment_sent: str | None = None
+    """With ``multimodal``: how the attachment was sent to the model, or why it was not."""
 
 
 def split_dir(root: Path, split: str) -> Path:
@@ -241,29 +246,48 @@ def attachment_path(record: GaiaRecord, files_dir: Path, root: Path, task_ids: s
 
 
 def record_to_sample(
-    record: GaiaRecord, attachment: Path | None, input_prompt: str = DEFAULT_INPUT_PROMPT
+    record: GaiaRecord,
+    attachment: Path | None,
+    input_prompt: str = DEFAULT_INPUT_PROMPT,
+    multimodal: bool = False,
 ) -> Sample:
-    """One checked GAIA record as a Sample; ``attachment`` is its host file, if it has one."""
+    """One checked GAIA record as a Sample; ``attachment`` is its host file, if it has one.
+
+    With ``multimodal``, an attachment the model can take natively (``media``) is also in the
+    first user message, beside the unchanged prompt text; the sample's metadata says how it was
+    sent, or why not.
+    """
     sandbox_path = f"{SHARED_FILES_DIR}/{record.file_name}"
+    prompt = input_prompt.format(
+        file=FILE_HINT.format(path=sandbox_path) if record.file_name else "",
+        question=record.question,
+    )
+    sample_input: str | list[ChatMessage] = prompt
+    sent = None
+    if multimodal and attachment is not None:
+        content, sent = attachment_content(str(attachment), record.file_name)
+        if content is not None:
+            sample_input = [ChatMessageUser(content=[ContentText(text=prompt), content])]
     metadata = GaiaMetadata(
         level=record.level,
         file_name=record.file_name,
         annotator_metadata=record.annotator_metadata,
+        attachment_sent=sent,
     )
     return Sample(
         id=record.task_id,
-        input=input_prompt.format(
-            file=FILE_HINT.format(path=sandbox_path) if record.file_name else "",
-            question=record.question,
-        ),
+        input=sample_input,
         target=record.answer,
-        metadata=metadata.model_dump(),
+        # The default run's metadata stays as it was: `attachment_sent` only when it says something.
+        metadata=metadata.model_dump(exclude={"attachment_sent"} if sent is None else set()),
         # Only this sample's own attachment enters its sandbox.
         files={sandbox_path: str(attachment)} if attachment is not None else None,
     )
 
 
-def load_samples(root: Path, split: str, input_prompt: str = DEFAULT_INPUT_PROMPT) -> list[Sample]:
+def load_samples(
+    root: Path, split: str, input_prompt: str = DEFAULT_INPUT_PROMPT, multimodal: bool = False
+) -> list[Sample]:
     """Every question of a split as a Sample, each record and attachment checked.
 
     Raises:
@@ -292,7 +316,7 @@ def load_samples(root: Path, split: str, input_prompt: str = DEFAULT_INPUT_PROMP
                     "re-download the snapshot"
                 )
             attachment = attachment_path(record, source.parent, root, task_ids)
-        samples.append(record_to_sample(record, attachment, input_prompt))
+        samples.append(record_to_sample(record, attachment, input_prompt, multimodal))
     return samples
 
 
@@ -316,6 +340,7 @@ def gaia_dataset(
     revision: str | None = None,
     dataset_path: str | None = None,
     input_prompt: str = DEFAULT_INPUT_PROMPT,
+    multimodal: bool = False,
 ) -> Dataset:
     """Load GAIA questions as inspect Samples, each with its own attachment.
 
@@ -327,6 +352,7 @@ def gaia_dataset(
         revision: Hub revision; the pinned default of the hub when ``None``.
         dataset_path: A local snapshot; when given, no hub is contacted.
         input_prompt: Template with ``{file}`` and ``{question}`` fields.
+        multimodal: Also send images, audio, video and PDF attachments to the model natively.
 
     Raises:
         GaiaParameterError: A parameter has an invalid value.
@@ -335,7 +361,7 @@ def gaia_dataset(
     root, _ = resolve_snapshot(split, hub, revision, dataset_path)
     samples = [
         s
-        for s in load_samples(root, split, input_prompt)
+        for s in load_samples(root, split, input_prompt, multimodal)
         if s.metadata_as(GaiaMetadata).level in levels
     ]
     if ids is not None:

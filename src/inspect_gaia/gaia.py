@@ -74,6 +74,8 @@ def gaia(
     pids: int | None = DEFAULT_PIDS,
     disk: str | None = None,
     sandbox: SandboxKind = DEFAULT_SANDBOX,
+    multimodal: bool = False,
+    view_file: bool = False,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
 
@@ -110,6 +112,11 @@ def gaia(
         sandbox: ``docker`` (compose.yaml, each sample's container started through the Docker
             API: ``gaia-docker``), ``compose`` (compose.yaml through inspect's ``docker compose``
             sandbox, ~6x slower per sample) or ``k8s`` (values.yaml, needs ``inspect-gaia[k8s]``).
+        multimodal: Send image, audio, video and PDF attachments to the model as native content
+            in the first user message (and offer ``view_file``). Default off: a run with it is
+            not comparable with evalscope's or inspect_evals'.
+        view_file: Offer the ``view_file`` tool (see a sandbox file as an image, audio, video or
+            PDF) without sending attachments natively. Default off.
     """
     params = GaiaParams.parse(
         level=level,
@@ -130,6 +137,8 @@ def gaia(
         pids=pids,
         disk=disk,
         sandbox=sandbox,
+        multimodal=multimodal,
+        view_file=view_file,
     )
     return gaia_task(params)
 
@@ -144,6 +153,7 @@ def gaia_task(params: GaiaParams) -> Task:
         revision=params.revision,
         dataset_path=params.dataset_path,
         input_prompt=DEFAULT_INPUT_PROMPT,
+        multimodal=params.multimodal,
     )
     sandbox = gaia_sandbox(params.image, params.network, params.limits, params.sandbox)
     return Task(

@@ -3,12 +3,15 @@
 Without a registry the root filesystem comes from Debian's packages through ``debootstrap`` and is
 turned into an image with ``docker import``: no ``docker pull`` anywhere. The *attachments* variant
 adds readers for the files GAIA questions reference (spreadsheets, PDF, Word, PowerPoint, images,
-audio/video).
+audio/video) and Microsoft's ``markitdown``, which turns office documents, PDFs and spreadsheets
+into Markdown inside the sandbox (``markitdown /shared_files/x.docx``): a text-only model can read
+them, and nothing parses an untrusted attachment on the host.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -45,11 +48,39 @@ ATTACHMENT_PACKAGES = (
     "python3-typing-extensions",
     "poppler-utils",
     "ffmpeg",
+    # markitdown's own dependencies that bookworm packages
+    "python3-bs4",
+    "python3-charset-normalizer",
+    "python3-defusedxml",
+    "python3-requests",
+    "python3-cryptography",
+    # provides the virtual packages python3-cryptography needs; debootstrap resolves no virtuals
+    "python3-cffi-backend",
 )
-# Not packaged in Debian bookworm: installed with pip into the root filesystem (its Debian
-# dependencies are in ATTACHMENT_PACKAGES).
-ATTACHMENT_PIP_NO_DEPS = ("python-pptx", "XlsxWriter")
-REGISTRY_PIP = ("pandas", "openpyxl", "pypdf", "python-docx", "python-pptx", "pillow")
+# Not packaged in Debian bookworm: wheels installed with pip into the root filesystem, without their
+# dependencies (those are the Debian packages above). Pinned: markitdown 0.1.9 with the docx, xlsx,
+# pptx and pdf converters, and magika's model runner onnxruntime (the one binary wheel).
+ATTACHMENT_PIP_NO_DEPS = (
+    "python-pptx==1.0.2",
+    "XlsxWriter==3.3.1",
+    "markitdown==0.1.9",
+    "magika==1.0.3",
+    "onnxruntime==1.17.3",
+    "markdownify==1.2.3",
+    "mammoth==1.13.0",
+    "cobble==0.1.4",
+    "pdfminer.six==20260107",
+    "pdfplumber==0.11.10",
+)
+REGISTRY_PIP = (
+    "pandas",
+    "openpyxl",
+    "pypdf",
+    "python-docx",
+    "python-pptx",
+    "pillow",
+    "markitdown[docx,xlsx,pptx,pdf]==0.1.9",
+)
 
 Log = Callable[[str], None]
 
@@ -114,6 +145,17 @@ def build_offline(tag: str, attachments: bool, log: Log) -> None:
                     "--quiet",
                     "--no-deps",
                     "--only-binary=:all:",
+                    # for the image's Python (bookworm's 3.11), not the host's
+                    "--python-version",
+                    "3.11",
+                    "--implementation",
+                    "cp",
+                    "--abi",
+                    "cp311",
+                    "--platform",
+                    f"manylinux_2_28_{platform.machine()}",
+                    "--platform",
+                    f"manylinux2014_{platform.machine()}",
                     "--dest",
                     str(wheels),
                     *ATTACHMENT_PIP_NO_DEPS,
@@ -161,7 +203,7 @@ def dockerfile(attachments: bool) -> str:
         lines += [
             "RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg poppler-utils "
             "&& rm -rf /var/lib/apt/lists/*",
-            f"RUN pip install --no-cache-dir {' '.join(REGISTRY_PIP)}",
+            f"RUN pip install --no-cache-dir {' '.join(repr(p) for p in REGISTRY_PIP)}",
         ]
     lines.append('CMD ["tail", "-f", "/dev/null"]')
     return "\n".join(lines) + "\n"
