@@ -9,7 +9,14 @@ from helpers import Play, cli_eval, docker_leftovers, eval_gaia, eval_task, metr
 from inspect_ai import task_with
 from inspect_ai.scorer import NOANSWER
 from leak_scan import leak_scan
-from scenario import EXPECTED_TEST_ANSWERS, EXPECTED_VALIDATION, GAIA_TINY, LAGOON, NEVER_SUBMITS
+from scenario import (
+    EXPECTED_TEST_ANSWERS,
+    EXPECTED_VALIDATION,
+    GAIA_MEDIA,
+    GAIA_TINY,
+    LAGOON,
+    NEVER_SUBMITS,
+)
 from scripted_model import Entry, ScriptedModel
 
 from inspect_gaia import gaia
@@ -80,18 +87,25 @@ def test_cli_run_scores_per_level_and_cleans_up(
 NOSY = "ls -la / /shared_files 2>&1; env; tr '\\0' ' ' < /proc/1/cmdline; true"
 
 
+@pytest.mark.parametrize(("fixture", "questions"), [(GAIA_TINY, 7), (GAIA_MEDIA, 6)], ids=str)
 def test_no_answer_is_readable_in_any_sandbox(
-    sandbox_image: str, sandbox_kind: SandboxKind, scripted: Play, tmp_path: Path
+    sandbox_image: str,
+    sandbox_kind: SandboxKind,
+    fixture: Path,
+    questions: int,
+    scripted: Play,
+    tmp_path: Path,
 ) -> None:
     # The agent looks around (files, environment, PID 1) but never computes an answer, so any
     # target found in the sandbox or in its events came from the harness.
     scripted([Entry("", [{"bash": NOSY}, {"submit": "unknown"}])])
-    task = gaia(dataset_path=str(GAIA_TINY), image=sandbox_image, sandbox=sandbox_kind)
+    task = gaia(dataset_path=str(fixture), image=sandbox_image, sandbox=sandbox_kind)
     targets = sorted({str(s.target) for s in task.dataset})
-    assert len(targets) == 7
+    assert len(targets) == questions
     scanned = task_with(task, scorer=[task.scorer[0], leak_scan(targets)] if task.scorer else None)
     log = eval_task(scanned, tmp_path)
-    assert log.status == "success" and log.samples is not None and len(log.samples) == 7
+    assert log.status == "success" and log.samples is not None
+    assert len(log.samples) == questions
     for sample in log.samples:
         assert sample.scores is not None
         report = sample.scores["leak_scan"]

@@ -219,7 +219,7 @@ VIEWS: list[dict[str, Any]] = [
     {"call": "view_file", "args": {"path": "/tmp/dir"}},
     {"call": "view_file", "args": {"path": "/tmp/sheet.xlsx"}},
     {"call": "view_file", "args": {"path": "/tmp/big.png"}},
-    {"submit": "4841"},
+    {"submit": "30416879"},
 ]  # fmt: skip
 
 
