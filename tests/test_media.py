@@ -138,7 +138,7 @@ QUESTION = {
     "mp3": "tone in the attached MP3",
     "mp4": "last frame of the attached clip",
     "pdf": "according to the attached memo",
-    "xlsx": "jars are on the shelves",
+    "xlsx": "jars on the shelves",
 }
 
 
