@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import MiniLogs, dumps, invoke, write_log
 from scenario import EVALSCOPE_RUN, MINI_CREW, MINI_MEMO
+
+from inspect_gaia._cli.compare import DISAGREEMENT_COLUMNS
+from inspect_gaia.results import read_evalscope_run
 
 
 @pytest.mark.docker
@@ -23,9 +27,10 @@ def test_compare_with_evalscope(mini_logs: MiniLogs, tmp_path: Path) -> None:
         str(tmp_path / "c.png"),
     )
     assert code == 0
-    summary_text, disagreements_text = out.split("\n]\n", 1)
-    summary = {row["level"]: row for row in json.loads(summary_text + "\n]")}
-    disagreements = json.loads(disagreements_text)
+    document = json.loads(out)  # one document
+    assert document["inspect"]["flags"] == [] and document["evalscope"]["model"] == "fake-gaia"
+    summary = {row["level"]: row for row in document["levels"]}
+    disagreements = document["differences"]
     assert summary["2"]["inspect_acc"] == 1.0
     assert summary["2"]["evalscope_acc"] == pytest.approx(2 / 3)
     assert summary["3"]["inspect_acc"] == pytest.approx(2 / 3)
@@ -38,6 +43,7 @@ def test_compare_with_evalscope(mini_logs: MiniLogs, tmp_path: Path) -> None:
     by_id = {d["task_id"]: d for d in disagreements}
     assert set(by_id) == {MINI_CREW, MINI_MEMO}
     assert by_id[MINI_CREW]["evalscope_answer"] == "Bartholomew, Ilse, Osric, Quentin"
+    assert by_id[MINI_CREW]["level"] == "2"
     assert by_id[MINI_MEMO]["inspect_answer"] == "Harbour Mill Renovation"
     assert by_id[MINI_MEMO]["evalscope_answer"] == "FINAL ANSWER: Harbour Mill Renovation"
     assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -57,7 +63,89 @@ def test_compare_markdown_and_csv(mini_logs: MiniLogs) -> None:
     code, out, _ = invoke(
         "compare", str(mini_logs.validation), str(EVALSCOPE_RUN), "--format", "csv"
     )
-    assert code == 0 and out.startswith("level,n,inspect_acc,")
+    assert code == 0 and out.startswith("level,n,inspect_acc,") and "task_id" not in out
+    code, out, _ = invoke(
+        "compare",
+        *(str(mini_logs.validation), str(EVALSCOPE_RUN), "--format", "csv"),
+        *("--table", "differences"),
+    )
+    assert code == 0 and out.startswith("task_id,level,target,") and "inspect_acc" not in out
+    assert len(out.splitlines()) == 3
+
+
+def _evalscope_as_inspect_log(path: Path, **options: Any) -> Path:
+    """An inspect log answering exactly as the evalscope fixture did (the same verdicts)."""
+    theirs = read_evalscope_run(EVALSCOPE_RUN)
+    samples = [
+        {
+            "id": s.task_id,
+            "level": s.level,
+            "target": s.target,
+            "answer": s.answer,
+            "value": "C" if s.correct else "I",
+        }
+        for s in theirs.samples
+    ]
+    return write_log(path, samples, **options)
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_no_difference_is_said_in_words(tmp_path: Path, fmt: str) -> None:
+    log = _evalscope_as_inspect_log(tmp_path / "same.eval")
+    code, out, _ = invoke("compare", str(log), str(EVALSCOPE_RUN), "--format", fmt)
+    assert code == 0 and "no question answered differently" in out
+    code, out, _ = invoke("compare", str(log), str(EVALSCOPE_RUN), "--format", "json")
+    document = json.loads(out)
+    assert document["differences"] == [] and document["only_in_one_run"] == []
+    assert all(isinstance(row["level"], str) for row in document["levels"])
+    code, out, _ = invoke(
+        "compare", str(log), str(EVALSCOPE_RUN), "--format", "csv", "--table", "differences"
+    )
+    assert code == 0 and out.splitlines() == [",".join(DISAGREEMENT_COLUMNS)]
+
+
+def test_compare_flags_oracle_retries_and_other_tools(tmp_path: Path) -> None:
+    log = _evalscope_as_inspect_log(
+        tmp_path / "oracle.eval",
+        settings={"limits": {"max_attempts": 2}, "tools": ["bash", "submit", "python"]},
+    )
+    code, out, _ = invoke("compare", str(log), str(EVALSCOPE_RUN), "--format", "json")
+    assert code == 0
+    assert json.loads(out)["inspect"]["flags"] == [
+        "oracle retries, not pass@1 (max_attempts=2)",
+        "non-default tools: bash, submit, python",
+    ]
+    for fmt in ("table", "markdown"):
+        code, out, _ = invoke("compare", str(log), str(EVALSCOPE_RUN), "--format", fmt)
+        assert code == 0 and "oracle retries, not pass@1" in out
+
+
+def test_compare_one_epoch_of_several(tmp_path: Path) -> None:
+    theirs = read_evalscope_run(EVALSCOPE_RUN)
+    samples = [
+        {
+            "id": s.task_id,
+            "level": s.level,
+            "target": s.target,
+            "answer": s.answer if epoch == 1 else "something else",
+            "value": ("C" if s.correct else "I") if epoch == 1 else "I",
+            "epoch": epoch,
+        }
+        for s in theirs.samples
+        for epoch in (1, 2)
+    ]
+    log = write_log(tmp_path / "epochs.eval", samples)
+    code, out, _ = invoke("compare", str(log), str(EVALSCOPE_RUN), "--format", "json")
+    document = json.loads(out)
+    assert document["differences"] == [] and document["inspect"]["epochs"] == 2
+    code, out, _ = invoke(
+        "compare", str(log), str(EVALSCOPE_RUN), "--format", "json", "--epoch", "2"
+    )
+    assert len(json.loads(out)["differences"]) == 9
+    code, out, _ = invoke("compare", str(log), str(EVALSCOPE_RUN), "--format", "markdown")
+    assert "epoch 1 of 2" in out
+    code, _, err = invoke("compare", str(log), str(EVALSCOPE_RUN), "--epoch", "3")
+    assert code == 1 and err.strip() == f"inspect-gaia: {log} has no epoch 3 — its epochs are 1, 2"
 
 
 def _log(tmp_path: Path) -> Path:

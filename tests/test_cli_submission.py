@@ -78,3 +78,21 @@ def test_submission_names_a_missing_output_directory(tmp_path: Path) -> None:
         "inspect-gaia: cannot write /nonexistent/dir/x.jsonl: no directory /nonexistent/dir — "
         "create it first"
     )
+
+
+def test_submission_names_a_multi_epoch_log(tmp_path: Path) -> None:
+    log = write_log(
+        tmp_path / "epochs.eval",
+        [
+            {"id": "t1", "level": 1, "target": "?", "answer": "x", "value": "N", "epoch": epoch}
+            for epoch in (1, 2)
+        ],
+        settings={"split": "test"},
+    )
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    multi = read_eval_log(str(log))
+    multi.eval.config.epochs = 2
+    write_eval_log(multi, str(log))
+    code, _, err = invoke("submission", str(log), "-o", str(tmp_path / "s.jsonl"))
+    assert code == 1 and "(2 epochs): the leaderboard takes one answer per question" in err

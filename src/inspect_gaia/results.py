@@ -1,30 +1,37 @@
 """Per-sample results of GAIA runs, read from inspect logs and from evalscope output directories.
 
-The CLI's ``report``, ``submission`` and ``compare`` all work on these records.
+The CLI's ``report``, ``submission`` and ``compare`` all work on these records. ``group_runs``
+merges the logs of one model and one set of settings (three ``gaia_levelN`` logs, or a run and its
+``inspect eval-retry``) and keeps runs that are not comparable apart; the statistics are in
+``stats``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
+from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ModelUsage
 from inspect_ai.scorer import CORRECT
 
+from ._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
 from .errors import GaiaError
 
 SCORER = "gaia_scorer"
+DEFAULT_TOOLS = tuple(GaiaParams().tools)
+TOKEN_KINDS = ("input", "output", "reasoning", "cache_read", "cache_write", "total")
+"""Token counts a sample carries, summed over the models it called."""
 
 
 @dataclass(frozen=True)
 class SampleResult:
-    """One GAIA question as one harness answered it."""
+    """One GAIA question in one epoch, as one harness answered it."""
 
     task_id: str
     level: int
@@ -34,11 +41,28 @@ class SampleResult:
     error: str | None = None
     limit: str | None = None
     trace: str = ""
+    epoch: int = 1
+    usage: Mapping[str, ModelUsage] = field(default_factory=dict)
+    """Tokens (and cost, when priced) per model called, as the log records them."""
+    working_time: float | None = None
 
     @property
     def failed(self) -> bool:
         """Errored or stopped by a limit; such a sample counts as wrong."""
         return self.error is not None or self.limit is not None
+
+    def tokens(self, kind: str) -> int:
+        """Tokens of ``kind`` (one of ``TOKEN_KINDS``) over every model the sample called."""
+        name = {"cache_read": "input_tokens_cache_read", "cache_write": "input_tokens_cache_write"}
+        attribute = name.get(kind, f"{kind}_tokens")
+        return sum(int(getattr(usage, attribute) or 0) for usage in self.usage.values())
+
+    @property
+    def cost(self) -> float | None:
+        """Dollars spent, or None when a model call of the sample has no price."""
+        if not self.usage or any(u.total_cost is None for u in self.usage.values()):
+            return None
+        return sum(float(u.total_cost or 0.0) for u in self.usage.values())
 
 
 @dataclass(frozen=True)
@@ -51,6 +75,14 @@ class RunResults:
     samples: tuple[SampleResult, ...]
     settings: dict[str, Any] = field(default_factory=dict)
     """The run's ``gaia`` task metadata (split, levels, hub, revision, dataset_path, ...)."""
+    task_version: str = ""
+    run_id: str = ""
+    """inspect's task id: an ``inspect eval-retry`` of a run keeps it."""
+    created: str = ""
+    status: str = "success"
+    epochs: int = 1
+    config: dict[str, Any] = field(default_factory=dict)
+    """inspect's run options that change results: limits, generation settings."""
 
 
 def read_inspect_log(path: str | Path) -> RunResults:
@@ -66,13 +98,60 @@ def read_inspect_log(path: str | Path) -> RunResults:
     gaia = (log.eval.metadata or {}).get("gaia")
     if not isinstance(gaia, dict):
         raise GaiaError(f"{path} is not an inspect_gaia log (no gaia task metadata)")
+    config = {name: getattr(log.eval.config, name) for name in LIMITS}
+    config["message_limit"] = config["message_limit"] or (gaia.get("limits") or {}).get(
+        "message_limit"
+    )
+    generate = log.eval.model_generate_config
+    config.update({k: getattr(generate, k) for k in _GENERATE if getattr(generate, k) is not None})
     return RunResults(
         source=str(path),
         model=log.eval.model,
         split=str(gaia.get("split", "validation")),
         samples=tuple(_sample_result(sample) for sample in _samples(log, path)),
         settings=dict(gaia),
+        task_version=str(log.eval.task_version),
+        run_id=log.eval.task_id,
+        created=log.eval.created,
+        status=log.status,
+        epochs=log.eval.config.epochs or 1,
+        config=config,
     )
+
+
+LIMITS = (
+    "message_limit",
+    "token_limit",
+    "turn_limit",
+    "time_limit",
+    "working_limit",
+    "cost_limit",
+)
+_GENERATE = ("temperature", "top_p", "max_tokens", "reasoning_effort")
+"""inspect's options that change results: the limits, and generation settings when given."""
+
+
+def read_inspect_logs(paths: Iterable[str | Path]) -> list[RunResults]:
+    """Read logs, and every inspect log under any directory among ``paths``; each file once.
+
+    Raises:
+        GaiaError: A file is not a readable inspect_gaia log, or a directory holds no log.
+    """
+    files: dict[Path, str] = {}
+    for path in paths:
+        if not Path(path).is_dir():
+            files.setdefault(Path(path).resolve(), str(path))
+            continue
+        found = [_local(info.name) for info in list_eval_logs(str(path), recursive=True)]
+        if not found:
+            raise GaiaError(f"no inspect logs (*.eval, *.json) in directory {path}")
+        for log in sorted(found):
+            files.setdefault(Path(log).resolve(), log)
+    return [read_inspect_log(file) for file in files.values()]
+
+
+def _local(name: str) -> str:
+    return unquote(urlparse(name).path) if name.startswith("file://") else name
 
 
 def max_attempts(run: RunResults) -> int:
@@ -101,6 +180,9 @@ def _sample_result(sample: EvalSample) -> SampleResult:
         error=sample.error.message if sample.error else None,
         limit=sample.limit.type if sample.limit else None,
         trace=_trace(sample),
+        epoch=sample.epoch,
+        usage=dict(sample.model_usage),
+        working_time=sample.working_time,
     )
 
 
@@ -118,6 +200,123 @@ def _trace(sample: EvalSample) -> str:
             lines.append(f"[{message.function} output] {output[:2000]}")
     return "\n".join(lines)
 
+
+# -- comparability and merging -------------------------------------------------------------------
+
+
+def comparable_settings(run: RunResults) -> dict[str, Any]:
+    """What must be equal for two runs' samples to be pooled into one score.
+
+    The model, split, task version and epochs; the agent's tools and modality; every limit that can
+    end a sample (attempts, messages, tokens, time, cost, command timeout); the sandbox (kind,
+    image, network, CPUs, memory, processes, disk); the prompt; generation settings given on the
+    command line. Not the levels or ids (pooling those is the point), the hub or inspect's version.
+    """
+    gaia = run.settings
+    limits = gaia.get("limits") or {}
+    return {
+        "model": run.model,
+        "split": run.split,
+        "task_version": run.task_version,
+        "epochs": run.epochs,
+        "tools": list(gaia.get("tools") or DEFAULT_TOOLS),
+        "multimodal": bool(gaia.get("multimodal", False)),
+        "max_attempts": max_attempts(run),
+        **run.config,
+        "command_timeout": limits.get("command_timeout"),
+        **{name: gaia.get(name) for name in ("sandbox", "image", "network")},
+        **{name: limits.get(name) for name in ("cpus", "memory", "pids", "disk")},
+        "prompt_template_sha256": gaia.get("prompt_template_sha256"),
+    }
+
+
+def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
+    """Why a run's score is not a plain pass@1 GAIA score with the default agent."""
+    flags: list[str] = []
+    if int(settings.get("max_attempts") or 1) > 1:
+        flags.append(f"oracle retries, not pass@1 (max_attempts={settings['max_attempts']})")
+    tools = list(settings.get("tools") or DEFAULT_TOOLS)
+    if tools != list(DEFAULT_TOOLS):
+        flags.append(f"non-default tools: {', '.join(tools)}")
+    if settings.get("multimodal"):
+        flags.append("multimodal: true")
+    limit = settings.get("message_limit")
+    if limit is not None and int(limit) != DEFAULT_MESSAGE_LIMIT:
+        flags.append(f"message limit {limit} (default {DEFAULT_MESSAGE_LIMIT})")
+    return flags
+
+
+@dataclass(frozen=True)
+class RunGroup:
+    """The merged samples of runs with equal ``comparable_settings``."""
+
+    settings: dict[str, Any]
+    runs: tuple[RunResults, ...]
+    samples: tuple[SampleResult, ...]
+
+    @property
+    def model(self) -> str:
+        """The model every run of the group evaluated."""
+        return str(self.settings["model"])
+
+    @property
+    def split(self) -> str:
+        """The dataset split of the group."""
+        return str(self.settings["split"])
+
+    @property
+    def incomplete(self) -> list[str]:
+        """Logs of runs that did not finish (cancelled, or still started) and were not retried."""
+        finished = {r.run_id for r in self.runs if r.run_id and r.status in ("success", "error")}
+        return [
+            f"{run.source} ({run.status})"
+            for run in self.runs
+            if run.status in ("started", "cancelled") and run.run_id not in finished
+        ]
+
+
+def group_runs(runs: Sequence[RunResults]) -> list[RunGroup]:
+    """Pool runs with equal ``comparable_settings``; one group per distinct set, in input order.
+
+    Within a group one sample is kept per question and epoch: of a run and its ``inspect
+    eval-retry`` (the same inspect task id), a sample that did not error wins over one that did,
+    and otherwise the later run's.
+
+    Raises:
+        GaiaError: The same question and epoch is in two separate runs (not a run and its retry).
+    """
+    keyed: dict[str, list[RunResults]] = {}
+    for run in runs:
+        keyed.setdefault(json.dumps(comparable_settings(run), sort_keys=True), []).append(run)
+    groups = []
+    for members in keyed.values():
+        kept: dict[tuple[str, int], tuple[SampleResult, RunResults]] = {}
+        for run in sorted(members, key=lambda r: r.created):
+            for sample in run.samples:
+                key = (sample.task_id, sample.epoch)
+                if key not in kept:
+                    kept[key] = (sample, run)
+                    continue
+                previous, previous_run = kept[key]
+                if not run.run_id or run.run_id != previous_run.run_id:
+                    raise GaiaError(
+                        f"question {sample.task_id} (epoch {sample.epoch}) is in both "
+                        f"{previous_run.source} and {run.source}, separate runs of one model "
+                        "and settings, not a run and its eval-retry — report them one at a time"
+                    )
+                if sample.error is None or previous.error is not None:
+                    kept[key] = (sample, run)
+        groups.append(
+            RunGroup(
+                settings=comparable_settings(members[0]),
+                runs=tuple(members),
+                samples=tuple(sample for sample, _ in kept.values()),
+            )
+        )
+    return groups
+
+
+# -- evalscope -------------------------------------------------------------------------------------
 
 _LEVEL_FILE = re.compile(r"gaia_\d+_level(\d)\.jsonl$")
 
@@ -177,51 +376,6 @@ def _evalscope_review(line: str, file_level: str, file: Path, number: int) -> Sa
         answer=score.get("extracted_prediction"),
         correct=accuracy == 1.0,
     )
-
-
-@dataclass(frozen=True)
-class LevelSummary:
-    """Accuracy of a group of samples; errored and limit-hit samples count as wrong."""
-
-    label: str
-    n: int
-    correct: int
-    errored: int
-    limited: int
-
-    @property
-    def accuracy(self) -> float:
-        """Correct over all samples of the group."""
-        return self.correct / self.n if self.n else float("nan")
-
-    @property
-    def stderr(self) -> float:
-        """Standard error of the mean, as inspect's ``stderr`` (sample std with ddof=1)."""
-        if self.n < 2:
-            return 0.0
-        p = self.accuracy
-        variance = (self.correct * (1 - p) ** 2 + (self.n - self.correct) * p**2) / (self.n - 1)
-        return math.sqrt(variance / self.n)
-
-
-def summarise(samples: Iterable[SampleResult]) -> list[LevelSummary]:
-    """One summary per level present, then ``all``."""
-    listed = list(samples)
-    groups = [
-        (f"{level}", [s for s in listed if s.level == level])
-        for level in sorted({s.level for s in listed})
-    ]
-    groups.append(("all", listed))
-    return [
-        LevelSummary(
-            label=label,
-            n=len(group),
-            correct=sum(s.correct for s in group),
-            errored=sum(s.error is not None for s in group),
-            limited=sum(s.limit is not None and s.error is None for s in group),
-        )
-        for label, group in groups
-    ]
 
 
 def by_task_id(runs: Sequence[RunResults]) -> tuple[dict[str, SampleResult], list[str]]:

@@ -8,10 +8,18 @@ from typing import Any
 import click
 
 from ..errors import GaiaError
-from ..results import SampleResult, read_evalscope_run, read_inspect_log
+from ..results import (
+    SampleResult,
+    comparability_flags,
+    comparable_settings,
+    read_evalscope_run,
+    read_inspect_log,
+)
 from ..scorer import question_scorer
-from ._output import format_option, render
+from ._output import dump_json, format_option, render
 
+SCHEMA_VERSION = 1
+NO_DIFFERENCES = "no question answered differently"
 SUMMARY_COLUMNS = (
     "level",
     "n",
@@ -39,7 +47,10 @@ def _rescored(sample: SampleResult, target: str) -> bool:
 def compare_runs(
     ours: list[SampleResult], theirs: list[SampleResult]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """Summary rows per level (then ``all``), disagreeing questions, and ids in one run only."""
+    """Summary rows per level (then ``all``), disagreeing questions, and ids in one run only.
+
+    A level is always a string: ``"1"``, ``"2"``, ``"3"`` or ``"all"``.
+    """
     mine = {s.task_id: s for s in ours}
     other = {s.task_id: s for s in theirs}
     joined = sorted(set(mine) & set(other), key=lambda t: (mine[t].level, t))
@@ -67,7 +78,7 @@ def compare_runs(
     disagreements = [
         {
             "task_id": t,
-            "level": mine[t].level,
+            "level": str(mine[t].level),
             "target": mine[t].target,
             "inspect_answer": mine[t].answer,
             "inspect_correct": mine[t].correct,
@@ -80,66 +91,97 @@ def compare_runs(
     return summary, disagreements, only_one
 
 
-def _plot(summary: list[dict[str, Any]], path: str) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as ex:
-        raise GaiaError(
-            "--plot needs matplotlib — install it with `pip install 'inspect-gaia[plot]'`"
-        ) from ex
-    labels = [row["level"] for row in summary]
-    width = 0.38
-    xs = range(len(labels))
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.bar(
-        [x - width / 2 for x in xs],
-        [r["inspect_acc"] for r in summary],
-        width,
-        label="inspect_gaia",
-    )
-    ax.bar(
-        [x + width / 2 for x in xs], [r["evalscope_acc"] for r in summary], width, label="evalscope"
-    )
-    ax.set_xticks(list(xs), [f"level {label}" if label != "all" else "all" for label in labels])
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("accuracy")
-    ax.set_title("GAIA accuracy by harness")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 @click.command()
 @click.argument("inspect_log", type=click.Path(exists=True, dir_okay=False))
 @click.argument("evalscope_output_dir", type=click.Path(exists=True, file_okay=False))
 @format_option
+@click.option(
+    "--table",
+    type=click.Choice(("levels", "differences")),
+    default="levels",
+    show_default=True,
+    help="The table --format csv prints (CSV is one table per call).",
+)
+@click.option(
+    "--epoch",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Which epoch of a multi-epoch inspect run to compare (evalscope has one answer each).",
+)
 @click.option("--plot", type=click.Path(dir_okay=False), help="Also write a PNG bar chart here.")
-def compare(inspect_log: str, evalscope_output_dir: str, fmt: str, plot: str | None) -> None:
+def compare(
+    inspect_log: str,
+    evalscope_output_dir: str,
+    fmt: str,
+    table: str,
+    epoch: int,
+    plot: str | None,
+) -> None:
     """Join INSPECT_LOG and an evalscope GAIA run on task id and compare them per level.
 
     Per level: n, each harness's accuracy, both answers re-scored with inspect_gaia's scorer (so
     a scorer difference and an agent difference separate), the agreement rate of the verdicts,
-    then the questions the two answered differently.
+    then the questions the two answered differently. --format json prints one document with both.
 
     Example: inspect-gaia compare logs/gaia.eval outputs/20260101_120000 --format markdown
     """
     ours = read_inspect_log(inspect_log)
     theirs = read_evalscope_run(evalscope_output_dir)
-    summary, disagreements, only_one = compare_runs(list(ours.samples), list(theirs.samples))
+    epochs = sorted({s.epoch for s in ours.samples})
+    if epoch not in epochs:
+        raise GaiaError(
+            f"{inspect_log} has no epoch {epoch} — its epochs are {', '.join(map(str, epochs))}"
+        )
+    mine = [s for s in ours.samples if s.epoch == epoch]
+    summary, disagreements, only_one = compare_runs(mine, list(theirs.samples))
     if not summary:
         raise GaiaError("the two runs share no task id — are they of the same split?")
-    title = f"{ours.model} (inspect_gaia) vs {theirs.model} (evalscope)"
-    click.echo(render(summary, SUMMARY_COLUMNS, fmt, title=title), nl=False)
-    click.echo("")
-    click.echo(
-        render(disagreements, DISAGREEMENT_COLUMNS, fmt, title="Answered differently"), nl=False
-    )
+    flags = comparability_flags(comparable_settings(ours))
+    if fmt == "json":
+        document = {
+            "schema_version": SCHEMA_VERSION,
+            "inspect": {
+                "source": ours.source,
+                "model": ours.model,
+                "epoch": epoch,
+                "epochs": len(epochs),
+                "flags": flags,
+            },
+            "evalscope": {"source": theirs.source, "model": theirs.model},
+            "levels": summary,
+            "differences": disagreements,
+            "only_in_one_run": only_one,
+        }
+        click.echo(dump_json(document))
+    elif fmt == "csv":
+        rows, columns = (
+            (summary, SUMMARY_COLUMNS)
+            if table == "levels"
+            else (disagreements, DISAGREEMENT_COLUMNS)
+        )
+        click.echo(render(rows, columns, "csv"), nl=False)
+    else:
+        title = f"{ours.model} (inspect_gaia) vs {theirs.model} (evalscope)"
+        if len(epochs) > 1:
+            title += f", epoch {epoch} of {len(epochs)}"
+        note = f"⚠ {'; '.join(flags)}" if flags else ""
+        click.echo(render(summary, SUMMARY_COLUMNS, fmt, title=title, note=note), nl=False)
+        click.echo("")
+        click.echo(
+            render(
+                disagreements,
+                DISAGREEMENT_COLUMNS,
+                fmt,
+                title="Answered differently",
+                empty=NO_DIFFERENCES,
+            ),
+            nl=False,
+        )
     if only_one:
         click.echo(f"\n{len(only_one)} task id(s) in one run only: {', '.join(only_one)}", err=True)
     if plot:
-        _plot(summary, plot)
+        from ._plot import plot_compare
+
+        plot_compare(summary, plot)
         click.echo(f"plot written to {Path(plot)}", err=True)

@@ -1,39 +1,300 @@
-"""``inspect-gaia report``: the evalscope-style score table of one or more logs."""
+"""``inspect-gaia report``: accuracy, its spread and its cost per model and level, from logs.
+
+The logs of one model and one set of settings are merged into one group (see
+``results.group_runs``); groups are sorted by overall accuracy. ``--format json`` prints one
+document (``report_document``), ``csv`` one table with a row per group and level.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
 import click
+from inspect_ai.model import ModelCost
 
-from ..results import read_inspect_log, summarise
-from ._output import format_option, render
+from .._params import (
+    DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_MESSAGE_LIMIT,
+    DEFAULT_SANDBOX,
+    DEFAULT_SPLIT,
+)
+from ..results import (
+    DEFAULT_TOOLS,
+    LIMITS,
+    RunGroup,
+    comparability_flags,
+    group_runs,
+    read_inspect_logs,
+)
+from ..sandbox import DEFAULT_IMAGE, DEFAULT_NETWORK
+from ..stats import CONFIDENCE, INTERVAL_METHOD, priced, read_prices, summarise
+from ._output import MISSING, dump_json, format_option, render
 
-COLUMNS = ("model", "split", "level", "n", "accuracy", "stderr", "errored", "limit_hit")
+SCHEMA_VERSION = 1
+GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
+LEVEL_FIELDS = (
+    "level",
+    "questions",
+    "epochs",
+    "samples",
+    "correct",
+    "accuracy",
+    "stderr",
+    "ci_low",
+    "ci_high",
+    "epoch_accuracy_min",
+    "epoch_accuracy_max",
+    "pass_at_k",
+    "pass_hat_k",
+    "consistent",
+    "errored",
+    "limit_hit",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "total_tokens",
+    "tokens_per_question",
+    "working_time",
+    "seconds_per_question",
+    "cost",
+    "cost_per_question",
+    "cost_per_correct",
+)
+
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "split": DEFAULT_SPLIT,
+    "epochs": 1,
+    "tools": list(DEFAULT_TOOLS),
+    "multimodal": False,
+    "max_attempts": DEFAULT_MAX_ATTEMPTS,
+    "message_limit": DEFAULT_MESSAGE_LIMIT,
+    **dict.fromkeys(LIMITS[1:]),
+    "command_timeout": DEFAULT_COMMAND_TIMEOUT,
+    "sandbox": DEFAULT_SANDBOX,
+    "image": DEFAULT_IMAGE,
+    "network": DEFAULT_NETWORK,
+    "disk": None,
+}
+"""The task's defaults among ``comparable_settings`` (a label names a setting only off these)."""
+
+
+def report_document(
+    groups: Sequence[RunGroup], prices: Mapping[str, ModelCost] | None = None
+) -> dict[str, Any]:
+    """The whole report as one JSON-ready document (the schema is in the README).
+
+    Args:
+        groups: Merged runs, one per model and settings.
+        prices: ``--model-cost-config`` prices; they replace the log's cost of the models they name.
+    """
+    differ = _differing_keys([g.settings for g in groups])
+    entries = []
+    for group in groups:
+        same_model = [g.settings for g in groups if g.model == group.model]
+        own = {k: group.settings.get(k) for k in _differing_keys(same_model)}
+        # The label names what sets the group apart, leaving out settings at the task's default
+        # (None: not set).
+        named = {k: v for k, v in own.items() if v != DEFAULT_SETTINGS.get(k)}
+        samples = [priced(s, prices) for s in group.samples] if prices else list(group.samples)
+        levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
+        overall_cost = levels[-1]["cost"]
+        repriced = bool(prices) and any(m in (prices or {}) for s in samples for m in s.usage)
+        entries.append(
+            {
+                "group": group.model + (f" [{_settings_text(named)}]" if named else ""),
+                "model": group.model,
+                "split": group.split,
+                "task_version": group.settings["task_version"],
+                "epochs": group.settings["epochs"],
+                "logs": [run.source for run in group.runs],
+                "flags": comparability_flags(group.settings)
+                + [f"incomplete run, questions may be missing: {log}" for log in group.incomplete],
+                "differs": own,
+                "settings": group.settings,
+                "cost_source": None
+                if overall_cost is None
+                else ("model-cost-config" if repriced else "log"),
+                "levels": levels,
+            }
+        )
+    entries.sort(key=_rank)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "interval": {"method": INTERVAL_METHOD, "confidence": CONFIDENCE, "over": "questions"},
+        "settings_differ": differ,
+        "groups": entries,
+    }
+
+
+def _differing_keys(settings: Sequence[Mapping[str, Any]]) -> list[str]:
+    keys = [k for k in dict.fromkeys(k for s in settings for k in s) if k != "model"]
+    return [k for k in keys if len({repr(s.get(k)) for s in settings}) > 1]
+
+
+def _settings_text(settings: Mapping[str, Any]) -> str:
+    def show(value: Any) -> str:
+        return "+".join(map(str, value)) if isinstance(value, list) else str(value)
+
+    return ", ".join(f"{key}={show(value)}" for key, value in settings.items())
+
+
+def _rank(group: Mapping[str, Any]) -> tuple[bool, float, str]:
+    accuracy = group["levels"][-1]["accuracy"]
+    return (accuracy is None, -(accuracy or 0.0), str(group["group"]))
+
+
+# -- human tables ----------------------------------------------------------------------------------
+
+
+def _fraction(value: Any) -> str:
+    return MISSING if value is None else f"{value:.4f}"
+
+
+def _range(low: Any, high: Any) -> str:
+    return MISSING if low is None or high is None else f"{low:.3f}–{high:.3f}"
+
+
+def _dollars(value: Any) -> str:
+    if value is None:
+        return MISSING
+    return f"${value:,.2f}" if value >= 10 else f"${value:.4f}"
+
+
+def _number(value: Any, decimals: int = 0) -> str:
+    return MISSING if value is None else f"{value:,.{decimals}f}"
+
+
+def _accuracy_row(level: Mapping[str, Any]) -> dict[str, str]:
+    return {
+        "level": level["level"],
+        "n": str(level["questions"]),
+        "k": str(level["epochs"]),
+        "accuracy": _fraction(level["accuracy"]),
+        "95% CI": _range(level["ci_low"], level["ci_high"]),
+        "stderr": _fraction(level["stderr"]),
+        "epoch min–max": _range(level["epoch_accuracy_min"], level["epoch_accuracy_max"]),
+        "pass@k": _fraction(level["pass_at_k"]),
+        "pass^k": _fraction(level["pass_hat_k"]),
+        "consistent": _fraction(level["consistent"]),
+        "errored": str(level["errored"]),
+        "limit_hit": str(level["limit_hit"]),
+    }
+
+
+def _effort_row(level: Mapping[str, Any]) -> dict[str, str]:
+    return {
+        "level": level["level"],
+        "input tokens": _number(level["input_tokens"]),
+        "output tokens": _number(level["output_tokens"]),
+        "reasoning": _number(level["reasoning_tokens"]),
+        "cache read": _number(level["cache_read_tokens"]),
+        "cache write": _number(level["cache_write_tokens"]),
+        "tokens/question": _number(level["tokens_per_question"]),
+        "s/question": _number(level["seconds_per_question"], 1),
+        "cost": _dollars(level["cost"]),
+        "$/question": _dollars(level["cost_per_question"]),
+        "$/correct": _dollars(level["cost_per_correct"]),
+    }
+
+
+def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
+    overall = group["levels"][-1]
+    return {
+        "group": group["group"],
+        "split": group["split"],
+        "n": str(overall["questions"]),
+        "k": str(overall["epochs"]),
+        "accuracy": _fraction(overall["accuracy"]),
+        "95% CI": _range(overall["ci_low"], overall["ci_high"]),
+        "pass@k": _fraction(overall["pass_at_k"]),
+        "pass^k": _fraction(overall["pass_hat_k"]),
+        "tokens/question": _number(overall["tokens_per_question"]),
+        "cost": _dollars(overall["cost"]),
+        "$/correct": _dollars(overall["cost_per_correct"]),
+        "flags": "; ".join(group["flags"]),
+    }
+
+
+def _human(document: Mapping[str, Any], fmt: str) -> str:
+    groups = document["groups"]
+    parts = []
+    if len(groups) > 1:
+        rows = [_leaderboard_row(g) for g in groups]
+        note = (
+            f"groups differ in {', '.join(document['settings_differ'])}: not directly comparable"
+            if set(document["settings_differ"]) - {"model"}
+            else ""
+        )
+        parts.append(render(rows, list(rows[0]), fmt, title="GAIA overall, best first", note=note))
+    for group in groups:
+        k = group["epochs"]
+        title = (
+            f"GAIA scores: {group['group']} — {group['split']}, {k} epoch{'s' * (k != 1)}, "
+            f"{len(group['logs'])} log{'s' * (len(group['logs']) != 1)}"
+        )
+        flags = "; ".join(group["flags"])
+        rows = [_accuracy_row(level) for level in group["levels"]]
+        parts.append(render(rows, list(rows[0]), fmt, title=title, note=flags and f"⚠ {flags}"))
+        effort = [_effort_row(level) for level in group["levels"]]
+        note = "" if group["cost_source"] else "no cost: see the README on --model-cost-config"
+        parts.append(render(effort, list(effort[0]), fmt, title="Cost and effort", note=note))
+    return "\n".join(parts)
+
+
+def _csv_rows(document: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {**{c: group[c] for c in GROUP_COLUMNS}, **level}
+        for group in document["groups"]
+        for level in group["levels"]
+    ]
 
 
 @click.command()
-@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @format_option
-def report(logs: tuple[str, ...], fmt: str) -> None:
-    """Accuracy per model and level (with stderr) of inspect_gaia LOGS.
+@click.option(
+    "--model-cost-config",
+    "prices_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Prices in inspect's --model-cost-config format ($ per 1M tokens, per model); they "
+    "replace the logs' cost for the models they name.",
+)
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False),
+    help="Also write a PNG: accuracy per level with 95% intervals, and accuracy against cost "
+    "(or tokens) with the frontier when there are several groups.",
+)
+def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str | None) -> None:
+    """Accuracy, its spread and its cost per model and level, from inspect_gaia LOGS.
 
-    Errored and limit-hit samples count as wrong and are also counted in their own columns.
+    LOGS are log files or directories of logs. Logs of one model with the same settings (three
+    gaia_levelN runs, a run and its eval-retry) are merged into one table with an overall row; other
+    models or settings are separate groups, sorted by overall accuracy. Errored and limit-hit
+    samples count as wrong and are also counted in their own columns.
 
-    Example: inspect-gaia report logs/*.eval --format markdown
+    Example: inspect-gaia report logs/ --format markdown --plot gaia.png
     """
-    rows = []
-    for path in logs:
-        run = read_inspect_log(path)
-        for summary in summarise(run.samples):
-            rows.append(
-                {
-                    "model": run.model,
-                    "split": run.split,
-                    "level": summary.label,
-                    "n": summary.n,
-                    "accuracy": summary.accuracy if run.split != "test" else None,
-                    "stderr": summary.stderr if run.split != "test" else None,
-                    "errored": summary.errored,
-                    "limit_hit": summary.limited,
-                }
-            )
-    click.echo(render(rows, COLUMNS, fmt, title="GAIA scores"), nl=False)
+    prices = read_prices(prices_file) if prices_file else None
+    runs = read_inspect_logs(logs)
+    document = report_document(group_runs(runs), prices)
+    if prices:
+        called = {model for run in runs for s in run.samples for model in s.usage}
+        for model in sorted(set(prices) - called):
+            click.echo(f"note: no log called {model}; its prices are unused", err=True)
+    if fmt == "json":
+        click.echo(dump_json(document))
+    elif fmt == "csv":
+        click.echo(render(_csv_rows(document), GROUP_COLUMNS + LEVEL_FIELDS, "csv"), nl=False)
+    else:
+        click.echo(_human(document, fmt), nl=False)
+    if plot:
+        from ._plot import plot_report
+
+        plot_report(document, plot)
+        click.echo(f"plot written to {Path(plot)}", err=True)

@@ -65,6 +65,12 @@ def submission(
             f"these are {split}-split logs; the leaderboard takes the test split "
             "(pass --allow-validation to write them anyway)"
         )
+    repeated = [f"{run.source} ({run.epochs} epochs)" for run in runs if run.epochs > 1]
+    if repeated:
+        raise GaiaError(
+            f"{', '.join(repeated)}: the leaderboard takes one answer per question — submit a "
+            "single-epoch run"
+        )
     oracle = [run.source for run in runs if max_attempts(run) > 1]
     if oracle and not allow_oracle_retries:
         raise GaiaError(
