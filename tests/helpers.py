@@ -152,11 +152,15 @@ def running_containers() -> list[str]:
     )
 
 
-def wait_for_containers(count: int, timeout: float = 60) -> list[str]:
-    """Wait until at least ``count`` sandbox containers run; their names."""
+def wait_for_containers(
+    count: int, timeout: float = 60, besides: set[str] | frozenset[str] = frozenset()
+) -> list[str]:
+    """Wait until at least ``count`` sandbox containers run, not counting those named in
+    ``besides`` (``docker_leftovers()`` taken before the test started them); their names."""
+    known = {name.split(":", 1)[1] for name in besides if name.startswith("container:")}
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        names = running_containers()
+        names = [name for name in running_containers() if name not in known]
         if len(names) >= count:
             return names
         time.sleep(0.3)
@@ -336,6 +340,7 @@ def write_log(
             )
         )
     log = EvalLog(
+        status="success",
         eval=EvalSpec(
             created="2026-12-03T00:00:00+00:00",
             task=task,

@@ -145,7 +145,7 @@ def test_a_sandbox_killed_from_outside(
     scripted([Entry("", [{"bash": "sleep 60"}, {"submit": "Quillfeather Lagoon"}])])
 
     def kill_it() -> None:
-        (name,) = wait_for_containers(1)
+        (name,) = wait_for_containers(1, besides=before)
         time.sleep(3)  # let the agent's command start
         subprocess.run(["docker", "kill", name], capture_output=True, check=True)
 
@@ -186,7 +186,7 @@ def test_a_stop_signal_mid_run_leaves_nothing_behind(
         start_new_session=True,
     )
     try:
-        wait_for_containers(2)
+        wait_for_containers(2, besides=before)
         time.sleep(2)
         # SIGINT as Ctrl-C sends it (to the group); the others as a supervisor does (the process)
         if signum == signal.SIGINT:
