@@ -35,6 +35,7 @@ def test_registry_dockerfile() -> None:
         "python-pptx",
         "pillow",
         "ffmpeg",
+        "markitdown[docx,xlsx,pptx,pdf]",
     ):
         assert package in rich
 
