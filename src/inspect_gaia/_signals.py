@@ -8,7 +8,9 @@ that cleanup is done the process exits with the status the signal implies (128 +
 a supervisor still sees that it was stopped.
 
 Installed by the Docker providers' ``task_init`` and removed by their ``task_cleanup``; a handler
-someone else installed is left alone.
+someone else installed is left alone, except uvicorn's: inspect's control server (``inspect ctl``)
+serves on the main thread, and uvicorn captures SIGTERM while it serves only to shut the server down
+and raise the signal again, which would kill the process with its sandboxes still running.
 """
 
 from __future__ import annotations
@@ -49,6 +51,13 @@ def _exit_as_signalled() -> None:
     os._exit(128 + _received[0])
 
 
+def _replaceable(handler: object) -> bool:
+    """No handler of its own, or uvicorn's shut-down-then-reraise one (see the module's note)."""
+    if handler in (signal.SIG_DFL, None):
+        return True
+    return str(getattr(handler, "__module__", "")).startswith("uvicorn.")
+
+
 def install() -> None:
     """Forward SIGTERM and SIGHUP to SIGINT until the matching ``uninstall`` (nestable)."""
     global _users
@@ -59,7 +68,7 @@ def install() -> None:
         if _users > 1:
             return
         for signum in _SIGNALS:
-            if signal.getsignal(signum) in (signal.SIG_DFL, None):
+            if _replaceable(signal.getsignal(signum)):
                 _installed[signum] = signal.signal(signum, _forward)
 
 

@@ -1,0 +1,77 @@
+"""SIGTERM and SIGHUP become a Ctrl-C while a run's sandboxes exist."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+
+from inspect_gaia import _signals
+
+
+@pytest.fixture
+def restored() -> Iterator[None]:
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    yield
+    while _signals._users:
+        _signals.uninstall()
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
+
+def test_the_default_action_is_replaced_and_given_back(restored: None) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _signals.install()
+    _signals.install()
+    assert signal.getsignal(signal.SIGTERM) is _signals._forward
+    _signals.uninstall()
+    assert signal.getsignal(signal.SIGTERM) is _signals._forward, "nested: still in use"
+    _signals.uninstall()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_handler_of_someone_elses_is_left_alone(restored: None) -> None:
+    def theirs(signum: int, frame: object) -> None: ...
+
+    signal.signal(signal.SIGTERM, theirs)
+    _signals.install()
+    assert signal.getsignal(signal.SIGTERM) is theirs
+    _signals.uninstall()
+    assert signal.getsignal(signal.SIGTERM) is theirs
+
+
+def test_uvicorns_shut_down_and_reraise_handler_is_replaced(restored: None) -> None:
+    """inspect's control server serves with uvicorn, which captures SIGTERM on the main thread;
+    re-raised after its shut-down, the signal killed the run with every sandbox left behind."""
+    server = uvicorn.Server(uvicorn.Config(app=None))
+    signal.signal(signal.SIGTERM, server.handle_exit)
+    _signals.install()
+    assert signal.getsignal(signal.SIGTERM) is _signals._forward
+    _signals.uninstall()
+    assert signal.getsignal(signal.SIGTERM) == server.handle_exit
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=str)
+def test_the_signal_interrupts_like_ctrl_c_and_the_exit_status_names_it(signum: int) -> None:
+    program = (
+        "import sys, time\n"
+        "from inspect_gaia import _signals\n"
+        "_signals.install()\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        "    time.sleep(30)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('cleaning up', flush=True)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stdout.readline() == "ready\n"
+    time.sleep(0.1)
+    process.send_signal(signum)
+    output, _ = process.communicate(timeout=20)
+    assert output == "cleaning up\n"
+    assert process.returncode == 128 + signum
