@@ -48,7 +48,7 @@ def test_a_handler_of_someone_elses_is_left_alone(restored: None) -> None:
 def test_uvicorns_shut_down_and_reraise_handler_is_replaced(restored: None) -> None:
     """inspect's control server serves with uvicorn, which captures SIGTERM on the main thread;
     re-raised after its shut-down, the signal killed the run with every sandbox left behind."""
-    server = uvicorn.Server(uvicorn.Config(app=None))
+    server = uvicorn.Server(uvicorn.Config(app="unused:app"))
     signal.signal(signal.SIGTERM, server.handle_exit)
     _signals.install()
     assert signal.getsignal(signal.SIGTERM) is _signals._forward
