@@ -3,17 +3,28 @@
 The same sandbox inspect's ``docker`` provider gives (``-T sandbox=compose``), with three additions
 so that it keeps the promises the default ``gaia-docker`` keeps: the engine and image are checked
 with the same one-line errors before any sample starts, a sample whose sandbox fails to start is
-still scored (``_faults``), and SIGTERM/SIGHUP clean up as Ctrl-C does (``_signals``).
+still scored (``_faults``), a command whose engine stopped answering ends its sample (scored, and
+rerun by ``inspect eval-retry``) instead of handing the agent docker's error as the command's
+output, and SIGTERM/SIGHUP clean up as Ctrl-C does (``_signals``).
 """
 
 from __future__ import annotations
 
-from inspect_ai.util import SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
+from collections.abc import Awaitable
+
+from inspect_ai.util import (
+    ExecResult,
+    SandboxEnvironment,
+    SandboxEnvironmentConfigType,
+    SandboxUnavailableError,
+    sandboxenv,
+)
 from typing_extensions import override
 
 from .. import _signals
 from .._compat import DockerSandboxEnvironment
 from .._faults import start_or_stand_in, started
+from ..errors import GaiaError
 from . import COMPOSE_PROVIDER, client, engine
 from .provider import describe_start_failure
 from .service import service_config
@@ -44,7 +55,7 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
     ) -> dict[str, SandboxEnvironment]:
         """Start as inspect does; a failed start stands in as an ``UnstartedSandbox``."""
         return await start_or_stand_in(
-            super().sample_init(task_name, config, metadata), describe_start_failure
+            _as_ours(super().sample_init(task_name, config, metadata)), describe_start_failure
         )
 
     @override
@@ -62,6 +73,34 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
             await super().sample_cleanup(task_name, config, own, interrupted)
 
     @override
+    async def exec(
+        self,
+        cmd: list[str],
+        input: str | bytes | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        user: str | None = None,
+        timeout: int | None = None,
+        timeout_retry: bool = True,
+        concurrency: bool = True,
+    ) -> ExecResult[str]:
+        """Run as inspect does; a failure that is the engine's, not the command's, ends the sample.
+
+        With the engine gone, ``docker compose exec`` prints one line of its own ("Cannot connect
+        to the Docker daemon …") and fails; inspect returns that as the command's output, and the
+        agent answers from it. So a failed command with no output of its own, only one line on
+        stderr, asks the engine whether it still answers (a failed ``grep -q`` costs nothing).
+        """
+        result = await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
+        if result.success or result.stdout.strip() or len(result.stderr.strip().splitlines()) > 1:
+            return result
+        try:
+            await client.call(engine.check_engine)
+        except GaiaError as ex:
+            raise SandboxUnavailableError(engine.engine_stopped(ex)) from ex
+        return result
+
+    @override
     @classmethod
     async def task_cleanup(
         cls, task_name: str, config: SandboxEnvironmentConfigType | None, cleanup: bool
@@ -71,6 +110,21 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
             await super().task_cleanup(task_name, config, cleanup)
         finally:
             _signals.uninstall()
+
+
+async def _as_ours(
+    start: Awaitable[dict[str, SandboxEnvironment]],
+) -> dict[str, SandboxEnvironment]:
+    """The started environments, each made a ``GaiaComposeSandbox`` in place.
+
+    inspect builds plain ``DockerSandboxEnvironment`` objects; ``GaiaComposeSandbox`` adds
+    behaviour only (``exec``), no state.
+    """
+    environments = await start
+    for env in environments.values():
+        if type(env) is DockerSandboxEnvironment:
+            env.__class__ = GaiaComposeSandbox
+    return environments
 
 
 def _image(config: SandboxEnvironmentConfigType | None) -> str | None:
