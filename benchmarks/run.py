@@ -1,77 +1,51 @@
-"""Harness overhead of inspect_gaia per sample, and how it scales with parallel sandboxes.
+"""Benchmarks of inspect_gaia: against evalscope's GAIA, at GAIA size, and per sample.
 
-Runs N synthetic GAIA samples (each: one bash command reading its attachment, then submit) through
-the real task and Docker sandbox, with a scripted OpenAI-compatible model on 127.0.0.1, and
-measures beside them what Docker itself costs on the same machine:
+Every harness run is a whole process (``inspect eval inspect_gaia/gaia ...``, or evalscope's
+driver in its own venv), driven by a scripted OpenAI-compatible model on 127.0.0.1, on a synthetic
+GAIA snapshot both harnesses read. In one run it measures:
 
-* floor: ``docker run --rm IMAGE true``, and ``docker compose up -d --wait`` + ``down`` of the
-  task's own compose file;
-* harness: wall time per sample at concurrency 1 and the marginal cost per sample
-  ((wall of N - wall of 1) / (N - 1));
-* throughput (samples/min) at several ``--max-sandboxes`` values, optionally with model latency;
-* peak memory of the process that runs inspect, and log size per sample;
-* cold and warm load of a GAIA-sized dataset (165 questions, 38 attachments; synthetic).
+* inspect_gaia against evalscope 1.14.1 (default and fastest container command), alternating:
+  a 1-sample run, an N-sample run one at a time and ``--compare-at-once`` at a time, the marginal
+  cost per sample, CPU and peak memory (``compare.py``);
+* a GAIA-size load, 165 questions x (20 bash turns + a submission), 2 s per model reply, at 1,
+  16, 32 and 64 samples at once, for both harnesses: wall against the model-time ideal, CPU, peak
+  memory, containers alive at once, memory per sandbox, log size (``load.py``);
+* the Docker floor (``docker run --rm``, ``compose up --wait`` + ``down``) beside gaia-docker and
+  inspect's compose sandbox, one sample at a time;
+* gaia-docker's throughput at 1 to 32 sandboxes at once, without and with model latency;
+* the load time of a GAIA-sized dataset.
 
-    python benchmarks/run.py --image inspect-gaia/sandbox:bookworm            # full run
-    python benchmarks/run.py --quick --out /tmp/bench.md                      # smoke test
+    python benchmarks/run.py                                  # full run, ~1 h on 2 CPUs
+    python benchmarks/run.py --quick --no-evalscope --out /tmp/bench.md    # smoke test, ~2 min
 
-Writes a Markdown report (and a PNG plot of throughput against concurrency) to --out.
+evalscope is installed into ``--evalscope-venv`` when missing (about 2 minutes); ``--quick``
+skips it (and says so) when that venv is absent, ``--no-evalscope`` always does. Writes a Markdown
+report and a PNG plot beside it (``--out``).
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import platform
-import resource
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+from compare import INSPECT, Case, Comparison, run_compare
+from fixture import scripted_model, write_dataset
+from harnesses import DEFAULT_EVALSCOPE_VENV, EvalscopeHarness, InspectHarness
+from load import LoadRow, LoadSpec, run_load
+from report import Report, write_report
+from stream_server import serve
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
-
-from scripted_model import Entry, ScriptedModel, serve  # noqa: E402
-
-MODEL = "openai-api/scripted/bench"
-
-
-def write_dataset(root: Path, questions: int, attachments: int) -> Path:
-    """A synthetic GAIA snapshot: ``questions`` rows, the first ``attachments`` with a .txt file."""
-    split = root / "2023" / "validation"
-    split.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for i in range(questions):
-        task_id = f"bench-{i:04d}"
-        file_name = f"{task_id}.txt" if i < attachments else ""
-        if file_name:
-            (split / file_name).write_text(f"line for sample {i}\n" * 20)
-        rows.append(
-            {
-                "task_id": task_id,
-                "Question": f"Benchmark question {i}: how many lines has the attached file?",
-                "Level": str(1 + i % 3),
-                "Final answer": "20",
-                "file_name": file_name,
-                "file_path": f"2023/validation/{file_name}" if file_name else "",
-                "Annotator Metadata": {
-                    "Steps": "",
-                    "Number of steps": "",
-                    "How long did this take?": "",
-                    "Tools": "",
-                    "Number of tools": "",
-                },
-            }
-        )
-    pq.write_table(pa.Table.from_pylist(rows), split / "metadata.parquet")
-    return root
 
 
 def _time(cmd: list[str], repeat: int) -> float:
@@ -105,36 +79,6 @@ def floor(image: str, repeat: int, workdir: Path) -> dict[str, float]:
     return {"docker run --rm": run, "compose up --wait + down": statistics.median(walls)}
 
 
-def run_eval(
-    dataset: Path,
-    image: str,
-    samples: int,
-    concurrency: int,
-    logs: Path,
-    sandbox: str = "docker",
-) -> tuple[float, int]:
-    """Wall seconds and log bytes of one run of ``samples`` samples."""
-    from inspect_ai import eval as inspect_eval
-
-    from inspect_gaia import gaia
-
-    ids = [f"bench-{i:04d}" for i in range(samples)]
-    start = time.perf_counter()
-    (log,) = inspect_eval(
-        gaia(dataset_path=str(dataset), image=image, ids=ids, sandbox=sandbox),
-        model=MODEL,
-        log_dir=str(logs),
-        display="none",
-        max_samples=concurrency,
-        # gaia-docker has one sandbox per running sample, so --max-samples bounds them; inspect's
-        # compose sandbox has its own default limit (2 x CPUs), raised here to match.
-        max_sandboxes=concurrency if sandbox == "compose" else None,
-    )
-    wall = time.perf_counter() - start
-    assert log.status == "success", log.error
-    return wall, Path(str(log.location)).stat().st_size
-
-
 def dataset_load(workdir: Path) -> dict[str, float]:
     """Cold (fresh ``datasets`` cache) and warm load of a GAIA-sized validation split."""
     from inspect_gaia import gaia_dataset
@@ -149,180 +93,223 @@ def dataset_load(workdir: Path) -> dict[str, float]:
     return {"cold": cold, "warm": time.perf_counter() - start}
 
 
-def scaling_table(rates: dict[int, float]) -> list[str]:
-    """Markdown rows: samples/min per number of sandboxes, and the ratio to the first."""
-    first = next(iter(rates.values()))
-    rows = ["", "| sandboxes at once | samples/min | × 1 at a time |", "| --- | --- | --- |"]
-    rows += [f"| {level} | {value:.1f} | {value / first:.2f} |" for level, value in rates.items()]
-    return rows
+def compose_per_sample(
+    dataset: Path, image: str, samples: int, workdir: Path, warmup: bool
+) -> tuple[float, float]:
+    """Inspect's compose sandbox, one sample at a time: wall / N and marginal per sample."""
+    with serve(scripted_model(samples, bash_turns=1)) as url:
+        harness = InspectHarness(image, url)
+        if warmup:
+            harness.run(dataset, 1, 1, workdir / "warmup-compose", sandbox="compose")
+        one = harness.run(dataset, 1, 1, workdir / "one-compose", sandbox="compose").wall
+        many = harness.run(dataset, samples, 1, workdir / "many-compose", sandbox="compose").wall
+    return many / samples, (many - one) / (samples - 1)
 
 
-def plot(
-    throughput: dict[int, float], with_latency: dict[int, float], latency: float, path: Path
-) -> bool:
-    """Samples/min against sandboxes at once, without and with model latency; False if no plot."""
-    try:
-        import matplotlib
+def throughput(
+    dataset: Path,
+    image: str,
+    samples: int,
+    levels: list[int],
+    latency: float,
+    workdir: Path,
+) -> dict[int, float]:
+    """gaia-docker samples/min at each number at once, with ``latency`` s per model reply."""
+    rates = {}
+    with serve(scripted_model(samples, bash_turns=1, latency=latency)) as url:
+        harness = InspectHarness(image, url)
+        for level in levels:
+            out = workdir / f"throughput-l{latency:g}-c{level}"
+            rates[level] = samples / harness.run(dataset, samples, level, out).wall * 60
+    return rates
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    ax.plot(list(throughput), list(throughput.values()), marker="o", label="no model latency")
-    ax.plot(
-        list(with_latency),
-        list(with_latency.values()),
-        marker="s",
-        label=f"{latency:g} s per model reply",
+
+@dataclass(frozen=True)
+class Plan:
+    """What one invocation runs (``--quick`` shrinks everything)."""
+
+    compare_samples: int
+    compare_at_once: int
+    repeat: int
+    samples: int
+    levels: list[int]
+    latency_levels: list[int]
+    load: LoadSpec
+    warmup: bool
+
+
+def plan(args: argparse.Namespace) -> Plan:
+    """The sizes of this run."""
+    if args.quick:
+        return Plan(
+            compare_samples=3,
+            compare_at_once=3,
+            repeat=1,
+            samples=3,
+            levels=[1, 2],
+            latency_levels=[1, 2],
+            load=LoadSpec(questions=4, bash_turns=2, latency=0.5, levels=(2,), serial=1),
+            warmup=False,
+        )
+    levels = tuple(int(n) for n in args.load_at_once.split(","))
+    return Plan(
+        compare_samples=args.compare_samples,
+        compare_at_once=args.compare_at_once,
+        repeat=args.repeat,
+        samples=args.samples,
+        levels=[int(c) for c in args.concurrency.split(",")],
+        latency_levels=[1, 8],
+        load=LoadSpec(
+            questions=args.load_questions,
+            bash_turns=args.load_turns,
+            latency=args.load_latency,
+            levels=levels,
+            serial=args.load_serial,
+        ),
+        warmup=True,
     )
-    ax.set_xscale("log", base=2)
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel("sandboxes at once (--max-samples)")
-    ax.set_ylabel("samples / min")
-    ax.set_title("gaia-docker throughput, 2 CPUs" if os.cpu_count() == 2 else "gaia-docker")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    return True
 
 
-def main() -> None:
-    """Run the benchmark and write the report."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def evalscope_harness(
+    args: argparse.Namespace, workdir: Path
+) -> tuple[EvalscopeHarness | None, str]:
+    """The evalscope harness, installing it when missing; or None and why it was not run."""
+    if args.no_evalscope:
+        return None, "evalscope was not run (`--no-evalscope`)."
+    harness = EvalscopeHarness(Path(args.evalscope_venv), args.image, "", workdir / "hf-datasets")
+    if not harness.installed():
+        if args.quick:
+            note = (
+                f"evalscope was not run: --quick and no evalscope venv at {args.evalscope_venv} "
+                "(a full run installs it)."
+            )
+            print(f"NOTE: {note}", flush=True)
+            return None, note
+        harness.install()
+    return harness, ""
+
+
+def parse_args() -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument(
         "--image",
         default=os.environ.get("INSPECT_GAIA_TEST_IMAGE", "inspect-gaia/sandbox:bookworm"),
     )
-    parser.add_argument("--quick", action="store_true", help="3 samples, concurrency 1 and 2")
-    parser.add_argument("--samples", type=int, default=32)
-    parser.add_argument("--concurrency", default="1,2,4,8,16,32")
+    parser.add_argument("--quick", action="store_true", help="smoke test: tiny sizes, ~2 min")
+    parser.add_argument("--no-evalscope", action="store_true", help="skip evalscope entirely")
     parser.add_argument(
-        "--latency",
-        type=float,
-        default=1.0,
-        help="seconds the model waits per reply in the latency scaling table",
+        "--evalscope-venv",
+        default=str(DEFAULT_EVALSCOPE_VENV),
+        help="venv with evalscope 1.14.1 (created and installed when missing)",
     )
+    parser.add_argument("--compare-samples", type=int, default=16, help="N of the comparison")
+    parser.add_argument("--compare-at-once", type=int, default=8)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per comparison case")
+    parser.add_argument("--samples", type=int, default=32, help="N of the throughput runs")
+    parser.add_argument("--concurrency", default="1,2,4,8,16,32", help="throughput levels")
     parser.add_argument(
-        "--sandboxes",
-        default="docker,compose",
-        help="-T sandbox= values to compare (docker = gaia-docker, compose = inspect's compose)",
+        "--latency", type=float, default=1.0, help="s per model reply, latency throughput table"
     )
+    parser.add_argument("--load-questions", type=int, default=165)
+    parser.add_argument("--load-turns", type=int, default=20, help="bash turns per sample")
+    parser.add_argument("--load-latency", type=float, default=2.0)
+    parser.add_argument("--load-at-once", default="1,16,32,64")
+    parser.add_argument(
+        "--load-serial", type=int, default=4, help="questions run at 1 at once (165 take hours)"
+    )
+    parser.add_argument("--no-compose", action="store_true", help="skip inspect's compose sandbox")
     parser.add_argument("--out", default=str(REPO / "docs" / "benchmarks.md"))
-    args = parser.parse_args()
-    samples = 3 if args.quick else args.samples
-    levels = [1, 2] if args.quick else [int(c) for c in args.concurrency.split(",")]
-    latency_levels = [1, 2] if args.quick else [1, 8]
-    kinds = args.sandboxes.split(",")
-    repeat = 2 if args.quick else 5
+    parser.add_argument(
+        "--workdir", help="keep every run's logs here (default: a temporary directory, removed)"
+    )
+    return parser.parse_args()
 
-    per_sample: dict[str, tuple[float, float]] = {}
+
+def freeze_source(workdir: Path) -> str:
+    """Run every harness on a copy of ``src/`` made now, so edits during the run do not count.
+
+    The copy goes first on ``PYTHONPATH`` (before the editable install) for the ``inspect eval``
+    subprocesses and on ``sys.path`` here. Returns which code that is: the commit, and whether
+    ``src/`` had uncommitted changes.
+    """
+    snapshot = workdir / "src"
+    shutil.copytree(REPO / "src", snapshot, ignore=shutil.ignore_patterns("__pycache__"))
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(snapshot), *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
+    sys.path.insert(0, str(snapshot))
+    git = ["git", "-C", str(REPO)]
+    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run([*git, "diff", "--quiet", "HEAD", "--", "src"]).returncode != 0
+    return f"commit {commit.stdout.strip() or '?'}" + (
+        " plus uncommitted changes in src/" if dirty else ""
+    )
+
+
+def main() -> None:
+    """Run the benchmarks and write the report."""
+    args = parse_args()
+    # A terminated run still stops (and so cleans up after) the harness process it is timing.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    sizes = plan(args)
+    started = time.strftime("%Y-%m-%d %H:%M")
+    begin = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gaia-bench-") as temp:
-        workdir = Path(temp)
-        dataset = write_dataset(workdir / "data", max(samples, 8), max(samples, 8))
-        steps: list[dict[str, object]] = [
-            {"bash": "wc -l < /shared_files/$(ls /shared_files)"},
-            {"submit_output": True},
-        ]
-        model = ScriptedModel([Entry("Benchmark question", steps)])
-        with serve(model) as url:
-            os.environ["SCRIPTED_BASE_URL"] = url
-            os.environ["SCRIPTED_API_KEY"] = "bench"
-            floors = floor(args.image, repeat, workdir)
-            log_bytes = 0
-            for kind in kinds:
-                run = functools.partial(run_eval, dataset, args.image, sandbox=kind)
-                run(1, 1, workdir / f"warmup-{kind}")  # imports, image cache
-                one, _ = run(1, 1, workdir / f"one-{kind}")
-                many, size = run(samples, 1, workdir / f"many-{kind}")
-                per_sample[kind] = (many / samples, (many - one) / (samples - 1))
-                log_bytes = log_bytes or size
-            default = kinds[0]
-            throughput = {}
-            for level in levels:
-                wall, _ = run_eval(
-                    dataset, args.image, samples, level, workdir / f"c{level}", sandbox=default
-                )
-                throughput[level] = samples / wall * 60
-            model.latency = args.latency
-            with_latency = {}
-            for level in latency_levels:
-                wall, _ = run_eval(
-                    dataset, args.image, samples, level, workdir / f"l{level}", sandbox=default
-                )
-                with_latency[level] = samples / wall * 60
-        loads = dataset_load(workdir)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-    names = {"docker": "gaia-docker", "compose": "inspect compose"}
-    lines = [
-        "# Benchmarks",
-        "",
-        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"{platform.system()} {platform.release()}; image `{args.image}`; each sample runs one "
-        "bash command reading its attachment, then submits.",
-        f"Command: `python benchmarks/run.py {' '.join(sys.argv[1:])}`".rstrip(),
-    ]
-    base = floors["docker run --rm"]
-    if "docker" in per_sample:
-        fast = per_sample["docker"][1]
-        summary = [
-            f"gaia-docker costs {fast:.2f} s per sample, {fast / base:.1f}× a bare `docker run`"
-        ]
-        if "compose" in per_sample:
-            summary.append(
-                f"{per_sample['compose'][1] / fast:.1f}× less than inspect's compose sandbox"
+        workdir = Path(args.workdir or temp)
+        workdir.mkdir(parents=True, exist_ok=True)
+        code = freeze_source(workdir)
+        questions = max(sizes.compare_samples, sizes.samples, sizes.load.questions)
+        dataset = write_dataset(workdir / "GAIA", questions, questions)
+        evalscope, skipped = evalscope_harness(args, workdir)
+        floors = floor(args.image, 2 if args.quick else 5, workdir)
+        comparison: Comparison = run_compare(
+            dataset,
+            args.image,
+            workdir,
+            sizes.compare_samples,
+            sizes.compare_at_once,
+            sizes.repeat,
+            evalscope,
+            warmup=sizes.warmup,
+        )
+        compose = None
+        if not args.no_compose:
+            compose = compose_per_sample(
+                dataset, args.image, sizes.compare_samples, workdir, sizes.warmup
             )
-        lines += [
-            "",
-            "**Summary.** " + ", ".join(summary) + "; with model latency, "
-            f"{latency_levels[-1]} sandboxes at once run "
-            f"{with_latency[latency_levels[-1]] / with_latency[latency_levels[0]]:.1f}× as many "
-            "samples per minute as one.",
-        ]
-    lines += [
-        "",
-        "## Per sample, one at a time",
-        "",
-        f"Scripted model with no latency, `--max-samples 1`, N={samples}; marginal = "
-        "(wall of N - wall of 1) / (N - 1).",
-        "",
-        "| what | seconds | × docker run |",
-        "| --- | --- | --- |",
-    ]
-    for name, value in floors.items():
-        lines.append(f"| floor: {name} | {value:.2f} | {value / base:.1f} |")
-    for kind, (mean, marginal) in per_sample.items():
-        label = names.get(kind, kind)
-        lines.append(f"| {label}: wall / N | {mean:.2f} | {mean / base:.1f} |")
-        lines.append(f"| {label}: marginal per sample | {marginal:.2f} | {marginal / base:.1f} |")
-    lines += [
-        "",
-        "## Throughput",
-        "",
-        f"{names.get(default, default)}, no model latency, N={samples}; `--max-samples` = the "
-        "number of sandboxes at once.",
-        *scaling_table(throughput),
-        "",
-        f"With {args.latency:g} s of model latency per reply (two replies per sample):",
-        *scaling_table(with_latency),
-        "",
-        "## Resources and dataset",
-        "",
-        "| what | value |",
-        "| --- | --- |",
-        f"| peak memory of the process running inspect | {peak_mb:.0f} MB |",
-        f"| log size per sample | {log_bytes / samples / 1024:.1f} KiB |",
-        f"| dataset load, cold (165 questions, 38 attachments) | {loads['cold']:.2f} s |",
-        f"| dataset load, warm | {loads['warm']:.2f} s |",
-        "",
-    ]
+        rates = throughput(dataset, args.image, sizes.samples, sizes.levels, 0.0, workdir)
+        with_latency = throughput(
+            dataset, args.image, sizes.samples, sizes.latency_levels, args.latency, workdir
+        )
+        load_rows: list[LoadRow] = run_load(sizes.load, dataset, args.image, workdir, evalscope)
+        loads = dataset_load(workdir)
+    n = sizes.compare_samples
+    many = comparison.runs[INSPECT][Case(n, 1)]
+    report = Report(
+        machine=(
+            f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
+        ),
+        command=f"python benchmarks/run.py {' '.join(sys.argv[1:])}".rstrip(),
+        started=started,
+        minutes=(time.perf_counter() - begin) / 60,
+        image=args.image,
+        code=code,
+        skipped=skipped,
+        floors=floors,
+        comparison=comparison,
+        compose=compose,
+        throughput=rates,
+        with_latency=with_latency,
+        latency=args.latency,
+        throughput_samples=sizes.samples,
+        load=sizes.load,
+        load_rows=load_rows,
+        log_bytes_per_sample=statistics.median(m.output_bytes for m in many) / n,
+        loads=loads,
+    )
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines))
-    if plot(throughput, with_latency, args.latency, out.with_suffix(".png")):
-        with out.open("a") as handle:
-            handle.write(f"![throughput]({out.with_suffix('.png').name})\n")
+    write_report(report, out)
     print(out.read_text())
 
 

@@ -19,6 +19,7 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
             sys.executable,
             str(REPO / "benchmarks" / "run.py"),
             "--quick",
+            "--no-evalscope",  # never installs evalscope (a 1.2 GB venv) from the test suite
             "--image",
             sandbox_image,
             "--out",
@@ -30,9 +31,29 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     text = out.read_text()
-    for heading in ("## Per sample, one at a time", "## Throughput", "## Resources and dataset"):
+    for heading in (
+        "## inspect_gaia and evalscope, same run",
+        "## GAIA-size load",
+        "## Per sample, one at a time",
+        "## Throughput",
+        "## Resources and dataset",
+    ):
         assert heading in text
+    assert "evalscope was not run (`--no-evalscope`)" in text
     rows = [line for line in text.splitlines() if line.startswith("| ")]
+    # The comparison table: every measure, inspect_gaia's column only.
+    for measure in (
+        "1-sample run (whole process), s",
+        "3-sample run, 1 at a time, s",
+        "marginal per sample, 1 at a time, s",
+        "CPU of the process",
+        "peak RSS of the process",
+    ):
+        assert any(r.startswith(f"| {measure}") for r in rows), measure
+    # The GAIA-size load table: its header and one inspect_gaia row with a container seen.
+    assert any(r.startswith("| harness | at once | samples | ideal s | wall s |") for r in rows)
+    load = [r.split("|")[1:-1] for r in rows if r.startswith("| inspect_gaia | 2 |")]
+    assert len(load) == 1 and int(load[0][8]) >= 1, "containers at peak"
     assert any(r.startswith("| floor: docker run --rm |") for r in rows)
     assert any(r.startswith("| floor: compose up --wait + down |") for r in rows)
     for provider in ("gaia-docker", "inspect compose"):
@@ -40,5 +61,5 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
         assert any(r.startswith(f"| {provider}: wall / N |") for r in rows)
     throughput = [r for r in rows if r.split("|")[1].strip() in {"1", "2"}]
     assert len(throughput) == 4, "concurrency 1 and 2, without and with model latency"
-    assert any("dataset load, cold" in r for r in rows) and any("peak memory" in r for r in rows)
+    assert any("dataset load, cold" in r for r in rows) and any("peak RSS" in r for r in rows)
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"

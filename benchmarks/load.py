@@ -1,0 +1,125 @@
+"""A GAIA-size load: 165 questions, each 20 bash turns then a submission, 2 s per model reply.
+
+Both harnesses run the same load at each number of samples at once (inspect_gaia's
+``--max-samples``, evalscope's ``eval_batch_size``), one after the other. The ideal is the model's
+time alone:
+
+    ideal = ceil(samples / at_once) x (bash_turns + 1) x latency
+
+i.e. every sample makes ``bash_turns + 1`` model calls, each taking ``latency`` seconds, and
+samples go through in full rounds of ``at_once``; everything else (process start-up, dataset
+load, containers, the commands, logging) is harness overhead: ``wall / ideal - 1``. At one sample
+at a time the full set would take hours, so that level runs only the first ``serial`` questions
+(its ideal counts those).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from fixture import scripted_model
+from harnesses import EvalscopeHarness, InspectHarness
+from measure import Measured
+from stream_server import Counts, serve
+
+
+@dataclass(frozen=True)
+class LoadSpec:
+    """The load's shape."""
+
+    questions: int = 165
+    bash_turns: int = 20
+    latency: float = 2.0
+    levels: tuple[int, ...] = (1, 16, 32, 64)
+    serial: int = 4
+    """Questions run at one sample at a time (the full set would take hours)."""
+
+    def samples(self, at_once: int) -> int:
+        """How many questions run at this level."""
+        return min(self.questions, self.serial) if at_once == 1 else self.questions
+
+    def ideal(self, at_once: int) -> float:
+        """Model time alone: full rounds of ``at_once`` samples, each its replies x latency."""
+        rounds = math.ceil(self.samples(at_once) / at_once)
+        return rounds * (self.bash_turns + 1) * self.latency
+
+
+@dataclass(frozen=True)
+class LoadRow:
+    """One harness at one level."""
+
+    harness: str
+    at_once: int
+    samples: int
+    ideal: float
+    measured: Measured
+
+
+def run_load(
+    spec: LoadSpec,
+    dataset: Path,
+    image: str,
+    workdir: Path,
+    evalscope: EvalscopeHarness | None,
+) -> list[LoadRow]:
+    """The load at each level: inspect_gaia, then evalscope (fastest configuration) if given."""
+    model = scripted_model(spec.questions, spec.bash_turns, spec.latency)
+    counts = Counts()
+    rows = []
+    with serve(model, counts) as url:
+        inspect_gaia = InspectHarness(image, url)
+        if evalscope is not None:
+            evalscope = evalscope.serving(url)
+        for level in spec.levels:
+            samples = spec.samples(level)
+            ideal = spec.ideal(level)
+            out = workdir / f"load-inspect-{level}"
+            print(f"load: inspect_gaia, {samples} samples, {level} at once", flush=True)
+            measured = inspect_gaia.run(dataset, samples, level, out, poll=True)
+            rows.append(LoadRow("inspect_gaia", level, samples, ideal, measured))
+            if evalscope is not None:
+                out = workdir / f"load-evalscope-{level}"
+                print(f"load: evalscope, {samples} samples, {level} at once", flush=True)
+                measured = evalscope.run(dataset, samples, level, out, fast=True, poll=True)
+                rows.append(LoadRow("evalscope (fastest)", level, samples, ideal, measured))
+    replies = sum(row.samples for row in rows) * (spec.bash_turns + 1)
+    if counts.requests != replies:
+        raise RuntimeError(f"load: {counts.requests} model calls, expected {replies}")
+    return rows
+
+
+def load_table(spec: LoadSpec, rows: list[LoadRow]) -> list[str]:
+    """Markdown: one row per harness and level."""
+    lines = [
+        "| harness | at once | samples | ideal s | wall s | wall ÷ ideal | CPU s | peak RSS MB "
+        "| containers at peak | MB per sandbox (mean at peak / max) | engine CPU s | output MB |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        m = row.measured
+        lines.append(
+            f"| {row.harness} | {row.at_once} | {row.samples} | {row.ideal:.0f} | {m.wall:.1f} "
+            f"| {m.wall / row.ideal:.2f} | {m.cpu:.1f} | {m.rss_mb:.0f} | {m.containers} "
+            f"| {m.sandbox_mb:.1f} / {m.sandbox_max_mb:.1f} | {m.engine_cpu:.1f} "
+            f"| {m.output_bytes / 1024 / 1024:.2f} |"
+        )
+    return lines
+
+
+def load_ratios(rows: list[LoadRow]) -> list[str]:
+    """Markdown: evalscope's wall, CPU and memory over inspect_gaia's, per level."""
+    ours = {row.at_once: row.measured for row in rows if row.harness == "inspect_gaia"}
+    theirs = {row.at_once: row.measured for row in rows if row.harness != "inspect_gaia"}
+    if not theirs:
+        return []
+    lines = [
+        "| samples at once | evalscope ÷ inspect_gaia: wall | CPU s | peak RSS |",
+        "| --- | --- | --- | --- |",
+    ]
+    for level, m in theirs.items():
+        o = ours[level]
+        ratios = (m.wall / o.wall, m.cpu / o.cpu, m.rss_mb / o.rss_mb)
+        lines.append(f"| {level} at once | " + " | ".join(f"{r:.2f}" for r in ratios) + " |")
+    return lines
