@@ -9,7 +9,7 @@ chunk with the whole message (content or tool calls), one chunk carrying ``finis
 choices when ``stream_options.include_usage`` asks for one, then ``data: [DONE]``.
 
 It answers HTTP/1.1 with keep-alive, so a client's connection pool is reused as against a real
-endpoint, and counts requests (all, streamed) for the run checks.
+endpoint, and counts the requests it answers (all, streamed) for the run checks.
 """
 
 from __future__ import annotations
@@ -21,15 +21,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from scripted_model import ScriptedModel
-
-USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+import scripted_model
+from scripted_model import USAGE, ChatHandler, ScriptedModel
 
 
 @dataclass
@@ -63,68 +61,27 @@ def sse_events(base: dict[str, Any], choice: dict[str, Any], usage: bool) -> byt
     return ("".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n").encode()
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _StreamingHandler(ChatHandler):
     protocol_version = "HTTP/1.1"
-    model: ScriptedModel
     counts: Counts
 
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length", "0"))
-        request = json.loads(self.rfile.read(length) or b"{}")
-        if not self.path.endswith("/chat/completions"):
-            self._json(404, {"error": {"message": f"no route {self.path}"}})
-            return
-        if self.model.latency:
-            time.sleep(self.model.latency)
+    def reply(self, request: dict[str, Any], choice: dict[str, Any]) -> None:
         stream = bool(request.get("stream"))
         self.counts.add(stream)
-        choice = self.model.reply(request)
-        if "http_error" in choice:
-            status = int(choice["http_error"])
-            self._json(status, {"error": {"message": "scripted failure", "code": status}})
+        if not stream:
+            super().reply(request, choice)
             return
         base = {
             "id": f"chatcmpl-{time.time_ns()}",
             "created": int(time.time()),
             "model": request.get("model", "scripted"),
         }
-        if stream:
-            usage = bool((request.get("stream_options") or {}).get("include_usage"))
-            self._send(200, "text/event-stream", sse_events(base, choice, usage))
-            return
-        body = {
-            **base,
-            "object": "chat.completion",
-            "choices": [{"index": 0, "logprobs": None, **choice}],
-            "usage": USAGE,
-        }
-        self._json(200, body)
-
-    def _json(self, status: int, body: dict[str, Any]) -> None:
-        self._send(status, "application/json", json.dumps(body).encode())
-
-    def _send(self, status: int, content_type: str, data: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
+        usage = bool((request.get("stream_options") or {}).get("include_usage"))
+        self.send_body(200, "text/event-stream", sse_events(base, choice, usage))
 
 
 @contextmanager
 def serve(model: ScriptedModel, counts: Counts | None = None) -> Iterator[str]:
     """Serve ``model`` on an ephemeral 127.0.0.1 port; yields the base URL (``.../v1``)."""
-    attributes = {"model": model, "counts": counts or Counts()}
-    handler = type("Handler", (_Handler,), attributes)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with scripted_model.serve(model, _StreamingHandler, counts=counts or Counts()) as url:
+        yield url

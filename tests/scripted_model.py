@@ -111,47 +111,54 @@ def _message(
     return {"message": message, "finish_reason": finish}
 
 
-class _Handler(BaseHTTPRequestHandler):
+USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+
+
+def completion(request: dict[str, Any], choice: dict[str, Any]) -> dict[str, Any]:
+    """A non-streamed chat completion carrying ``choice``."""
+    return {
+        "id": f"chatcmpl-{time.time_ns()}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "scripted"),
+        "choices": [{"index": 0, "logprobs": None, **choice}],
+        "usage": USAGE,
+    }
+
+
+class ChatHandler(BaseHTTPRequestHandler):
+    """The chat-completions endpoint; a subclass changes how a reply is sent (``reply``)."""
+
     model: ScriptedModel
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         request = json.loads(self.rfile.read(length) or b"{}")
         if not self.path.endswith("/chat/completions"):
-            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            self.send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         if self.model.latency:
             time.sleep(self.model.latency)
         choice = self.model.reply(request)
         if "http_error" in choice:
-            status = choice["http_error"]
-            self._send(
-                status,
-                {
-                    "error": {
-                        "message": "scripted failure",
-                        "type": "invalid_request_error",
-                        "code": status,
-                    }
-                },
-            )
+            status = int(choice["http_error"])
+            error = {"message": "scripted failure", "type": "invalid_request_error", "code": status}
+            self.send_json(status, {"error": error})
             return
-        self._send(
-            200,
-            {
-                "id": f"chatcmpl-{time.time_ns()}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": request.get("model", "scripted"),
-                "choices": [{"index": 0, "logprobs": None, **choice}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-            },
-        )
+        self.reply(request, choice)
 
-    def _send(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
+    def reply(self, request: dict[str, Any], choice: dict[str, Any]) -> None:
+        """Send ``choice`` as the answer to ``request``."""
+        self.send_json(200, completion(request, choice))
+
+    def send_json(self, status: int, body: dict[str, Any]) -> None:
+        """Send ``body`` as JSON."""
+        self.send_body(status, "application/json", json.dumps(body).encode())
+
+    def send_body(self, status: int, content_type: str, data: bytes) -> None:
+        """Send ``data`` whole, with its length."""
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -161,10 +168,17 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve(model: ScriptedModel) -> Iterator[str]:
-    """Serve ``model`` on an ephemeral 127.0.0.1 port; yields the base URL (``.../v1``)."""
-    handler = type("Handler", (_Handler,), {"model": model})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+def serve(
+    model: ScriptedModel, handler: type[ChatHandler] = ChatHandler, **attributes: Any
+) -> Iterator[str]:
+    """Serve ``model`` on an ephemeral 127.0.0.1 port; yields the base URL (``.../v1``).
+
+    ``handler`` and ``attributes`` (set on a subclass of it) let the benchmarks stream replies.
+    """
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), type("Handler", (handler,), {"model": model, **attributes})
+    )
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
