@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -111,6 +112,16 @@ def metrics(log: EvalLog) -> dict[str, float]:
 
 
 # -- Docker bookkeeping ----------------------------------------------------------------------------
+
+
+def default_stop_signals() -> None:
+    """A child's ``preexec_fn``: SIGTERM and SIGHUP at their default action, as in a terminal.
+
+    A test run under ``nohup`` (or a CI runner that ignores SIGHUP) passes the ignored signal on
+    to every child, and a process that ignores a signal rightly keeps ignoring it.
+    """
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def docker_leftovers() -> set[str]:

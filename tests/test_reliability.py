@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import (
     Play,
+    default_stop_signals,
     docker_leftovers,
     eval_command,
     eval_gaia,
@@ -184,6 +185,7 @@ def test_a_stop_signal_mid_run_leaves_nothing_behind(
         text=True,
         cwd=tmp_path,
         start_new_session=True,
+        preexec_fn=default_stop_signals,
     )
     try:
         wait_for_containers(2, besides=before)

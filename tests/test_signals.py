@@ -10,16 +10,18 @@ from collections.abc import Iterator
 
 import pytest
 import uvicorn
+from helpers import default_stop_signals
 
 from inspect_gaia import _signals
 
 
 @pytest.fixture
-def restored() -> Iterator[None]:
+def restored(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No install in force (tests that start providers by hand leave theirs), handlers restored."""
     saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    monkeypatch.setattr(_signals, "_users", 0)
+    monkeypatch.setattr(_signals, "_installed", {})
     yield
-    while _signals._users:
-        _signals.uninstall()
     for signum, handler in saved.items():
         signal.signal(signum, handler)
 
@@ -33,6 +35,14 @@ def test_the_default_action_is_replaced_and_given_back(restored: None) -> None:
     assert signal.getsignal(signal.SIGTERM) is _signals._forward, "nested: still in use"
     _signals.uninstall()
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_an_ignored_signal_stays_ignored(restored: None) -> None:
+    """``nohup`` means: do not stop on SIGHUP."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    _signals.install()
+    assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    _signals.uninstall()
 
 
 def test_a_handler_of_someone_elses_is_left_alone(restored: None) -> None:
@@ -68,7 +78,12 @@ def test_the_signal_interrupts_like_ctrl_c_and_the_exit_status_names_it(signum: 
         "except KeyboardInterrupt:\n"
         "    print('cleaning up', flush=True)\n"
     )
-    process = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", program],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_stop_signals,
+    )
     assert process.stdout is not None and process.stdout.readline() == "ready\n"
     time.sleep(0.1)
     process.send_signal(signum)

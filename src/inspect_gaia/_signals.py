@@ -7,10 +7,11 @@ the log never finalised. inspect handles SIGINT (it cancels the run, cleans up a
 that cleanup is done the process exits with the status the signal implies (128 + its number), so
 a supervisor still sees that it was stopped.
 
-Installed by the Docker providers' ``task_init`` and removed by their ``task_cleanup``; a handler
-someone else installed is left alone, except uvicorn's: inspect's control server (``inspect ctl``)
-serves on the main thread, and uvicorn captures SIGTERM while it serves only to shut the server down
-and raise the signal again, which would kill the process with its sandboxes still running.
+Installed by the Docker providers' ``task_init`` and removed by their ``task_cleanup``. A signal
+the process ignores (``nohup``) stays ignored, and a handler someone else installed is left alone,
+except uvicorn's: inspect's control server (``inspect ctl``) serves on the main thread, and uvicorn
+captures SIGTERM while it serves only to shut the server down and raise the signal again, which
+would kill the process with its sandboxes still running.
 """
 
 from __future__ import annotations
