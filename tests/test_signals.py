@@ -55,10 +55,21 @@ def test_a_handler_of_someone_elses_is_left_alone(restored: None) -> None:
     assert signal.getsignal(signal.SIGTERM) is theirs
 
 
-def test_uvicorns_shut_down_and_reraise_handler_is_replaced(restored: None) -> None:
+def _patched_handle_exit(server: uvicorn.Server, signum: int, frame: object) -> None:
+    """What importing sse_starlette (MCP) puts in place of ``uvicorn.Server.handle_exit``."""
+
+
+class _PatchedServer(uvicorn.Server):
+    handle_exit = _patched_handle_exit  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("server_class", [uvicorn.Server, _PatchedServer], ids=["plain", "patched"])
+def test_uvicorns_shut_down_and_reraise_handler_is_replaced(
+    restored: None, server_class: type[uvicorn.Server]
+) -> None:
     """inspect's control server serves with uvicorn, which captures SIGTERM on the main thread;
     re-raised after its shut-down, the signal killed the run with every sandbox left behind."""
-    server = uvicorn.Server(uvicorn.Config(app="unused:app"))
+    server = server_class(uvicorn.Config(app="unused:app"))
     signal.signal(signal.SIGTERM, server.handle_exit)
     _signals.install()
     assert signal.getsignal(signal.SIGTERM) is _signals._forward

@@ -53,10 +53,15 @@ def _exit_as_signalled() -> None:
 
 
 def _replaceable(handler: object) -> bool:
-    """No handler of its own, or uvicorn's shut-down-then-reraise one (see the module's note)."""
+    """No handler of its own, or a uvicorn server's shut-down-then-reraise one (module's note).
+
+    Recognised by the object it is bound to, not by where the function is defined: importing
+    sse_starlette (MCP) replaces ``uvicorn.Server.handle_exit`` with a function of its own.
+    """
     if handler in (signal.SIG_DFL, None):
         return True
-    return str(getattr(handler, "__module__", "")).startswith("uvicorn.")
+    owner = getattr(handler, "__self__", None)
+    return any(cls.__module__.startswith("uvicorn.") for cls in type(owner).__mro__)
 
 
 def install() -> None:
