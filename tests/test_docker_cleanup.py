@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextvars
 import os
 import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import anyio
@@ -56,6 +59,36 @@ def test_only_a_provably_dead_creator_counts_as_dead() -> None:
 
 
 # -- with an engine --------------------------------------------------------------------------------
+
+
+def test_samples_starting_at_once_share_one_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CI found a run's network left behind: samples starting at once, on worker threads, each
+    made the run's state, so the network was labelled with an id the run's cleanup never used."""
+    from inspect_ai.util._sandbox.lifecycle import sandbox_lifecycle_scope  # what inspect opens
+
+    class SlowToMake(cleanup.RunState):
+        def __init__(self) -> None:
+            time.sleep(0.05)  # widens the window between "none yet" and "stored"
+            super().__init__()
+
+    monkeypatch.setattr(cleanup, "RunState", SlowToMake)
+    seen: list[cleanup.RunState] = []
+    start = threading.Barrier(8)
+
+    def sample() -> None:
+        start.wait()
+        seen.append(cleanup.run_state())
+
+    with sandbox_lifecycle_scope():
+        threads = [
+            threading.Thread(target=contextvars.copy_context().run, args=(sample,))
+            for _ in range(8)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert len(seen) == 8 and len({id(state) for state in seen}) == 1
 
 
 @pytest.fixture(params=["asyncio"])

@@ -55,10 +55,21 @@ _OUTSIDE_ANY_RUN = RunState()
 """For sandboxes started outside an eval (tests, scripts calling the provider directly)."""
 
 
+_FIRST_USE = threading.Lock()
+
+
 def run_state() -> RunState:
-    """The state of the run this call belongs to."""
+    """The state of the run this call belongs to.
+
+    Samples first ask for it at once, from worker threads; inspect's scope makes the state on
+    first use without a lock, and two states made at once gave the run two ids: the samples'
+    network carried the one that lost and outlived the run's cleanup. So first use is locked.
+    """
     scope = sandbox_lifecycle_state()
-    return scope.get(RunState) if scope is not None else _OUTSIDE_ANY_RUN
+    if scope is None:
+        return _OUTSIDE_ANY_RUN
+    with _FIRST_USE:
+        return scope.get(RunState)
 
 
 # -- who created it -----------------------------------------------------------------------------
