@@ -88,11 +88,11 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
 
         With the engine gone, ``docker compose exec`` prints one line of its own ("Cannot connect
         to the Docker daemon …") and fails; inspect returns that as the command's output, and the
-        agent answers from it. So a failed command with no output of its own, only one line on
-        stderr, asks the engine whether it still answers (a failed ``grep -q`` costs nothing).
+        agent answers from it. So a failed command with no stdout and exactly one line on stderr
+        asks the engine whether it still answers (a silent ``grep -q`` miss costs nothing).
         """
         result = await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
-        if result.success or result.stdout.strip() or len(result.stderr.strip().splitlines()) > 1:
+        if result.success or result.stdout.strip() or len(result.stderr.strip().splitlines()) != 1:
             return result
         try:
             await client.call(engine.check_engine)
