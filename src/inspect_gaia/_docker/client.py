@@ -21,8 +21,8 @@ import stat as stat_module
 import tarfile
 import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 import anyio
 from inspect_ai.util import (
@@ -238,7 +238,6 @@ def exec_command(
         SandboxUnavailableError: The container is gone or not running.
     """
     from docker.errors import APIError, NotFound
-    from docker.utils.socket import STDOUT, frames_iter
 
     client = api()
     try:
@@ -252,24 +251,47 @@ def exec_command(
             workdir=workdir,
             user=user or "",
         )["Id"]
-        sock = client.exec_start(exec_id, socket=True)
+        # exec_start(socket=True) hands back the raw socket; but http.client read the upgrade
+        # response through a buffered reader, and output that arrived with the headers (a busy
+        # client reads them late) is in that buffer only. So the frames are read through it.
+        response = client._post_json(
+            client._url("/exec/{0}/start", exec_id),
+            headers={"Connection": "Upgrade", "Upgrade": "tcp"},
+            data={"Tty": False, "Detach": False},
+            stream=True,
+        )
+        client._raise_for_status(response)
     except (NotFound, APIError) as ex:
         if isinstance(ex, NotFound) or ex.status_code == 409:
             raise SandboxUnavailableError(
                 f"The sandbox is not running and cannot execute: {first_line(ex)}"
             ) from ex
         raise
-    raw: socket.socket = getattr(sock, "_sock", sock)
+    reader: io.BufferedReader = response.raw._fp.fp
+    raw = cast(socket.socket, getattr(reader.raw, "_sock", None) or reader.raw)
     raw.settimeout(None)  # the command's own timeout bounds the wait, not the API's
     if data is not None:
         threading.Thread(target=_feed, args=(raw, data), daemon=True).start()
     out, err = CircularByteBuffer(limit), CircularByteBuffer(limit)
     try:
-        for stream, chunk in frames_iter(sock, tty=False):
-            (out if stream == STDOUT else err).write(chunk)
+        for stream, chunk in _frames(reader):
+            (out if stream == _STDOUT else err).write(chunk)
     finally:
-        sock.close()
+        response.close()
+        raw.close()
     return _exit_code(exec_id), out.getvalue(), err.getvalue()
+
+
+_STDOUT = 1
+
+
+def _frames(reader: io.BufferedReader) -> Iterator[tuple[int, bytes]]:
+    """Docker's multiplexed stream: 8-byte headers (stream, 3 zero bytes, size), then payloads."""
+    while True:
+        header = reader.read(8)
+        if len(header) < 8:
+            return
+        yield header[0], reader.read(int.from_bytes(header[4:8], "big"))
 
 
 def _feed(raw: socket.socket, data: bytes) -> None:

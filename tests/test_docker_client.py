@@ -1,0 +1,48 @@
+"""client.py against the real engine: what the Docker API calls return."""
+
+from __future__ import annotations
+
+import http.client
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from helpers import SANDBOX_IMAGE
+
+from inspect_gaia._docker import client
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture
+def container() -> Iterator[str]:
+    name = f"gaia-test-client-{uuid.uuid4().hex[:8]}"
+    started = client.start_container(
+        name,
+        {"image": SANDBOX_IMAGE, "command": ["tail", "-f", "/dev/null"], "host_config": {}},
+        {"inspect_gaia.sandbox": "gaia-docker", "inspect_gaia.test": "client"},
+    )
+    try:
+        yield started
+    finally:
+        client.remove_container(started)
+
+
+def test_output_that_arrives_with_the_upgrade_response_is_kept(
+    container: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 64 samples at once a client reads the upgrade response late, and the command's output
+    arrives in the same read: it sat in http.client's buffer, and the exec returned exit 0 and no
+    output (1 of 165 samples of the GAIA-size load answered '')."""
+    begin = http.client.HTTPResponse.begin
+
+    def late(self: http.client.HTTPResponse) -> None:
+        time.sleep(0.5)  # the command has run and written by now
+        begin(self)
+
+    monkeypatch.setattr(http.client.HTTPResponse, "begin", late)
+    code, out, err = client.exec_command(
+        container, ["sh", "-c", "echo twenty; echo oops >&2"], None, "/", None, None, 1 << 20
+    )
+    assert (code, out, err) == (0, b"twenty\n", b"oops\n")
