@@ -238,6 +238,7 @@ def exec_command(
         SandboxUnavailableError: The container is gone or not running.
     """
     from docker.errors import APIError, NotFound
+    from docker.utils.socket import STDOUT
 
     client = api()
     try:
@@ -275,14 +276,11 @@ def exec_command(
     out, err = CircularByteBuffer(limit), CircularByteBuffer(limit)
     try:
         for stream, chunk in _frames(reader):
-            (out if stream == _STDOUT else err).write(chunk)
+            (out if stream == STDOUT else err).write(chunk)
     finally:
         response.close()
         raw.close()
     return _exit_code(exec_id), out.getvalue(), err.getvalue()
-
-
-_STDOUT = 1
 
 
 def _frames(reader: io.BufferedReader) -> Iterator[tuple[int, bytes]]:
