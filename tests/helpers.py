@@ -114,14 +114,31 @@ def metrics(log: EvalLog) -> dict[str, float]:
 # -- Docker bookkeeping ----------------------------------------------------------------------------
 
 
-def default_stop_signals() -> None:
-    """A child's ``preexec_fn``: SIGTERM and SIGHUP at their default action, as in a terminal.
+STARTED_AS: dict[str, tuple[int, ...]] = {
+    "terminal": (),
+    "background": (signal.SIGINT,),
+    "nohup": (signal.SIGHUP,),
+}
+"""How a run was started, by the stop signals it inherits as ignored.
 
-    A test run under ``nohup`` (or a CI runner that ignores SIGHUP) passes the ignored signal on
-    to every child, and a process that ignores a signal rightly keeps ignoring it.
+A terminal leaves all three at their default; a non-interactive shell starts a background job
+(``inspect eval … &`` in a script) with SIGINT ignored; ``nohup`` ignores SIGHUP.
+"""
+
+
+def started_as(how: str) -> Callable[[], None]:
+    """A child's ``preexec_fn`` giving it the stop signals of a run started ``how``.
+
+    Every disposition is set, none inherited: the test process itself may be a background job
+    or run under ``nohup`` (CI's runner starts ``.ci/run`` either way).
     """
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
+    ignored = STARTED_AS[how]
+
+    def preexec() -> None:
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
+
+    return preexec
 
 
 def docker_leftovers() -> set[str]:

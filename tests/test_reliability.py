@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from helpers import (
     Play,
-    default_stop_signals,
     docker_leftovers,
     eval_command,
     eval_gaia,
     inspect_cli,
+    started_as,
     wait_for_containers,
 )
 from inspect_ai import eval_retry
@@ -163,11 +163,27 @@ def test_a_sandbox_killed_from_outside(
     assert docker_leftovers() == before
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=str)
+_STOPS = [
+    ("terminal", signal.SIGINT),
+    ("terminal", signal.SIGTERM),
+    ("terminal", signal.SIGHUP),
+    ("background", signal.SIGTERM),
+    ("background", signal.SIGHUP),
+    ("nohup", signal.SIGTERM),
+]
+
+
+@pytest.mark.parametrize(("started", "signum"), _STOPS, ids=[f"{h}-{s.name}" for h, s in _STOPS])
 def test_a_stop_signal_mid_run_leaves_nothing_behind(
-    sandbox_image: str, sandbox_kind: SandboxKind, signum: int, scripted: Play, tmp_path: Path
+    sandbox_image: str,
+    sandbox_kind: SandboxKind,
+    started: str,
+    signum: int,
+    scripted: Play,
+    tmp_path: Path,
 ) -> None:
-    """Ctrl-C, and (issue #10 finding 4) what `timeout`, systemd and a closed terminal send."""
+    """Ctrl-C, and (issue #10 finding 4) what `timeout`, systemd and a closed terminal send;
+    (issue #17) also to a run a script started in the background, which ignores SIGINT."""
     before = docker_leftovers()
     scripted([Entry("", [{"bash": "sleep 120"}, {"submit": "x"}])])
     run = subprocess.Popen(
@@ -185,7 +201,7 @@ def test_a_stop_signal_mid_run_leaves_nothing_behind(
         text=True,
         cwd=tmp_path,
         start_new_session=True,
-        preexec_fn=default_stop_signals,
+        preexec_fn=started_as(started),
     )
     try:
         wait_for_containers(2, besides=before)
@@ -195,7 +211,12 @@ def test_a_stop_signal_mid_run_leaves_nothing_behind(
             os.killpg(run.pid, signum)
         else:
             os.kill(run.pid, signum)
-        output, _ = run.communicate(timeout=120)
+        try:
+            output, _ = run.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(run.pid, signal.SIGKILL)
+            output, _ = run.communicate()
+            pytest.fail(f"the run went on after the signal:\n{output[-3000:]}")
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)

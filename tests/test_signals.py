@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 import uvicorn
-from helpers import default_stop_signals
+from helpers import STARTED_AS, started_as
 
 from inspect_gaia import _signals
 
@@ -77,23 +78,61 @@ def test_uvicorns_shut_down_and_reraise_handler_is_replaced(
     assert signal.getsignal(signal.SIGTERM) == server.handle_exit
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=str)
-def test_the_signal_interrupts_like_ctrl_c_and_the_exit_status_names_it(signum: int) -> None:
-    program = (
-        "import sys, time\n"
-        "from inspect_gaia import _signals\n"
-        "_signals.install()\n"
-        "print('ready', flush=True)\n"
-        "try:\n"
-        "    time.sleep(30)\n"
-        "except KeyboardInterrupt:\n"
-        "    print('cleaning up', flush=True)\n"
-    )
+_IN_A_LOOP = """
+import anyio, asyncio
+from inspect_gaia import _signals
+
+async def sample() -> None:
+    _signals.install()
+    print("ready", flush=True)
+    try:
+        await anyio.sleep(30)
+    except asyncio.CancelledError:
+        print("cleaning up", flush=True)
+        raise
+
+async def run() -> None:
+    async with anyio.create_task_group() as group:
+        group.start_soon(sample)
+
+try:
+    anyio.run(run)
+except (KeyboardInterrupt, asyncio.CancelledError):
+    pass
+"""
+
+_NO_LOOP = """
+import time
+from inspect_gaia import _signals
+
+_signals.install()
+print("ready", flush=True)
+try:
+    time.sleep(30)
+except KeyboardInterrupt:
+    print("cleaning up", flush=True)
+"""
+
+_STOPS = [
+    (how, signum)
+    for how, ignored in STARTED_AS.items()
+    for signum in (signal.SIGTERM, signal.SIGHUP)
+    if signum not in ignored
+]
+
+
+@pytest.mark.parametrize("program", [_IN_A_LOOP, _NO_LOOP], ids=["event-loop", "no-loop"])
+@pytest.mark.parametrize(("started", "signum"), _STOPS, ids=[f"{h}-{s.name}" for h, s in _STOPS])
+def test_the_signal_interrupts_like_ctrl_c_and_the_exit_status_names_it(
+    program: str, started: str, signum: signal.Signals
+) -> None:
+    """However the run was started (issue #17: a script's background job ignores SIGINT, and the
+    interrupt sent as a SIGINT was dropped while the run went on to the end)."""
     process = subprocess.Popen(
         [sys.executable, "-c", program],
         stdout=subprocess.PIPE,
         text=True,
-        preexec_fn=default_stop_signals,
+        preexec_fn=started_as(started),
     )
     assert process.stdout is not None and process.stdout.readline() == "ready\n"
     time.sleep(0.1)
@@ -101,3 +140,55 @@ def test_the_signal_interrupts_like_ctrl_c_and_the_exit_status_names_it(signum: 
     output, _ = process.communicate(timeout=20)
     assert output == "cleaning up\n"
     assert process.returncode == 128 + signum
+
+
+def test_sigint_ignored_stays_ignored(restored: None) -> None:
+    """The forwarder delivers the interrupt without un-ignoring SIGINT (the job's Ctrl-C shield)."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _signals.install()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        _signals.uninstall()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="descendants are found through /proc")
+def test_what_the_run_started_is_stopped_too_as_by_a_signal_to_the_group() -> None:
+    """The compose sandbox's `docker compose exec` is the docker CLI and its compose plugin; the
+    plugin, left running, held the command's output open and the stopped run waited on it."""
+    program = (
+        "import subprocess, time\n"
+        "from inspect_gaia import _signals\n"
+        "_signals.install()\n"
+        "shell = subprocess.Popen(['sh', '-c', 'sleep 300 & echo $!; wait'], stdout=subprocess.PIPE)\n"
+        "print(shell.stdout.readline().decode().strip(), flush=True)\n"
+        "try:\n"
+        "    time.sleep(30)\n"
+        "except KeyboardInterrupt:\n"
+        "    time.sleep(1)\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", program],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=started_as("terminal"),
+    )
+    assert process.stdout is not None
+    grandchild = int(process.stdout.readline())
+    assert _alive(grandchild)
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=20)
+    assert process.returncode == 128 + signal.SIGTERM
+    deadline = time.monotonic() + 5
+    while _alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(grandchild)

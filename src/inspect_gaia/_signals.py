@@ -7,6 +7,15 @@ the log never finalised. inspect handles SIGINT (it cancels the run, cleans up a
 that cleanup is done the process exits with the status the signal implies (128 + its number), so
 a supervisor still sees that it was stopped.
 
+The interrupt is delivered without a SIGINT: a POSIX shell starts a script's background job
+(``inspect eval … &``, ``nohup cmd &`` in a script, some job runners) with SIGINT ignored, and a
+SIGINT sent to the process itself was dropped while the run went on to the end (and uvicorn, while
+it holds SIGINT, re-raises it only after restoring the ignored disposition). So the forwarder does
+what ``asyncio.run``'s handler does on a first Ctrl-C, cancel the run's root task (found when the
+forwarder is installed); a second signal raises ``KeyboardInterrupt`` as a second Ctrl-C does.
+Without an asyncio loop (trio, or no loop) it runs SIGINT's Python handler, or raises
+``KeyboardInterrupt``. SIGINT's own disposition is never changed.
+
 Installed by the Docker providers' ``task_init`` and removed by their ``task_cleanup``. A signal
 the process ignores (``nohup``) stays ignored, and a handler someone else installed is left alone,
 except uvicorn's: inspect's control server (``inspect ctl``) serves on the main thread, and uvicorn
@@ -16,6 +25,7 @@ would kill the process with its sandboxes still running.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import logging
 import os
@@ -23,6 +33,9 @@ import signal
 import sys
 import threading
 from types import FrameType
+from typing import Any
+
+import anyio
 
 _SIGNALS = tuple(
     s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s
@@ -31,13 +44,69 @@ _installed: dict[int, object] = {}
 _users = 0
 _lock = threading.Lock()
 _received: list[int] = []
+_root_task: asyncio.Task[Any] | None = None
 
 
 def _forward(signum: int, frame: FrameType | None) -> None:
     if not _received:
         atexit.register(_exit_as_signalled)
     _received.append(signum)
-    os.kill(os.getpid(), signal.SIGINT)
+    if len(_received) == 1:
+        _signal_descendants(signum)
+    root = _root_task
+    if root is not None and not root.done() and len(_received) == 1:
+        # What asyncio.run's own SIGINT handler does on a first Ctrl-C, without a SIGINT.
+        root.cancel()
+        root.get_loop().call_soon_threadsafe(lambda: None)
+        return
+    interrupt = signal.getsignal(signal.SIGINT)
+    if root is None and callable(interrupt) and not _is_uvicorns(interrupt):
+        interrupt(signal.SIGINT, frame)  # trio's cancel, or Python's KeyboardInterrupt
+    else:
+        raise KeyboardInterrupt  # a second signal, as a second Ctrl-C: stop now
+
+
+def _signal_descendants(signum: int) -> None:
+    """Pass the signal on to every process this one started, as a signal to the group would.
+
+    A terminal's Ctrl-C reaches the whole foreground process group; a supervisor's SIGTERM
+    reaches only this process. inspect then stops its subprocesses one level down, and what they
+    started lives on: the compose sandbox's ``docker compose exec`` is the docker CLI running its
+    compose plugin, which keeps the command's output pipe open until the command ends, while
+    inspect waits, shielded, for that pipe to close. Linux only (``/proc``).
+    """
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                # pid (comm) state ppid ...: comm may hold spaces and parentheses
+                parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    pending = list(children.get(os.getpid(), []))
+    while pending:
+        pid = pending.pop()
+        pending.extend(children.get(pid, []))
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+
+def _find_root_task() -> asyncio.Task[Any] | None:
+    """The task at the top of the running asyncio task tree, or None (no loop, or trio)."""
+    try:
+        asyncio.get_running_loop()
+        current = anyio.get_current_task()
+        by_id = {task.id: task for task in anyio.get_running_tasks()}
+    except (RuntimeError, LookupError):
+        return None
+    while current.parent_id is not None and current.parent_id in by_id:
+        current = by_id[current.parent_id]
+    return next((task for task in asyncio.all_tasks() if id(task) == current.id), None)
 
 
 def _exit_as_signalled() -> None:
@@ -58,21 +127,24 @@ def _replaceable(handler: object) -> bool:
     Recognised by the object it is bound to, not by where the function is defined: importing
     sse_starlette (MCP) replaces ``uvicorn.Server.handle_exit`` with a function of its own.
     """
-    if handler in (signal.SIG_DFL, None):
-        return True
+    return handler in (signal.SIG_DFL, None) or _is_uvicorns(handler)
+
+
+def _is_uvicorns(handler: object) -> bool:
     owner = getattr(handler, "__self__", None)
     return any(cls.__module__.startswith("uvicorn.") for cls in type(owner).__mro__)
 
 
 def install() -> None:
     """Forward SIGTERM and SIGHUP to SIGINT until the matching ``uninstall`` (nestable)."""
-    global _users
+    global _users, _root_task
     if threading.current_thread() is not threading.main_thread():
         return
     with _lock:
         _users += 1
         if _users > 1:
             return
+        _root_task = _find_root_task()
         for signum in _SIGNALS:
             if _replaceable(signal.getsignal(signum)):
                 _installed[signum] = signal.signal(signum, _forward)
@@ -80,7 +152,7 @@ def install() -> None:
 
 def uninstall() -> None:
     """Undo one ``install``; the last one restores the previous handlers."""
-    global _users
+    global _users, _root_task
     if threading.current_thread() is not threading.main_thread():
         return
     with _lock:
@@ -93,3 +165,4 @@ def uninstall() -> None:
             if signal.getsignal(signum) is _forward:
                 signal.signal(signum, previous)  # type: ignore[arg-type]
         _installed.clear()
+        _root_task = None
