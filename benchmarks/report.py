@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,33 @@ class Report:
     load_rows: list[LoadRow]
     log_bytes_per_sample: float
     loads: dict[str, float]
+
+
+PATH_OPTIONS = ("--evalscope-venv", "--workdir", "--out")
+"""run.py's options whose values are paths of the machine that ran it."""
+
+
+def public_command(argv: Sequence[str]) -> str:
+    """The command line as the report prints it, each path option's value a placeholder.
+
+    The report is published in docs/; the directories of the machine that measured it are no
+    reader's business and no reader's path. ``--out /x`` and ``--out=/x`` become ``--out <out>``.
+    """
+    words = ["python", "benchmarks/run.py"]
+    rest = iter(argv)
+    for word in rest:
+        name, equals, _ = word.partition("=")
+        if name not in PATH_OPTIONS:
+            words.append(word)
+            continue
+        placeholder = f"<{name.removeprefix('--')}>"
+        if equals:
+            words.append(f"{name}={placeholder}")
+        else:
+            words.append(name)
+            if next(rest, None) is not None:
+                words.append(placeholder)
+    return " ".join(words)
 
 
 def _scaling(rates: dict[int, float]) -> list[str]:

@@ -42,7 +42,7 @@ from compare import INSPECT, Case, Comparison, run_compare
 from fixture import scripted_model, write_dataset
 from harnesses import DEFAULT_EVALSCOPE_VENV, EvalscopeHarness, InspectHarness
 from load import LoadRow, LoadSpec, run_load
-from report import Report, write_report
+from report import Report, public_command, write_report
 from stream_server import serve
 
 REPO = Path(__file__).resolve().parent.parent
@@ -179,11 +179,12 @@ def evalscope_harness(
     harness = EvalscopeHarness(Path(args.evalscope_venv), args.image, "", workdir / "hf-datasets")
     if not harness.installed():
         if args.quick:
+            # The note goes into the published report: the venv's path stays on this machine.
             note = (
-                f"evalscope was not run: --quick and no evalscope venv at {args.evalscope_venv} "
+                "evalscope was not run: --quick and no evalscope venv at `--evalscope-venv` "
                 "(a full run installs it)."
             )
-            print(f"NOTE: {note}", flush=True)
+            print(f"NOTE: {note} ({args.evalscope_venv})", flush=True)
             return None, note
         harness.install()
     return harness, ""
@@ -290,7 +291,7 @@ def main() -> None:
         machine=(
             f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
         ),
-        command=f"python benchmarks/run.py {' '.join(sys.argv[1:])}".rstrip(),
+        command=public_command(sys.argv[1:]),
         started=started,
         minutes=(time.perf_counter() - begin) / 60,
         image=args.image,

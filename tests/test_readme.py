@@ -1,0 +1,319 @@
+"""The README and docs/ hold no command, link, path or version that does not work.
+
+Every ``inspect-gaia`` and ``inspect`` command line in them (fenced ``bash`` blocks and inline code)
+is parsed against the real command: ``inspect-gaia`` flags and choices against its click commands,
+``inspect eval`` flags against ``inspect eval --help`` and ``-T`` names and values against the task's
+own parameter parser. Links resolve, cited files exist, no path of a machine is published, and
+the changelog's version is the package's.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.metadata
+import inspect
+import re
+import shlex
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+import yaml
+from click.testing import CliRunner
+from helpers import REPO
+
+from inspect_gaia import gaia
+from inspect_gaia._cli.main import cli
+from inspect_gaia._params import GaiaParams
+
+README = REPO / "README.md"
+DOCS = sorted((REPO / "docs").glob("*.md"))
+PAGES = [README, *DOCS]
+REPO_URL = "https://github.com/inspect-gaia/inspect-gaia/blob/main/"
+"""Where the README's links to the repository's files point (absolute: PyPI shows the README)."""
+TASKS = {"inspect_gaia/gaia", *(f"inspect_gaia/gaia_level{n}" for n in (1, 2, 3))}
+PLACEHOLDER = re.compile(r"<[^>]*>|\.\.\.|…")
+
+
+def _name(page: Path) -> str:
+    return str(page.relative_to(REPO))
+
+
+def _fenced(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
+
+
+def command_lines(page: Path) -> list[tuple[str, bool]]:
+    """The shell command lines of a page, each with whether it is inline code.
+
+    Fenced ``bash`` blocks give whole command lines; inline code starting with ``inspect`` or
+    ``inspect-gaia`` is a command line too, or a mention of a command (``inspect-gaia report``).
+    """
+    text = page.read_text(encoding="utf-8")
+    lines: list[tuple[str, bool]] = []
+    for block in _fenced(text, "bash"):
+        pending = ""
+        for line in block.replace("\\\n", " ").splitlines():
+            pending += ("\n" if pending else "") + line
+            try:  # a quoted argument may span lines (JSON in single quotes)
+                shlex.split(pending, comments=True)
+            except ValueError:
+                continue
+            if pending.strip():
+                lines.append((pending, False))
+            pending = ""
+        assert not pending, f"{_name(page)}: unbalanced quotes in {pending!r}"
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+    lines += [
+        (span, True)
+        for span in re.findall(r"`([^`\n]+)`", prose)
+        if re.match(r"(inspect-gaia|inspect) [a-z]", span)
+    ]
+    return lines
+
+
+def _words(line: str) -> list[str]:
+    words = shlex.split(line, comments=True)
+    while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):  # HF_TOKEN=... inspect-gaia ...
+        words.pop(0)
+    return words
+
+
+def commands(program: str) -> list[tuple[str, list[str]]]:
+    """``(page, arguments)`` of every command line of ``program`` in the README and docs/.
+
+    Inline code naming just a command (``inspect-gaia report``, ``inspect eval``) is a mention:
+    its arguments are ``["--help"]``, so the command must exist but needs no arguments.
+    """
+    found = []
+    for page in PAGES:
+        for line, inline in command_lines(page):
+            words = _words(line)
+            if not words or words[0] != program:
+                continue
+            args = words[1:]
+            if inline and all(re.fullmatch(r"[a-z][a-z-]*", word) for word in args):
+                args.append("--help")
+            found.append((_name(page), args))
+    return found
+
+
+# -- inspect-gaia -----------------------------------------------------------------------------------
+
+
+def _option(command: click.Command, flag: str) -> click.Option | None:
+    for param in command.params:
+        if isinstance(param, click.Option) and flag in (*param.opts, *param.secondary_opts):
+            return param
+    return None
+
+
+def check_inspect_gaia(args: list[str]) -> None:
+    """Assert that ``inspect-gaia ARGS`` names a command, its flags, valid choices and arguments."""
+    command: click.Command = cli
+    rest = list(args)
+    while isinstance(command, click.Group) and rest and not rest[0].startswith("-"):
+        name = rest.pop(0)
+        sub = command.commands.get(name)
+        assert sub is not None, f"inspect-gaia has no command {name!r}"
+        command = sub
+    if rest == ["--help"]:
+        return
+    assert not isinstance(command, click.Group) or rest == ["--version"], (
+        f"incomplete command: inspect-gaia {' '.join(args)}"
+    )
+    positional: list[str] = []
+    while rest:
+        word = rest.pop(0)
+        if not word.startswith("-"):
+            positional.append(word)
+            continue
+        flag, _, inline = word.partition("=")
+        if flag in ("--help", "--version"):
+            continue
+        option = _option(command, flag)
+        assert option is not None, f"inspect-gaia {command.name} has no option {flag}"
+        if option.is_flag:
+            continue
+        value = inline or rest.pop(0)
+        if isinstance(option.type, click.Choice) and not PLACEHOLDER.search(value):
+            assert value in option.type.choices, f"{flag} {value}: not one of {option.type.choices}"
+    arguments = [p for p in command.params if isinstance(p, click.Argument)]
+    fixed = sum(a.nargs for a in arguments if a.nargs > 0)
+    if any(a.nargs == -1 for a in arguments):
+        assert len(positional) >= fixed + 1, f"inspect-gaia {command.name}: too few arguments"
+    else:
+        assert len(positional) == fixed, f"inspect-gaia {command.name}: {positional}"
+
+
+def test_every_inspect_gaia_command_line_parses() -> None:
+    found = commands("inspect-gaia")
+    assert len(found) >= 10 and any(page == "README.md" for page, _ in found)
+    for page, args in found:
+        try:
+            check_inspect_gaia(args)
+        except AssertionError as ex:
+            raise AssertionError(f"{page}: inspect-gaia {' '.join(args)}: {ex}") from ex
+
+
+def test_the_checker_refuses_what_click_refuses() -> None:
+    # The checker itself: each of these is a mistake a README could make.
+    for wrong in (
+        ["reprot", "logs/"],
+        ["report", "logs/", "--formt", "json"],
+        ["report", "logs/", "--format", "yaml"],
+        ["download", "--hub", "github"],
+        ["compare", "logs/x.eval"],
+        ["image"],
+    ):
+        with pytest.raises(AssertionError):
+            check_inspect_gaia(wrong)
+    check_inspect_gaia(["submission", "logs/*.eval", "-o", "s.jsonl", "--allow-validation"])
+
+
+# -- inspect -----------------------------------------------------------------------------------------
+
+
+@cache
+def inspect_help(*command: str) -> str:
+    """``inspect COMMAND --help`` of the installed inspect_ai, rendered in this process.
+
+    The ``inspect`` console script's own click group (found through its entry point), so the help
+    is the one users get, without starting the CLI twice (~3 s of CPU each).
+    """
+    (script,) = importlib.metadata.entry_points(group="console_scripts", name="inspect")
+    group = vars(importlib.import_module(script.module))["inspect"]
+    assert isinstance(group, click.Group)
+    shown = CliRunner().invoke(group, [*command, "--help"], prog_name="inspect")
+    assert shown.exit_code == 0, shown.output
+    return shown.output
+
+
+def _task_values(args: list[str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for index, word in enumerate(args[:-1]):
+        if word == "-T":
+            name, equals, value = args[index + 1].partition("=")
+            assert equals, f"-T {args[index + 1]}: no value"
+            values[name] = value
+    return values
+
+
+def check_inspect_eval(args: list[str]) -> None:
+    """Assert ``inspect eval ARGS``: a GAIA task, inspect's flags, and ``-T`` values gaia takes."""
+    if args == ["--help"]:
+        return
+    assert args and args[0] in TASKS, f"not a GAIA task: {args[:1]}"
+    helps = inspect_help("eval")
+    for word in args[1:]:
+        if word.startswith("--"):
+            flag = word.partition("=")[0]
+            assert re.search(rf"(^|[\s,]){re.escape(flag)}([\s,=]|$)", helps, re.MULTILINE), (
+                f"inspect eval has no option {flag}"
+            )
+    values = _task_values(args)
+    names = set(inspect.signature(gaia).parameters)
+    assert set(values) <= names, f"gaia() takes no {sorted(set(values) - names)}"
+    if not any(PLACEHOLDER.search(value) for value in values.values()):
+        # inspect hands -T values to the task YAML-parsed; the task's own parser must take them.
+        level = args[0].removeprefix("inspect_gaia/gaia_level")
+        parsed = {name: yaml.safe_load(value) for name, value in values.items()}
+        GaiaParams.parse(**({"level": int(level)} if level.isdigit() else {}), **parsed)
+
+
+def test_every_inspect_command_line_parses() -> None:
+    found = commands("inspect")
+    evals = [(page, args[1:]) for page, args in found if args[:1] == ["eval"]]
+    assert len(evals) >= 8
+    for page, args in evals:
+        try:
+            check_inspect_eval(args)
+        except Exception as ex:
+            raise AssertionError(f"{page}: inspect eval {' '.join(args)}: {ex}") from ex
+    others = {args[0] for _, args in found if args[:1] != ["eval"] and args[0] != "--help"}
+    listed = inspect_help()
+    for name in others:
+        assert re.search(rf"^\s+{re.escape(name)}\s", listed, re.MULTILINE), f"inspect {name}"
+
+
+def test_the_eval_checker_refuses_a_typo() -> None:
+    for wrong in (
+        ["inspect_gaia/gaia", "-T", "levle=1"],
+        ["inspect_gaia/gaia", "-T", "level=4"],
+        ["inspect_gaia/gaia", "--max-sample", "4"],
+        ["inspect_gaia/gaya"],
+    ):
+        with pytest.raises(Exception):  # noqa: B017 -- an assertion or the task's own refusal
+            check_inspect_eval(wrong)
+
+
+def test_python_blocks_are_python() -> None:
+    for page in PAGES:
+        for block in _fenced(page.read_text(encoding="utf-8"), "python"):
+            ast.parse(block, filename=_name(page))
+
+
+# -- links, paths, versions --------------------------------------------------------------------------
+
+
+def test_readme_links_are_absolute_and_resolve() -> None:
+    # PyPI renders the README without the repository around it: a relative link would 404.
+    text = README.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(
+        r"^\[[^\]]+\]:\s*(\S+)", text, re.MULTILINE
+    )
+    assert targets
+    for target in targets:
+        assert target.startswith(("https://", "http://", "#")), f"relative link {target}"
+        if target.startswith(REPO_URL):
+            path = target.removeprefix(REPO_URL).partition("#")[0]
+            assert (REPO / path).exists(), f"{target}: no {path} in the repository"
+
+
+def test_docs_links_resolve() -> None:
+    for page in DOCS:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if target.startswith(("https://", "http://", "#")):
+                continue
+            path = (page.parent / target.partition("#")[0]).resolve()
+            assert path.exists(), f"{_name(page)}: link to missing {target}"
+
+
+def test_cited_files_exist() -> None:
+    cited = re.compile(r"(?<![\w/])((?:tests|benchmarks|\.ci|src)/[\w./-]+\.(?:py|sh|yaml|md))")
+    for page in PAGES:
+        for path in cited.findall(page.read_text(encoding="utf-8")):
+            assert (REPO / path).exists(), f"{_name(page)} cites {path}, which does not exist"
+
+
+def test_no_path_of_a_machine_is_published() -> None:
+    machine = re.compile(r"(?<![\w~.])/(?:work|tmp|home|root|Users|opt|var/folders)/")
+    for page in PAGES:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            assert not machine.search(line), f"{_name(page)}:{number}: {line.strip()}"
+
+
+def test_changelog_version_is_the_package_version() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    entries = re.findall(
+        r"^### \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$",
+        README.read_text(encoding="utf-8"),
+        re.MULTILINE,
+    )
+    assert entries, "the changelog has no '### [x.y.z] - YYYY-MM-DD' entry"
+    versions = [version for version, _ in entries]
+    assert len(set(versions)) == len(versions), "one entry per version"
+    assert versions[0] == project["version"] == importlib.metadata.version("inspect-gaia")
+    shown = CliRunner().invoke(cli, ["--version"])
+    assert shown.exit_code == 0 and shown.output.split()[-1] == versions[0]
+
+
+def test_readme_test_command_is_the_one_ci_runs() -> None:
+    readme = README.read_text(encoding="utf-8")
+    development = readme.split("## Development", 1)[1].split("\n## ", 1)[0]
+    assert "make test" in development and 'pip install -e ".[dev]"' in development
+    assert re.search(r"^make test$", (REPO / ".ci" / "run").read_text(), re.MULTILINE)
