@@ -7,9 +7,12 @@ import click
 from ..image import build_from_registry, build_offline, default_tag, image_present
 
 
-@click.group()
-def image() -> None:
-    """Sandbox images."""
+@click.group(invoke_without_command=True)
+@click.pass_context
+def image(ctx: click.Context) -> None:
+    """Build the sandbox image, with or without a registry."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
 
 
 @image.command()
