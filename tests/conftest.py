@@ -96,6 +96,16 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cache
 
 
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Terminal tables take the terminal's width: tests fix it, whatever terminal runs pytest.
+
+    160 columns, so that tests reading table cells see whole rows; tests of narrow terminals set
+    their own width.
+    """
+    monkeypatch.setenv("COLUMNS", "160")
+
+
 @pytest.fixture
 def hubs_answer(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Both hubs' endpoints answer (a local stand-in), for tests that stand in for the download.
