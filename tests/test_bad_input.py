@@ -18,11 +18,12 @@ from pathlib import Path
 
 import click
 import pytest
-from helpers import invoke, run_eval_cli
+from helpers import invoke, run_eval_cli, write_log
 from huggingface_hub import constants as hf_constants
 from scenario import GAIA_TINY
 
 from inspect_gaia._cli.main import cli
+from inspect_gaia.hub import HF_REVISION
 
 
 def _assert_refused(run_output: str, returncode: int, message: str, workdir: Path) -> None:
@@ -170,6 +171,13 @@ def _no_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("MODELSCOPE_ENDPOINT", CLOSED)
 
 
+def _test_log_no_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _no_hub(monkeypatch, tmp_path)
+    sample = {"id": "t1", "level": 1, "target": "?", "answer": "4", "value": "I"}
+    settings = {"split": "test", "hub": "huggingface", "revision": HF_REVISION}
+    write_log(tmp_path / "test.eval", [sample], settings=settings)
+
+
 def _hf_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("INSPECT_GAIA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", True)
@@ -199,6 +207,11 @@ BAD_INPUT = [
     (["download", "--split", "test"], f"cannot reach Hugging Face at {CLOSED}", _no_hub),
     (["download", "--hub", "modelscope"], f"cannot reach ModelScope at {CLOSED}", _no_hub),
     (["download", "--split", "test"], "offline mode is on (HF_HUB_OFFLINE)", _hf_offline),
+    (
+        ["submission", "{tmp}/test.eval", "-o", "{tmp}/s.jsonl"],
+        "or pass `--dataset-path` a local GAIA snapshot",
+        _test_log_no_hub,
+    ),
     (["image", "build", "--tag", "Bad Tag!!"], "'Bad Tag!!' is not an image name", _nothing),
     (["image", "build", "--offline"], "Docker Engine not running at tcp://127.0.0.1:9", _no_engine),
     (["image", "build"], "Docker Engine not running at tcp://127.0.0.1:9", _no_engine),
