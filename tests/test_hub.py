@@ -9,7 +9,7 @@ from typing import Any
 
 import huggingface_hub
 import pytest
-from helpers import StandInDownload, quiet_handler, serve_http
+from helpers import StandInDownload, invoke, quiet_handler, serve_http
 from huggingface_hub import constants
 
 from inspect_gaia import GaiaDatasetError, gaia_dataset
@@ -222,3 +222,42 @@ def test_a_hub_that_answers_with_an_error_status_is_reachable(
         assert unreachable("huggingface") is None
         assert unreachable("modelscope") is None
     assert unreachable("huggingface") == "connection refused"
+
+
+class _NoSuchRevision(BaseHTTPRequestHandler):
+    """Answers every request as the Hub answers for a revision the repository does not have."""
+
+    def _refuse(self) -> None:
+        body = b'{"error": "Invalid rev id: nope"}'
+        self.send_response(404)
+        self.send_header("X-Error-Code", "RevisionNotFound")
+        self.send_header("X-Error-Message", "Invalid rev id: nope")
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = _refuse
+    do_HEAD = _refuse
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+def test_an_unknown_revision_names_the_flag_that_set_it(
+    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    with serve_http(_NoSuchRevision) as url:
+        monkeypatch.setattr(constants, "ENDPOINT", url)
+        with pytest.raises(GaiaDatasetError) as caught:
+            gaia_dataset(hub="huggingface", revision="nope")
+        assert str(caught.value) == (
+            f"revision 'nope' does not exist in {HF_REPO_ID} — omit `-T revision=` to use the "
+            f"pinned {HF_REVISION}, or pass `-T dataset_path=` a local GAIA snapshot"
+        )
+        code, _, err = invoke("download", "--revision", "nope", "--split", "test")
+    assert code == 1 and err == (
+        f"inspect-gaia: revision 'nope' does not exist in {HF_REPO_ID} — omit `--revision` to "
+        f"use the pinned {HF_REVISION}\n"
+    )

@@ -253,10 +253,12 @@ def _download_huggingface(directory: Path, revision: str, allow_patterns: Sequen
         omit = flag("revision")
         raise GaiaDatasetError(
             f"revision {revision!r} does not exist in {HF_REPO_ID} — "
-            + either(
-                f"omit `{omit}` to use the pinned {HF_REVISION}" if omit else None,
-                _pass_snapshot(),
-                "check the revision",
+            + (
+                either(
+                    f"omit `{omit}` to use the pinned {HF_REVISION}" if omit else None,
+                    _pass_snapshot(),
+                )
+                or "check the revision"
             )
         ) from ex
     except RepositoryNotFoundError as ex:
