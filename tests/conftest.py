@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import SANDBOX_IMAGE, MiniLogs, eval_gaia
+from helpers import SANDBOX_IMAGE, MiniLogs, eval_gaia, quiet_handler, serve_http
+from huggingface_hub import constants
 from scenario import GAIA_MINI, GAIA_TINY, MINI_TEST, MINI_VALIDATION, TEST, VALIDATION
 from scripted_model import Entry, ScriptedModel, serve
 
@@ -93,6 +94,29 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("INSPECT_GAIA_CACHE_DIR", str(cache))
     return cache
+
+
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Terminal tables take the terminal's width: tests fix it, whatever terminal runs pytest.
+
+    160 columns, so that tests reading table cells see whole rows; tests of narrow terminals set
+    their own width.
+    """
+    monkeypatch.setenv("COLUMNS", "160")
+
+
+@pytest.fixture
+def hubs_answer(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Both hubs' endpoints answer (a local stand-in), for tests that stand in for the download.
+
+    A download first checks that the hub answers at all; tests that replace the hub client's
+    download still go through that check, against this address.
+    """
+    with serve_http(quiet_handler({"/": (200, "text/html", b"a hub")})) as url:
+        monkeypatch.setattr(constants, "ENDPOINT", url)
+        monkeypatch.setenv("MODELSCOPE_ENDPOINT", url)
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -1,17 +1,29 @@
-"""Bad input at the user's surface, end to end through `inspect eval`: one clear line, no run.
+"""Bad input at the user's surface: one clear line, no run, no traceback.
 
-Every refusal is tested in-process where it is made (``test_params.py``, ``test_dataset.py``);
-these few cases check that `inspect eval` prints the one line, with no traceback and no log.
+Through `inspect eval`: every refusal is tested in-process where it is made (``test_params.py``,
+``test_dataset.py``); these few cases check that `inspect eval` prints the one line and no log.
+Through `inspect-gaia`: a table of bad inputs to each command, each one line on stderr that
+names the fix in that command's own flags.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import click
 import pytest
-from helpers import run_eval_cli
+from helpers import invoke, run_eval_cli, write_log
+from huggingface_hub import constants as hf_constants
 from scenario import GAIA_TINY
+
+from inspect_gaia._cli.main import cli
+from inspect_gaia.hub import HF_REVISION
 
 
 def _assert_refused(run_output: str, returncode: int, message: str, workdir: Path) -> None:
@@ -61,7 +73,7 @@ def test_bogus_docker_host_is_named(tmp_path: Path) -> None:
     _assert_refused(
         run.stdout + run.stderr,
         run.returncode,
-        "Docker Engine not running at tcp://127.0.0.1:9 — start it",
+        "Docker Engine not running at tcp://127.0.0.1:9 (connection refused) — start it",
         tmp_path,
     )
 
@@ -88,3 +100,179 @@ def test_missing_image_without_registry_is_named(
         tmp_path,
     )
     assert "inspect-gaia image build --offline" in " ".join(output.split())
+
+
+# -- inspect-gaia's own commands: every bad input is one line in that command's flags -------------
+
+INTERNALS = (
+    "Traceback",
+    "EOCD",
+    "validation error",
+    "Connection aborted",
+    "Errno",
+    "Retrying",
+    "retry in",
+    "Usage:",
+    "-T ",
+)
+"""Library internals, retry chatter, usage dumps and inspect eval's flags: never in a CLI error."""
+
+CLOSED = "http://127.0.0.1:9"
+"""An address where nothing listens."""
+
+
+def _command(words: list[str]) -> click.Command:
+    """The inspect-gaia command (or group) that ``words`` (after ``inspect-gaia``) name."""
+    command: click.Command = cli
+    for word in words:
+        if not isinstance(command, click.Group) or word.startswith("-"):
+            break
+        found = command.get_command(click.Context(command), word)
+        if found is None:
+            break
+        command = found
+    return command
+
+
+def _options(command: click.Command) -> set[str]:
+    params = command.get_params(click.Context(command))
+    return {opt for param in params for opt in param.opts if opt.startswith("--")}
+
+
+def _flags(text: str) -> set[str]:
+    return set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", text))
+
+
+def assert_names_own_flags(message: str, args: list[str]) -> None:
+    """Every --flag in ``message`` is an option of the command it is written for.
+
+    A backticked ``inspect-gaia ...`` command line is checked against that command; any other
+    flag against the command the user ran. Quoted input ('--bogus') is the user's, echoed.
+    """
+    text = re.sub(r"'[^']*'", "", message)
+    for segment in re.findall(r"`([^`]*)`", text):
+        words = segment.split()
+        if words and words[0] == "inspect-gaia":
+            named = _command(words[1:])
+            assert _flags(segment) <= _options(named), (segment, _flags(segment) - _options(named))
+            text = text.replace(f"`{segment}`", "")
+    ran = _command(args)
+    assert _flags(text) <= _options(ran), (message, _flags(text) - _options(ran))
+
+
+def _no_engine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:9")
+
+
+def _no_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("INSPECT_GAIA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(hf_constants, "ENDPOINT", CLOSED)
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("MODELSCOPE_ENDPOINT", CLOSED)
+
+
+def _test_log_no_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _no_hub(monkeypatch, tmp_path)
+    sample = {"id": "t1", "level": 1, "target": "?", "answer": "4", "value": "I"}
+    settings = {"split": "test", "hub": "huggingface", "revision": HF_REVISION}
+    write_log(tmp_path / "test.eval", [sample], settings=settings)
+
+
+def _hf_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("INSPECT_GAIA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", True)
+
+
+def _no_matplotlib(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
+    (tmp_path / "broken.eval").write_bytes(b"not a zip")  # never read: the check comes first
+
+
+def _nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    return None
+
+
+BAD_INPUT = [
+    # (the command line, what the one line says, the environment)
+    (["bogus"], "no such command 'bogus'", _nothing),
+    (["--bogus"], "no such option", _nothing),
+    (["doctor", "--max-sandboxes", "0"], "'--max-sandboxes': 0 is not in the range", _nothing),
+    (["doctor", "--max-sandboxes", "-3"], "'--max-sandboxes': -3 is not in the range", _nothing),
+    (["doctor", "--max-sandboxes", "many"], "'many' is not a valid integer", _nothing),
+    (["doctor", "--min-free-gb", "-1"], "'--min-free-gb': -1.0 is not in the range", _nothing),
+    (["doctor", "--disk", "banana"], "'banana' is not a size such as 512m or 4g", _nothing),
+    (["doctor", "--hub", "hf"], "'hf' is not one of 'huggingface', 'modelscope'", _nothing),
+    (["doctor", "--dataset-path", "{tmp}/nowhere"], "does not exist", _nothing),
+    (["download", "--split", "train"], "'train' is not one of", _nothing),
+    (["download", "--split", "test"], f"cannot reach Hugging Face at {CLOSED}", _no_hub),
+    (["download", "--hub", "modelscope"], f"cannot reach ModelScope at {CLOSED}", _no_hub),
+    (["download", "--split", "test"], "offline mode is on (HF_HUB_OFFLINE)", _hf_offline),
+    (
+        ["submission", "{tmp}/test.eval", "-o", "{tmp}/s.jsonl"],
+        "or pass `--dataset-path` a local GAIA snapshot",
+        _test_log_no_hub,
+    ),
+    (["image", "build", "--tag", "Bad Tag!!"], "'Bad Tag!!' is not an image name", _nothing),
+    (["image", "build", "--offline"], "Docker Engine not running at tcp://127.0.0.1:9", _no_engine),
+    (["image", "build"], "Docker Engine not running at tcp://127.0.0.1:9", _no_engine),
+    (["image", "bogus"], "no such command 'bogus'", _nothing),
+    (
+        ["report", "{tmp}/broken.eval", "--plot", "{tmp}/p.png"],
+        "--plot needs matplotlib — install it with `pip install 'inspect-gaia[plot]'`",
+        _no_matplotlib,
+    ),
+    (
+        ["compare", "{tmp}/broken.eval", "{tmp}", "--plot", "{tmp}/p.png"],
+        "--plot needs matplotlib",
+        _no_matplotlib,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "says", "setup"),
+    BAD_INPUT,
+    ids=[f"{' '.join(a)} [{s.__name__.strip('_')}]" for a, _, s in BAD_INPUT],
+)
+def test_every_bad_input_to_inspect_gaia_is_one_line_in_its_own_flags(
+    args: list[str],
+    says: str,
+    setup: Callable[[pytest.MonkeyPatch, Path], None],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    setup(monkeypatch, tmp_path)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    code, out, err = invoke(*args)
+    assert code != 0 and out == ""
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert says in err, err
+    assert err.startswith("inspect-gaia"), err
+    for internal in INTERNALS:
+        assert internal not in err, (internal, err)
+    assert_names_own_flags(err, args)
+
+
+@pytest.mark.parametrize(
+    ("hub", "variable", "other"),
+    [
+        ("huggingface", "HF_ENDPOINT", "modelscope"),
+        ("modelscope", "MODELSCOPE_ENDPOINT", "huggingface"),
+    ],
+)
+def test_download_from_an_unreachable_hub_says_one_line_at_once(
+    hub: str, variable: str, other: str, tmp_path: Path
+) -> None:
+    # The installed command in a process of its own: the hub clients' loggers and warnings write
+    # to the real stderr, which an in-process run would not see.
+    env = {**os.environ, variable: CLOSED, "INSPECT_GAIA_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("HF_HUB_OFFLINE", None)
+    script = Path(sys.executable).parent / "inspect-gaia"
+    run = subprocess.run(
+        [str(script), "download", "--hub", hub], capture_output=True, text=True, env=env
+    )
+    assert run.returncode == 1 and run.stdout == ""
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("inspect-gaia: cannot reach ") and f"`--hub {other}`" in line
+    for internal in INTERNALS:
+        assert internal not in run.stderr, (internal, run.stderr)

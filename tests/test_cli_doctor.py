@@ -64,7 +64,56 @@ def test_doctor_fails_with_a_bogus_docker_host(
     code, out, _ = invoke("doctor", "--dataset-path", str(gaia_tiny), "--min-free-gb", "0")
     assert code == 1
     lines = out.splitlines()
-    assert lines[0].startswith("✗ Docker Engine: not running at tcp://127.0.0.1:9 — start it")
+    assert lines[0].startswith(
+        "✗ Docker Engine: not running at tcp://127.0.0.1:9 (connection refused) — start it"
+    )
+    assert "HTTPConnectionPool" not in out and "Errno" not in out
+
+
+def test_doctor_without_an_engine_says_why_in_words(
+    monkeypatch: pytest.MonkeyPatch, gaia_tiny: Path, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/docker.sock")
+    args = ("doctor", "--dataset-path", str(gaia_tiny), "--min-free-gb", "0", "--disk", "10g")
+    code, out, _ = invoke(*args)
+    assert code == 1
+    assert "Connection aborted" not in out and "FileNotFoundError" not in out
+    assert f"✗ Docker Engine: not running at unix://{tmp_path}/docker.sock (no socket at " in out
+    # --disk cannot be checked without an engine, and doctor says so
+    assert "✗ disk limit: -T disk=10g: cannot tell without an engine — start the engine" in out
+    code, out, _ = invoke(*args, "--json")
+    checks = {c["name"]: c for c in json.loads(out)}
+    engine = checks["Docker Engine"]
+    assert (
+        engine["detail"]
+        == f"not running at unix://{tmp_path}/docker.sock (no socket at {tmp_path}/docker.sock)"
+    )
+    assert engine["fix"].startswith("start it (") and "socket" not in engine["fix"]
+
+
+def test_doctor_names_the_download_command_of_the_hub_checked(
+    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:9")
+    monkeypatch.setenv("MODELSCOPE_ENDPOINT", "http://127.0.0.1:9")
+    code, out, _ = invoke("doctor", "--hub", "modelscope", "--split", "test", "--json")
+    checks = {c["name"]: c for c in json.loads(out)}
+    assert code == 1 and "HF token" not in checks
+    dataset = checks["dataset"]
+    assert (
+        dataset["detail"] == "test not cached; http://127.0.0.1:9 unreachable (connection refused)"
+    )
+    assert dataset["fix"].startswith("run `inspect-gaia download --hub modelscope --split test`")
+    assert "-T " not in dataset["fix"] and "`--dataset-path`" in dataset["fix"]
+
+
+def test_doctor_says_a_snapshot_problem_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:9")
+    code, out, _ = invoke("doctor", "--dataset-path", str(tmp_path), "--min-free-gb", "0")
+    (line,) = [line for line in out.splitlines() if line.startswith("✗ dataset")]
+    assert code == 1 and line.count("pass the folder that holds 2023/") == 1
 
 
 def test_doctor_flags_a_missing_token_and_asks_the_configured_hub(
@@ -79,7 +128,9 @@ def test_doctor_flags_a_missing_token_and_asks_the_configured_hub(
         code, out, _ = invoke("doctor", "--json", "--min-free-gb", "0")
     checks = {c["name"]: c for c in json.loads(out)}
     assert code == 1
-    assert not checks["HF token"]["ok"] and "HF_TOKEN" in checks["HF token"]["fix"]
+    token = checks["HF token"]
+    assert not token["ok"] and "HF_TOKEN" in token["fix"]
+    assert "`--hub modelscope`" in token["fix"] and "-T " not in token["fix"]
     assert checks["dataset"]["detail"] == f"validation not cached; {url} reachable"
     assert hub.seen == ["/"]
 

@@ -13,7 +13,7 @@ from scenario import GAIA_MINI
 
 
 def test_download_fills_the_cache_once(
-    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+    isolated_cache: Path, hubs_answer: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stand_in = StandInDownload(GAIA_MINI)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", stand_in)

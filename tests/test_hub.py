@@ -9,7 +9,7 @@ from typing import Any
 
 import huggingface_hub
 import pytest
-from helpers import StandInDownload
+from helpers import StandInDownload, invoke, quiet_handler, serve_http
 from huggingface_hub import constants
 
 from inspect_gaia import GaiaDatasetError, gaia_dataset
@@ -19,7 +19,9 @@ from inspect_gaia.hub import (
     MODELSCOPE_DATASET_ID,
     cache_dir,
     fetch_snapshot,
+    hub_endpoint,
     snapshot_dir,
+    unreachable,
 )
 
 
@@ -91,12 +93,13 @@ def test_offline_without_cache_fails_clearly(
     isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
-    with pytest.raises(GaiaDatasetError, match="offline mode is on .* not cached"):
+    with pytest.raises(GaiaDatasetError, match="offline mode is on .* not cached") as caught:
         gaia_dataset(hub="huggingface")
+    assert "unset HF_HUB_OFFLINE and run `inspect-gaia download`" in str(caught.value)
 
 
 def test_huggingface_download_is_cached_and_then_offline(
-    isolated_cache: Path, gaia_tiny: Path, monkeypatch: pytest.MonkeyPatch
+    isolated_cache: Path, hubs_answer: str, gaia_tiny: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     download = StandInDownload(gaia_tiny)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", download)
@@ -117,7 +120,7 @@ def test_huggingface_download_is_cached_and_then_offline(
 
 
 def test_interrupted_download_is_not_mistaken_for_complete(
-    isolated_cache: Path, gaia_tiny: Path, monkeypatch: pytest.MonkeyPatch
+    isolated_cache: Path, hubs_answer: str, gaia_tiny: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     broken = StandInDownload(gaia_tiny, fail_after=2)
@@ -137,7 +140,7 @@ def test_interrupted_download_is_not_mistaken_for_complete(
 
 
 def test_modelscope_download_uses_the_snapshot_api(
-    isolated_cache: Path, gaia_tiny: Path, monkeypatch: pytest.MonkeyPatch
+    isolated_cache: Path, hubs_answer: str, gaia_tiny: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import modelscope
 
@@ -158,7 +161,7 @@ def test_modelscope_download_uses_the_snapshot_api(
 
 
 def test_modelscope_failure_is_one_line(
-    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+    isolated_cache: Path, hubs_answer: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import modelscope
 
@@ -168,3 +171,93 @@ def test_modelscope_failure_is_one_line(
     monkeypatch.setattr(modelscope, "dataset_snapshot_download", refuse)
     with pytest.raises(GaiaDatasetError, match="could not download GAIA from ModelScope"):
         gaia_dataset(hub="modelscope")
+
+
+CLOSED = "http://127.0.0.1:9"
+"""An address where nothing listens: the connection is refused at once."""
+
+
+@pytest.mark.parametrize(
+    ("hub", "other"), [("huggingface", "modelscope"), ("modelscope", "huggingface")]
+)
+def test_an_unreachable_hub_is_refused_at_once_without_the_clients_retries(
+    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch, hub: str, other: str
+) -> None:
+    import modelscope
+
+    monkeypatch.setattr(constants, "ENDPOINT", CLOSED)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("MODELSCOPE_ENDPOINT", CLOSED)
+    download = StandInDownload(Path("/nonexistent"))
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", download)
+    monkeypatch.setattr(modelscope, "dataset_snapshot_download", download)
+    with pytest.raises(GaiaDatasetError) as caught:
+        gaia_dataset(hub=hub)  # type: ignore[arg-type]
+    message = str(caught.value)
+    assert f"at {CLOSED} (connection refused) — check the network" in message
+    # inspect eval's flags, since no inspect-gaia command is running
+    assert f"`-T hub={other}`" in message and "`-T dataset_path=`" in message
+    assert download.calls == [], "the hub client (and its minute of retries) never ran"
+
+
+def test_hub_endpoint_follows_the_clients_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:8000")
+    assert hub_endpoint("huggingface") == "http://127.0.0.1:8000"
+    monkeypatch.delenv("MODELSCOPE_ENDPOINT", raising=False)
+    monkeypatch.delenv("MODELSCOPE_DOMAIN", raising=False)
+    assert hub_endpoint("modelscope") == "https://www.modelscope.cn"
+    monkeypatch.setenv("MODELSCOPE_DOMAIN", "mirror.example")
+    assert hub_endpoint("modelscope") == "https://mirror.example"
+    monkeypatch.setenv("MODELSCOPE_ENDPOINT", "http://127.0.0.1:8001/")
+    assert hub_endpoint("modelscope") == "http://127.0.0.1:8001"
+
+
+def test_a_hub_that_answers_with_an_error_status_is_reachable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # any answer will do: the hub client, not the probe, then says what is wrong
+    with serve_http(quiet_handler({"/": (503, "text/plain", b"down for maintenance")})) as url:
+        monkeypatch.setattr(constants, "ENDPOINT", url)
+        monkeypatch.setenv("MODELSCOPE_ENDPOINT", url)
+        assert unreachable("huggingface") is None
+        assert unreachable("modelscope") is None
+    assert unreachable("huggingface") == "connection refused"
+
+
+class _NoSuchRevision(BaseHTTPRequestHandler):
+    """Answers every request as the Hub answers for a revision the repository does not have."""
+
+    def _refuse(self) -> None:
+        body = b'{"error": "Invalid rev id: nope"}'
+        self.send_response(404)
+        self.send_header("X-Error-Code", "RevisionNotFound")
+        self.send_header("X-Error-Message", "Invalid rev id: nope")
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = _refuse
+    do_HEAD = _refuse
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+def test_an_unknown_revision_names_the_flag_that_set_it(
+    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    with serve_http(_NoSuchRevision) as url:
+        monkeypatch.setattr(constants, "ENDPOINT", url)
+        with pytest.raises(GaiaDatasetError) as caught:
+            gaia_dataset(hub="huggingface", revision="nope")
+        assert str(caught.value) == (
+            f"revision 'nope' does not exist in {HF_REPO_ID} — omit `-T revision=` to use the "
+            f"pinned {HF_REVISION}, or pass `-T dataset_path=` a local GAIA snapshot"
+        )
+        code, _, err = invoke("download", "--revision", "nope", "--split", "test")
+    assert code == 1 and err == (
+        f"inspect-gaia: revision 'nope' does not exist in {HF_REPO_ID} — omit `--revision` to "
+        f"use the pinned {HF_REVISION}\n"
+    )

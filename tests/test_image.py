@@ -7,7 +7,8 @@ from helpers import Play, eval_gaia
 from scenario import GAIA_MINI
 from scripted_model import Entry
 
-from inspect_gaia.image import OFFLINE_ATTACHMENTS_TAG, default_tag, dockerfile, image_present
+from inspect_gaia._docker.engine import local_image_id
+from inspect_gaia.image import OFFLINE_ATTACHMENTS_TAG, default_tag, dockerfile, is_image_name
 
 RAINFALL = "cdd4d48b-5eea-5f81-a6f7-c714f21f859f"  # gaia-mini's .xlsx question
 READERS = (
@@ -17,10 +18,36 @@ READERS = (
 )
 
 
-def test_default_tags() -> None:
+def test_default_tags_are_never_an_upstream_name() -> None:
     assert default_tag(offline=True, attachments=False) == "inspect-gaia/sandbox:bookworm"
     assert default_tag(offline=True, attachments=True) == OFFLINE_ATTACHMENTS_TAG
-    assert default_tag(offline=False, attachments=False) == "python:3.11"
+    # a registry build FROM python:3.11 must not retag python:3.11 itself on the host
+    assert default_tag(offline=False, attachments=False) == "inspect-gaia/sandbox:py3.11"
+    for offline in (True, False):
+        for attachments in (True, False):
+            assert default_tag(offline, attachments).startswith("inspect-gaia/sandbox:")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "python:3.11",
+        "inspect-gaia/sandbox:bookworm-attachments",
+        "localhost:5000/gaia/sandbox:v1.2_x",
+        "my-registry.example/team/gaia",
+        "a__b/c-d---e.f",
+    ],
+)
+def test_image_names_docker_accepts(name: str) -> None:
+    assert is_image_name(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Bad Tag!!", "Upper/case", "gaia:", "gaia:-x", "-gaia", "gaia/", "a//b", "gaia:" + "x" * 129],
+)
+def test_image_names_docker_refuses(name: str) -> None:
+    assert not is_image_name(name)
 
 
 def test_registry_dockerfile() -> None:
@@ -44,7 +71,7 @@ def test_registry_dockerfile() -> None:
 def test_attachment_image_reads_gaia_files(
     sandbox_image: str, scripted: Play, tmp_path: Path
 ) -> None:
-    assert image_present(OFFLINE_ATTACHMENTS_TAG), (
+    assert local_image_id(OFFLINE_ATTACHMENTS_TAG) is not None, (
         f"{OFFLINE_ATTACHMENTS_TAG} is missing — `inspect-gaia image build --offline --attachments`"
     )
     scripted([Entry("", [{"bash": READERS}, {"submit_output": True}])])

@@ -28,12 +28,3 @@ class GaiaParameterError(GaiaError, ValueError):
 
 class GaiaDatasetError(GaiaError):
     """The GAIA dataset cannot be loaded (not a snapshot, gated, offline, incomplete)."""
-
-
-def image_unavailable(image: str, reason: str) -> GaiaError:
-    """The sandbox image is neither local nor pullable: every sample would fail to start."""
-    return GaiaError(
-        f"sandbox image {image} is not present and cannot be pulled ({reason}) — `docker pull` "
-        "it where a registry is reachable, or build one without a registry with "
-        "`inspect-gaia image build --offline` and pass `-T image=inspect-gaia/sandbox:bookworm`"
-    )

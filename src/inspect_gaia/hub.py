@@ -9,15 +9,20 @@ the next call (both hubs' clients skip the files they already have).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import time
-from collections.abc import Sequence
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal, get_args
 
 from filelock import FileLock
 
+from ._flags import either, flag
 from .errors import GaiaDatasetError
 
 Hub = Literal["huggingface", "modelscope"]
@@ -37,19 +42,106 @@ DEFAULT_REVISIONS: dict[str, str] = {"huggingface": HF_REVISION, "modelscope": M
 
 CACHE_ENV = "INSPECT_GAIA_CACHE_DIR"
 
-GATED_MESSAGE = (
-    f"GAIA is gated on Hugging Face — accept the terms at {HF_DATASET_URL} and set HF_TOKEN "
-    "(or run `hf auth login`), or use `-T hub=modelscope` (no token needed)"
-)
+PROBE_TIMEOUT = 10.0
+"""Seconds the hub may take to answer at all before a download is refused as unreachable."""
+
+_CHATTY_LOGGERS = ("huggingface_hub", "modelscope", "modelscope_hub")
+"""The hub clients' loggers: their retry and progress notes are not the user's business."""
+
+
+def gated_fix() -> str:
+    """What to do about GAIA's gate on Hugging Face, in the flags of the command running."""
+    return either(
+        f"accept the terms at {HF_DATASET_URL} and set HF_TOKEN (or run `hf auth login`)",
+        _use(flag("hub", "modelscope"), " (no token needed)"),
+    )
+
+
+def gated_message() -> str:
+    """GAIA is gated on Hugging Face, and what to do."""
+    return f"GAIA is gated on Hugging Face — {gated_fix()}"
+
+
+def download_command(hub: str, split: str | None = None) -> str:
+    """The ``inspect-gaia download`` command line that fetches ``split`` from ``hub``."""
+    return (
+        "inspect-gaia download"
+        + (f" --hub {hub}" if hub != "huggingface" else "")
+        + (f" --split {split}" if split else "")
+    )
+
+
+def _use(option: str | None, note: str = "") -> str | None:
+    return f"use `{option}`{note}" if option else None
+
+
+def _pass_snapshot() -> str | None:
+    option = flag("dataset_path")
+    return f"pass `{option}` a local GAIA snapshot" if option else None
 
 
 def hub_endpoint(hub: str) -> str:
-    """The address the hub's client talks to (``HF_ENDPOINT`` / ``MODELSCOPE_DOMAIN`` move it)."""
+    """The address the hub's client talks to (``HF_ENDPOINT``, ``MODELSCOPE_ENDPOINT`` move it)."""
     if hub == "huggingface":
         from huggingface_hub import constants
 
         return str(constants.ENDPOINT)
-    return f"https://{os.environ.get('MODELSCOPE_DOMAIN', 'www.modelscope.cn')}"
+    # ModelScope's own precedence: MODELSCOPE_ENDPOINT, then the older MODELSCOPE_DOMAIN.
+    endpoint = os.environ.get("MODELSCOPE_ENDPOINT") or os.environ.get("MODELSCOPE_DOMAIN")
+    endpoint = (endpoint or "www.modelscope.cn").strip().rstrip("/")
+    return endpoint if re.match(r"(?i)https?://", endpoint) else f"https://{endpoint}"
+
+
+def unreachable(hub: str) -> str | None:
+    """Why the hub's endpoint does not answer at all, or ``None`` when it answers.
+
+    Any HTTP answer, an error status included, counts as an answer: the hub's client then says
+    what is wrong. Only a refused connection, an unknown host or silence is reported here, at once
+    and in a few words, instead of after the hub client's minute of retries.
+    """
+    try:
+        urllib.request.urlopen(hub_endpoint(hub), timeout=PROBE_TIMEOUT).close()
+    except urllib.error.HTTPError:
+        return None
+    except urllib.error.URLError as ex:
+        reason = ex.reason
+        if isinstance(reason, OSError) and reason.strerror:
+            return reason.strerror.lower()
+        return str(reason)
+    except TimeoutError:
+        return f"no answer within {PROBE_TIMEOUT:g} s"
+    except Exception as ex:  # a host that answers, but not in HTTP
+        return _first_line(ex)
+    return None
+
+
+def _first_line(ex: BaseException) -> str:
+    return f"{type(ex).__name__}: {(str(ex).splitlines() or [''])[0][:300]}"
+
+
+@contextmanager
+def _quiet_clients() -> Iterator[None]:
+    """Silence the hub clients' warnings (retries, deprecations) while they download."""
+    loggers = [logging.getLogger(name) for name in _CHATTY_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def _check_reachable(hub: str, name: str, env: str) -> None:
+    reason = unreachable(hub)
+    if reason is None:
+        return
+    other = "huggingface" if hub == "modelscope" else "modelscope"
+    raise GaiaDatasetError(
+        f"cannot reach {name} at {hub_endpoint(hub)} ({reason}) — "
+        + either(f"check the network (or {env})", _use(flag("hub", other)), _pass_snapshot())
+    )
 
 
 def resolved_revision(hub: str, revision: str | None, dataset_path: str | None) -> str:
@@ -137,48 +229,63 @@ def _download_huggingface(directory: Path, revision: str, allow_patterns: Sequen
     if constants.HF_HUB_OFFLINE:
         raise GaiaDatasetError(
             f"Hugging Face offline mode is on (HF_HUB_OFFLINE) and GAIA is not cached in "
-            f"{directory} — run once with network access, or pass `-T dataset_path=` a local "
-            "GAIA snapshot"
+            f"{directory} — "
+            + either(
+                "unset HF_HUB_OFFLINE and run `inspect-gaia download` where Hugging Face is "
+                "reachable",
+                _pass_snapshot(),
+            )
         )
+    _check_reachable("huggingface", "Hugging Face", "HF_ENDPOINT")
     try:
-        snapshot_download(
-            repo_id=HF_REPO_ID,
-            repo_type="dataset",
-            revision=revision,
-            local_dir=directory,
-            allow_patterns=list(allow_patterns),
-        )
+        with _quiet_clients():
+            snapshot_download(
+                repo_id=HF_REPO_ID,
+                repo_type="dataset",
+                revision=revision,
+                local_dir=directory,
+                allow_patterns=list(allow_patterns),
+            )
     except GatedRepoError as ex:
         hint = "no Hugging Face token found" if get_token() is None else "your token has no access"
-        raise GaiaDatasetError(f"{GATED_MESSAGE} ({hint})") from ex
+        raise GaiaDatasetError(f"{gated_message()} ({hint})") from ex
     except RevisionNotFoundError as ex:
+        omit = flag("revision")
         raise GaiaDatasetError(
-            f"revision {revision!r} does not exist in {HF_REPO_ID} — omit `-T revision` to use "
-            f"the pinned {HF_REVISION}"
+            f"revision {revision!r} does not exist in {HF_REPO_ID} — "
+            + (
+                either(
+                    f"omit `{omit}` to use the pinned {HF_REVISION}" if omit else None,
+                    _pass_snapshot(),
+                )
+                or "check the revision"
+            )
         ) from ex
     except RepositoryNotFoundError as ex:
         # Hugging Face answers "not found" to a gated repository when the request carries no token.
-        raise GaiaDatasetError(GATED_MESSAGE) from ex
-    except Exception as ex:  # connection failures, hub outages, an incomplete snapshot
+        raise GaiaDatasetError(gated_message()) from ex
+    except Exception as ex:  # hub outages, an incomplete snapshot
         raise GaiaDatasetError(
-            f"could not download GAIA from Hugging Face ({type(ex).__name__}: {ex}) — check the "
-            "network, or use `-T hub=modelscope`, or pass `-T dataset_path=` a local snapshot"
+            f"could not download GAIA from Hugging Face ({_first_line(ex)}) — "
+            + either("check the network", _use(flag("hub", "modelscope")), _pass_snapshot())
         ) from ex
 
 
 def _download_modelscope(directory: Path, revision: str, allow_patterns: Sequence[str]) -> None:
     # MsDataset pins a conflicting `datasets`; the snapshot API downloads the same files.
-    from modelscope import dataset_snapshot_download
+    _check_reachable("modelscope", "ModelScope", "MODELSCOPE_ENDPOINT")
+    with _quiet_clients():
+        from modelscope import dataset_snapshot_download
 
-    try:
-        dataset_snapshot_download(
-            dataset_id=MODELSCOPE_DATASET_ID,
-            revision=revision,
-            local_dir=str(directory),
-            allow_patterns=list(allow_patterns),
-        )
-    except Exception as ex:  # modelscope raises plain requests/ValueError/HTTPError types
-        raise GaiaDatasetError(
-            f"could not download GAIA from ModelScope ({type(ex).__name__}: {ex}) — check the "
-            "network, or pass `-T dataset_path=` a local GAIA snapshot"
-        ) from ex
+        try:
+            dataset_snapshot_download(
+                dataset_id=MODELSCOPE_DATASET_ID,
+                revision=revision,
+                local_dir=str(directory),
+                allow_patterns=list(allow_patterns),
+            )
+        except Exception as ex:  # modelscope raises plain requests/ValueError/HTTPError types
+            raise GaiaDatasetError(
+                f"could not download GAIA from ModelScope ({_first_line(ex)}) — "
+                + either("check the network", _pass_snapshot())
+            ) from ex

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,9 @@ from .sandbox import DEFAULT_IMAGE
 
 OFFLINE_TAG = "inspect-gaia/sandbox:bookworm"
 OFFLINE_ATTACHMENTS_TAG = "inspect-gaia/sandbox:bookworm-attachments"
+REGISTRY_TAG = "inspect-gaia/sandbox:py3.11"
+"""The registry build without attachment readers: ``python:3.11`` plus the sandbox's command. Never
+``python:3.11`` itself, which a build would shadow for everything else on the host."""
 REGISTRY_ATTACHMENTS_TAG = "inspect-gaia/sandbox:py3.11-attachments"
 
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
@@ -86,15 +90,36 @@ Log = Callable[[str], None]
 
 
 def default_tag(offline: bool, attachments: bool) -> str:
-    """The tag ``image build`` gives when none is asked for."""
+    """The tag ``image build`` gives when none is asked for: always one of inspect_gaia's own."""
     if offline:
         return OFFLINE_ATTACHMENTS_TAG if attachments else OFFLINE_TAG
-    return REGISTRY_ATTACHMENTS_TAG if attachments else DEFAULT_IMAGE
+    return REGISTRY_ATTACHMENTS_TAG if attachments else REGISTRY_TAG
 
 
-def image_present(tag: str) -> bool:
-    """Whether the Docker Engine has ``tag``."""
-    return subprocess.run(["docker", "image", "inspect", tag], capture_output=True).returncode == 0
+_NAME_COMPONENT = re.compile(r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*")
+_REGISTRY = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?(?::[0-9]+)?")
+_TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+
+
+def is_image_name(name: str) -> bool:
+    """Whether ``name`` is a Docker image name with an optional tag (``[registry/]path[:tag]``).
+
+    The grammar of Docker's reference parser: lowercase path components, a registry host only
+    as the first part and only when it has a dot or a port or is ``localhost``.
+    """
+    path, tag = name, None
+    last = name.rsplit("/", 1)[-1]
+    if ":" in last:
+        path, tag = name.rsplit(":", 1)
+    if tag is not None and not _TAG.fullmatch(tag):
+        return False
+    parts = path.split("/")
+    first = parts[0]
+    if len(parts) > 1 and ("." in first or ":" in first or first == "localhost"):
+        if not _REGISTRY.fullmatch(first):
+            return False
+        parts = parts[1:]
+    return all(_NAME_COMPONENT.fullmatch(part) for part in parts)
 
 
 def _run(cmd: list[str], what: str, **kwargs: object) -> None:

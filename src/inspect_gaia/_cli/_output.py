@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import click
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -46,6 +47,7 @@ def render(
     title: str = "",
     note: str = "",
     empty: str = "",
+    width: int | None = None,
 ) -> str:
     """Render ``rows`` (dicts keyed by ``columns``) as a terminal table, Markdown or CSV.
 
@@ -56,6 +58,7 @@ def render(
         title: Shown above a terminal or Markdown table.
         note: Shown under a terminal or Markdown table.
         empty: Shown instead of a terminal or Markdown table without rows.
+        width: A terminal table's width; the terminal's own when ``None``.
     """
     if fmt == "json":
         return dump_json([{c: row.get(c) for c in columns} for row in rows])
@@ -75,20 +78,80 @@ def render(
             for row in rows
         ]
         return heading + "\n".join(lines) + "\n" + (f"\n{note}\n" if note else "")
-    console = Console(file=io.StringIO(), width=160, force_terminal=False)
+    # The terminal's width: rich asks the standard streams, then $COLUMNS (80 when none is a
+    # terminal). Text columns wrap, and columns that still do not fit are left out, rightmost
+    # first, with a note: never a row wider than the screen.
+    console = Console(file=io.StringIO(), force_terminal=False, width=width)
     if not rows and empty:
         console.print((f"{title}: " if title else "") + empty, markup=False, highlight=False)
     else:
+        cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+        widths = fit_columns(columns, cells, console.width)
+        shown = [i for i, w in enumerate(widths) if w is not None]
+        hidden = [columns[i] for i, w in enumerate(widths) if w is None]
+        if hidden:
+            note = (note + "\n" if note else "") + (
+                f"hidden at this width: {', '.join(hidden)} — widen the terminal or use "
+                "--format markdown"
+            )
         # Text, not str: a cell such as "gpt-4o [max_attempts=2]" is not rich markup.
         table = Table(title=Text(title) if title else None, caption=Text(note) if note else None)
-        for column in columns:
-            table.add_column(Text(column))
-        for row in rows:
-            table.add_row(*[Text(_cell(row.get(c))) for c in columns])
+        for i in shown:
+            header = columns[i]
+            if cell_len(header) > (widths[i] or 0):
+                header = " ".join(_header_words(header))
+            table.add_column(Text(header), width=widths[i], overflow="fold")
+        for row_cells in cells:
+            table.add_row(*[Text(row_cells[i]) for i in shown])
         console.print(table)
     out_file = console.file
     assert isinstance(out_file, io.StringIO)
     return out_file.getvalue()
+
+
+_FOLD_WORDS_OVER = 16
+"""A word longer than this (a model name, a path) may be split over lines to fit."""
+
+
+def _header_words(header: str) -> list[str]:
+    """Where a header may wrap: at spaces and after a slash (``tokens/`` ``question``)."""
+    return header.replace("/", "/ ").split() or [""]
+
+
+def fit_columns(
+    columns: Sequence[str], cells: Sequence[Sequence[str]], width: int
+) -> list[int | None]:
+    """Each column's width in a table at most ``width`` wide; ``None`` for a column left out.
+
+    Cells wrap at spaces, and only words longer than 16 characters are split, so a number, an
+    interval or a short id is never cut; headers wrap at spaces and slashes. Columns that still
+    do not fit are dropped from the right (callers put the most important first), the first one
+    never.
+    """
+    natural, floor = [], []
+    for index, header in enumerate(columns):
+        values = [row[index] for row in cells]
+        widest = max((cell_len(v) for v in values), default=0)
+        word = max((cell_len(w) for v in values for w in v.split()), default=0)
+        header_word = max(cell_len(w) for w in _header_words(header))
+        natural.append(max(widest, cell_len(header), 1))
+        floor.append(max(min(word, _FOLD_WORDS_OVER), header_word, 1))
+
+    def total(widths: Sequence[int]) -> int:  # each cell is padded by one space a side, plus rules
+        return sum(widths) + 3 * len(widths) + 1
+
+    if total(natural) <= width:
+        return list(natural)
+    kept = len(columns)
+    while kept > 1 and total(floor[:kept]) > width:
+        kept -= 1
+    widths = list(floor[:kept])
+    spare = width - total(widths)
+    for index in range(kept):  # leftmost (most important) first, up to its natural width
+        grow = max(0, min(spare, natural[index] - widths[index]))
+        widths[index] += grow
+        spare -= grow
+    return [*widths, *([None] * (len(columns) - kept))]
 
 
 def dump_json(document: Any) -> str:

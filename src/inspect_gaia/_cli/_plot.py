@@ -25,6 +25,15 @@ def _pyplot() -> Any:
     return plt
 
 
+def require_matplotlib() -> None:
+    """Say now, before any log is read, that ``--plot`` cannot work (one line with the install).
+
+    Raises:
+        GaiaError: matplotlib is not installed.
+    """
+    _pyplot()
+
+
 def _save(fig: Any, path: str) -> None:
     try:
         fig.savefig(path, dpi=_DPI)

@@ -124,8 +124,14 @@ def compare(
     a scorer difference and an agent difference separate), the agreement rate of the verdicts,
     then the questions the two answered differently. --format json prints one document with both.
 
-    Example: inspect-gaia compare logs/gaia.eval outputs/20260101_120000 --format markdown
+    \b
+    Example:
+      inspect-gaia compare logs/gaia.eval outputs/20261201_101500 --format markdown
     """
+    if plot:  # before any log is read: a missing matplotlib is one line, not the end of the work
+        from ._plot import require_matplotlib
+
+        require_matplotlib()
     ours = read_inspect_log(inspect_log)
     theirs = read_evalscope_run(evalscope_output_dir)
     epochs = sorted({s.epoch for s in ours.samples})

@@ -1,16 +1,15 @@
 """``inspect-gaia doctor``: will a GAIA run start on this machine?
 
 The engine and image checks are the ones the task and the sandbox providers make
-(``_docker/engine.py``), so doctor's ✗ says what the run would say.
+(``_docker/engine.py``): a failed one is the same ``DockerProblem`` the run would raise, shown as
+its ``detail`` and ``fix``, so doctor's ✗ says what the run would say.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -18,14 +17,21 @@ import click
 
 from .._docker import client, engine
 from .._docker.cleanup import unverifiable
+from .._flags import flag
 from .._params import SPLITS
 from ..dataset import metadata_file
 from ..errors import GaiaError
-from ..hub import DEFAULT_REVISIONS, GATED_MESSAGE, HUBS, cached_snapshot, hub_endpoint
-from ..image import default_tag
-from ..sandbox import DEFAULT_IMAGE
+from ..hub import (
+    DEFAULT_REVISIONS,
+    HUBS,
+    cached_snapshot,
+    download_command,
+    gated_fix,
+    hub_endpoint,
+    unreachable,
+)
+from ..sandbox import DEFAULT_IMAGE, size_bytes
 
-MIN_COMPOSE = (2, 21, 0)
 MIN_FREE_GB = 10.0
 DEFAULT_POOL_NETWORKS = 31
 """Bridge networks Docker's default pools allow (172.17-31/16 and 192.168.0.0/16 in /20s)."""
@@ -40,70 +46,47 @@ class Check:
     detail: str
     fix: str = ""
 
+    @classmethod
+    def failed(cls, problem: engine.DockerProblem) -> Check:
+        """The failed check a Docker problem makes."""
+        return cls(problem.subject, False, problem.detail, problem.fix)
+
 
 def check_engine() -> Check:
     """Docker Engine reachable and new enough (the providers' own check)."""
     try:
         version = engine.check_engine()
-    except GaiaError as ex:
-        detail, _, fix = str(ex).partition(" — ")
-        return Check("Docker Engine", False, detail.removeprefix("Docker Engine "), fix)
-    return Check(
-        "Docker Engine", True, f"{version} (needs ≥ {'.'.join(map(str, engine.MIN_ENGINE))})"
-    )
+    except engine.DockerProblem as problem:
+        return Check.failed(problem)
+    return Check("Docker Engine", True, f"{version} (needs ≥ {_dotted(engine.MIN_ENGINE)})")
 
 
-def _version(text: str) -> tuple[int, ...]:
-    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
-    return tuple(int(part or 0) for part in match.groups()) if match else ()
+def _dotted(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
 
 
 def check_compose(required: bool = True) -> Check:
     """Compose v2 plugin present and new enough (only ``-T sandbox=compose`` needs it)."""
-    check = _compose_version()
-    if not required and not check.ok:
-        return Check(check.name, True, f"{check.detail}; only -T sandbox=compose needs it")
-    return check
-
-
-def _compose_version() -> Check:
     try:
-        out = subprocess.run(
-            ["docker", "compose", "version", "--short"], capture_output=True, text=True, timeout=30
-        )
-    except (OSError, subprocess.TimeoutExpired) as ex:
-        return Check(
-            "Docker Compose", False, str(ex), "install the docker CLI and its compose plugin"
-        )
-    version = _version(out.stdout)
-    if out.returncode != 0 or not version:
-        return Check(
-            "Docker Compose", False, "no `docker compose` (v2)", "install the Compose v2 plugin"
-        )
-    ok = version >= MIN_COMPOSE
-    return Check(
-        "Docker Compose",
-        ok,
-        f"{'.'.join(map(str, version))} (needs ≥ {'.'.join(map(str, MIN_COMPOSE))})",
-        "" if ok else "upgrade the Compose plugin",
-    )
+        version = engine.check_compose()
+    except engine.DockerProblem as problem:
+        if not required:
+            return Check(
+                problem.subject, True, f"{problem.detail}; only -T sandbox=compose needs it"
+            )
+        return Check.failed(problem)
+    return Check("Docker Compose", True, f"{version} (needs ≥ {_dotted(engine.MIN_COMPOSE)})")
 
 
 def check_image(image: str) -> Check:
     """Sandbox image present locally, or at least pullable from its registry."""
-    if engine.local_image_id(image) is not None:
-        return Check("sandbox image", True, f"{image} present")
     try:
-        client.registry_has(image)
-        return Check("sandbox image", True, f"{image} not present, pullable from its registry")
-    except Exception:
-        return Check(
-            "sandbox image",
-            False,
-            f"{image} not present and not pullable",
-            f"`docker pull {image}`, or without a registry `inspect-gaia image build --offline` "
-            f"and `-T image={default_tag(True, False)}`",
-        )
+        status = engine.image_status(image)
+    except engine.DockerProblem as problem:
+        return Check.failed(problem)
+    if status == "present":
+        return Check("sandbox image", True, f"{image} present")
+    return Check("sandbox image", True, f"{image} not present, pullable from its registry")
 
 
 def check_disk_limit(image: str, disk: str | None) -> Check:
@@ -117,7 +100,9 @@ def check_disk_limit(image: str, disk: str | None) -> Check:
             problem is None,
             f"-T disk={disk} {'is enforced' if problem is None else 'cannot be enforced'}"
             + (f": {problem}" if problem else ""),
-            "" if problem is None else "run without -T disk=, or on overlay2 over xfs with pquota",
+            ""
+            if problem is None
+            else "drop the disk limit, or keep Docker's data on overlay2 over xfs with pquota",
         )
     if problem is None:
         return Check("disk limit", True, "this engine can enforce -T disk= (not set)")
@@ -157,27 +142,22 @@ def check_dataset(hub: str, split: str, revision: str | None) -> list[Check]:
             Check(
                 "HF token",
                 has_token,
-                "present" if has_token else "missing",
-                "" if has_token else GATED_MESSAGE,
+                "present" if has_token else "missing (GAIA is gated on Hugging Face)",
+                "" if has_token else gated_fix(),
             )
         )
     url = hub_endpoint(hub)
-    import urllib.request
-
-    try:
-        urllib.request.urlopen(url, timeout=5)
-        reachable = True
-    except Exception:
-        reachable = False
+    why = unreachable(hub)
     checks.append(
         Check(
             "dataset",
-            reachable,
-            f"{split} not cached; {url} {'reachable' if reachable else 'unreachable'}",
+            why is None,
+            f"{split} not cached; {url} "
+            + ("reachable" if why is None else f"unreachable ({why})"),
             ""
-            if reachable
-            else "run `inspect-gaia download` where the hub is reachable, "
-            "or pass `-T dataset_path=`",
+            if why is None
+            else f"run `{download_command(hub, split)}` where {url} is reachable, or check a "
+            "local snapshot with `--dataset-path`",
         )
     )
     return checks
@@ -203,7 +183,7 @@ def check_networks(max_sandboxes: int, network: bool, sandbox: str = "docker") -
     try:
         listed = client.networks({})
     except Exception:
-        return Check("address pools", False, "cannot tell without an engine", "start Docker first")
+        return Check("address pools", False, "cannot tell without an engine", "start the engine")
     existing = [n for n in listed if n.get("Name") not in ("bridge", "host", "none")]
     free = DEFAULT_POOL_NETWORKS - len(existing)
     if sandbox == "docker":
@@ -223,25 +203,45 @@ def check_networks(max_sandboxes: int, network: bool, sandbox: str = "docker") -
         f"planned --max-sandboxes {max_sandboxes}",
         ""
         if ok
-        else "use the default `-T sandbox=docker` (one network per run), lower --max-sandboxes, "
-        "remove unused networks (`docker network prune`) or widen default-address-pools in "
-        "/etc/docker/daemon.json",
+        else f"use the default `{flag('sandbox', 'docker')}` (one network per run), lower "
+        "--max-sandboxes, remove unused networks (`docker network prune`) or widen "
+        "default-address-pools in /etc/docker/daemon.json",
     )
 
 
+def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and size_bytes(value) is None:
+        raise click.BadParameter(f"{value!r} is not a size such as 512m or 4g")
+    return value
+
+
 @click.command()
-@click.option("--hub", type=click.Choice(HUBS), default="huggingface", show_default=True)
-@click.option("--split", type=click.Choice(SPLITS), default="validation", show_default=True)
+@click.option(
+    "--hub",
+    type=click.Choice(HUBS),
+    default="huggingface",
+    show_default=True,
+    help="The -T hub= you will run with: where the dataset comes from.",
+)
+@click.option(
+    "--split",
+    type=click.Choice(SPLITS),
+    default="validation",
+    show_default=True,
+    help="The -T split= you will run with.",
+)
 @click.option("--revision", help="Dataset revision (default: the pinned one).")
 @click.option(
-    "--dataset-path", type=click.Path(), help="A local snapshot: skips the hub and token checks."
+    "--dataset-path",
+    type=click.Path(exists=True, file_okay=False),
+    help="A local snapshot: skips the hub and token checks.",
 )
 @click.option(
     "--image", default=DEFAULT_IMAGE, show_default=True, help="The sandbox image you will run."
 )
 @click.option(
     "--max-sandboxes",
-    type=int,
+    type=click.IntRange(min=1),
     default=2 * (os.cpu_count() or 1),
     show_default=True,
     help="Concurrent sandboxes you plan to run.",
@@ -254,8 +254,18 @@ def check_networks(max_sandboxes: int, network: bool, sandbox: str = "docker") -
     show_default=True,
     help="The -T sandbox= you will run with.",
 )
-@click.option("--disk", help="The -T disk= you will run with (checked to be enforceable).")
-@click.option("--min-free-gb", type=float, default=MIN_FREE_GB, show_default=True)
+@click.option(
+    "--disk",
+    callback=_size,
+    help="The -T disk= you will run with, such as 10g (checked to be enforceable).",
+)
+@click.option(
+    "--min-free-gb",
+    type=click.FloatRange(min=0),
+    default=MIN_FREE_GB,
+    show_default=True,
+    help="Free disk space, in GB, below which the check fails.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 def doctor(
     hub: str,
@@ -277,21 +287,26 @@ def doctor(
     disk and Docker's address-pool headroom. Exit status 0 only when every check passes (a
     warning, such as no disk limit, does not fail).
 
-    Example: inspect-gaia doctor --image inspect-gaia/sandbox:bookworm --max-sandboxes 16
+    \b
+    Example:
+      inspect-gaia doctor --image inspect-gaia/sandbox:bookworm --max-sandboxes 16
     """
     engine_check = check_engine()
     checks = [engine_check, check_compose(sandbox == "compose")]
     if engine_check.ok:
         checks += [check_image(image), check_disk_limit(image, disk), check_leftovers()]
     else:
-        checks.append(
-            Check("sandbox image", False, f"{image}: cannot tell without an engine", "start it")
-        )
+        unknown = "cannot tell without an engine"
+        checks.append(Check("sandbox image", False, f"{image}: {unknown}", "start the engine"))
+        if disk is not None:
+            checks.append(
+                Check("disk limit", False, f"-T disk={disk}: {unknown}", "start the engine")
+            )
     if dataset_path:
         try:
             checks.append(Check("dataset", True, str(metadata_file(Path(dataset_path), split))))
-        except GaiaError as ex:
-            checks.append(Check("dataset", False, str(ex), "pass the folder that holds 2023/"))
+        except GaiaError as ex:  # the message says what to pass
+            checks.append(Check("dataset", False, str(ex)))
     else:
         checks += check_dataset(hub, split, revision)
     checks += [

@@ -35,7 +35,10 @@ def download(hub: str, splits: str, revision: str | None, as_json: bool) -> None
     Idempotent: a split already complete is not fetched again; an interrupted download is resumed
     and never taken for complete.
 
-    Example: HF_TOKEN=hf_... inspect-gaia download --split validation
+    \b
+    Examples:
+      HF_TOKEN=hf_... inspect-gaia download --split validation
+      inspect-gaia download --hub modelscope
     """
     fetched = []
     for split in SPLITS if splits == "all" else (splits,):

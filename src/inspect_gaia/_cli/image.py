@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import shutil
+
 import click
 
-from ..image import build_from_registry, build_offline, default_tag, image_present
+from .._docker import engine
+from ..errors import GaiaError
+from ..image import build_from_registry, build_offline, default_tag, is_image_name
 
 
-@click.group()
-def image() -> None:
-    """Sandbox images."""
+@click.group(invoke_without_command=True)
+@click.pass_context
+def image(ctx: click.Context) -> None:
+    """Build the sandbox image, with or without a registry."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+def _tag(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not is_image_name(value):
+        raise click.BadParameter(
+            f"{value!r} is not an image name: use [registry/]name[:tag] in lowercase letters, "
+            "digits and . _ - such as inspect-gaia/sandbox:mine"
+        )
+    return value
 
 
 @image.command()
@@ -21,15 +37,27 @@ def image() -> None:
     is_flag=True,
     help="Add readers for GAIA attachments (xlsx, pdf, docx, pptx, images, ffmpeg).",
 )
-@click.option("--tag", help="Image tag (default depends on --offline/--attachments).")
+@click.option(
+    "--tag",
+    callback=_tag,
+    help="Image tag (default: an inspect-gaia/sandbox tag for --offline/--attachments).",
+)
 @click.option("--force", is_flag=True, help="Rebuild even when the tag exists.")
 def build(offline: bool, attachments: bool, tag: str | None, force: bool) -> None:
     """Build the GAIA sandbox image and print its tag; use it with `-T image=<tag>`.
 
-    Example: inspect-gaia image build --offline --attachments
+    The engine is checked first: a build never starts without one.
+
+    \b
+    Examples:
+      inspect-gaia image build --offline --attachments
+      inspect-gaia image build --tag my-registry.example/gaia:1
     """
+    engine.check_engine()
+    if shutil.which("docker") is None:
+        raise GaiaError("the docker CLI is not installed — install it (Debian: docker-ce-cli)")
     chosen = tag or default_tag(offline, attachments)
-    if image_present(chosen) and not force:
+    if engine.local_image_id(chosen) is not None and not force:
         click.echo(f"{chosen} is already present (--force rebuilds it)", err=True)
         click.echo(chosen)
         return

@@ -1,48 +1,103 @@
-"""``inspect-gaia``: download, doctor, image, submission, compare, report."""
+"""``inspect-gaia``: the commands around ``inspect eval inspect_gaia/gaia``.
+
+Every command imports inspect_ai (about 1.5 s), so the group imports a command only to run it or
+show its own help: ``inspect-gaia --help`` lists them from ``COMMANDS`` and imports none.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
-from typing import Any
+from typing import IO, Any
 
 import click
 
-from ..errors import GaiaError
-from .compare import compare
-from .doctor import doctor
-from .download import download
-from .image import image
-from .report import report
-from .submission import submission
+from .._flags import mark_cli
+
+COMMANDS: dict[str, str] = {
+    "doctor": "Check, before a long run, that it would start.",
+    "download": "Fetch GAIA into the cache the task reads, so later runs work offline.",
+    "image": "Build the sandbox image, with or without a registry.",
+    "report": "Accuracy, its spread and its cost per model and level, from inspect_gaia LOGS.",
+    "compare": "Join INSPECT_LOG and an evalscope GAIA run on task id and compare them per level.",
+    "submission": "Write the GAIA leaderboard submission for test-split LOGS.",
+}
+"""Each command (module ``_cli/<name>.py``, function ``<name>``) and its one-line help, in the
+order of a user's path; a test keeps the lines equal to the commands' own."""
+
+
+class UsageLine(click.ClickException):
+    """A click usage error (unknown option, bad value) as one line that names the command's help."""
+
+    exit_code = 2
+
+    def __init__(self, error: click.UsageError) -> None:
+        """Keep the command path and click's message, on one line."""
+        path = error.ctx.command_path if error.ctx is not None else "inspect-gaia"
+        problem = " ".join(error.format_message().split()).rstrip(".")
+        super().__init__(f"{path}: {problem[:1].lower()}{problem[1:]} — see `{path} --help`")
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        """The one line, on stderr."""
+        click.echo(self.message, err=True, file=file)
 
 
 class _Group(click.Group):
-    """Turns inspect_gaia's errors into one line on stderr and exit status 1."""
+    """Lazy commands; inspect_gaia's errors and click's usage errors as one line on stderr."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        command = getattr(importlib.import_module(f".{cmd_name}", __package__), cmd_name)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl(list(COMMANDS.items()))
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as ex:
+            raise UsageLine(ex) from ex
 
     def invoke(self, ctx: click.Context) -> Any:
+        mark_cli(ctx)
         try:
             return super().invoke(ctx)
-        except GaiaError as ex:
+        except click.UsageError as ex:
+            raise UsageLine(ex) from ex
+        except Exception as ex:
+            from ..errors import GaiaError  # imports inspect_ai: only on this path
+
+            if not isinstance(ex, GaiaError):
+                raise
             click.echo(f"inspect-gaia: {ex}", err=True)
             sys.exit(1)
 
 
-@click.group(cls=_Group)
+@click.group(name="inspect-gaia", cls=_Group, invoke_without_command=True)
 @click.version_option(package_name="inspect-gaia")
-def cli() -> None:
-    """GAIA for inspect_ai: dataset, preflight checks, sandbox image, submissions, comparisons.
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """GAIA for inspect_ai: checks and data before a run, reports and submissions after it.
 
-    Prefetch the dataset, check the machine, build the sandbox image, make leaderboard
-    submissions, compare with evalscope and report scores.
+    \b
+    A run:   inspect eval inspect_gaia/gaia --model openai/gpt-4o -T level=1
+    Then:    inspect-gaia report logs/
     """
-
-
-cli.add_command(download)
-cli.add_command(doctor)
-cli.add_command(image)
-cli.add_command(submission)
-cli.add_command(compare)
-cli.add_command(report)
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
 
 
 def main() -> None:

@@ -278,8 +278,14 @@ def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str |
     models or settings are separate groups, sorted by overall accuracy. Errored and limit-hit
     samples count as wrong and are also counted in their own columns.
 
-    Example: inspect-gaia report logs/ --format markdown --plot gaia.png
+    \b
+    Example:
+      inspect-gaia report logs/ --format markdown --plot gaia.png
     """
+    if plot:  # before any log is read: a missing matplotlib is one line, not the end of the work
+        from ._plot import require_matplotlib
+
+        require_matplotlib()
     prices = read_prices(prices_file) if prices_file else None
     runs = read_inspect_logs(logs)
     document = report_document(group_runs(runs), prices)

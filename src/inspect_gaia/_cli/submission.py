@@ -51,7 +51,12 @@ def submission(
     One JSON object per line: task_id, model_answer, reasoning_trace. Several logs (e.g. one per
     level) are merged; every task id of the split must appear exactly once.
 
-    Example: inspect-gaia submission logs/level*.eval -o submission.jsonl
+    \b
+    Example: a test-split run in a log folder of its own, then its logs
+      inspect eval inspect_gaia/gaia -T split=test --model openai/gpt-4o --log-dir logs/test
+      inspect-gaia submission logs/test/*_gaia_*.eval -o submission.jsonl
+    Three gaia_levelN runs instead:
+      inspect-gaia submission logs/test/*_gaia-level?_*.eval -o submission.jsonl
     """
     runs = [read_inspect_log(path) for path in logs]
     splits = {run.split for run in runs}

@@ -1,21 +1,45 @@
 """The Docker Engine and image checks, written once for the task, the providers and ``doctor``.
 
-Each check either returns what it found or raises a ``GaiaError`` whose one line names the fix;
-``doctor`` turns the same errors into its ✓/✗ lines.
+Every engine and image problem is a ``DockerProblem``: what is wrong (``detail``) and what to do
+(``fix``) as data. The task and the providers raise it, and inspect prints its one line;
+``doctor`` shows ``detail`` and ``fix`` in its own ✓/✗ lines and parses nothing.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import socket
+import subprocess
+from collections.abc import Iterator
+from typing import Literal
 
-from ..errors import GaiaError, image_unavailable
+from .._flags import flag
+from ..errors import GaiaError
+from ..image import OFFLINE_TAG
 from . import client
 
 MIN_ENGINE = (24, 0, 6)
 """inspect_ai's Docker sandbox needs Engine 24.0.6 or newer; gaia-docker asks no less."""
 
+MIN_COMPOSE = (2, 21, 0)
+"""inspect_ai's compose sandbox needs Compose 2.21.0 or newer (only ``-T sandbox=compose``)."""
+
 START_HINT = "`sudo systemctl start docker`, or `bash .ci/docker-engine.sh` in a checkout"
+
+ImageStatus = Literal["present", "pullable"]
+
+
+class DockerProblem(GaiaError):
+    """An engine or image problem: ``subject`` ``detail`` — ``fix``, kept apart for ``doctor``."""
+
+    def __init__(self, subject: str, detail: str, fix: str) -> None:
+        """Keep the parts; the one-line message joins them once."""
+        super().__init__(f"{subject} {detail} — {fix}")
+        self.subject = subject
+        self.detail = detail
+        self.fix = fix
 
 
 def where() -> str:
@@ -23,11 +47,49 @@ def where() -> str:
     return os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
 
 
-def engine_down(ex: BaseException) -> GaiaError:
-    """No engine answers (before a run): what to do."""
-    return GaiaError(
-        f"Docker Engine not running at {where()} — start it ({START_HINT}) and check "
-        f"`docker info` ({client.first_line(ex)})"
+def _causes(ex: BaseException) -> Iterator[BaseException]:
+    """``ex`` and what it wraps: causes, contexts, exceptions held in args or ``reason``."""
+    seen: set[int] = set()
+    pending = [ex]
+    while pending:
+        current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        held = (*current.args, getattr(current, "reason", None), current.__cause__)
+        pending += [e for e in (*held, current.__context__) if isinstance(e, BaseException)]
+
+
+def engine_down(ex: BaseException) -> DockerProblem:
+    """No engine answers (before a run): why, in words, and what to do."""
+    socket_path = where().removeprefix("unix://")
+    for cause in _causes(ex):
+        if isinstance(cause, PermissionError) or getattr(cause, "errno", None) == errno.EACCES:
+            return DockerProblem(
+                "Docker Engine",
+                f"at {where()} refuses this user (permission denied)",
+                "add your user to the `docker` group (`sudo usermod -aG docker $USER`, then log "
+                "in again), or run as root",
+            )
+        if isinstance(cause, FileNotFoundError):
+            reason = f"no socket at {socket_path}"
+            break
+        if isinstance(cause, ConnectionRefusedError):
+            reason = "connection refused"
+            break
+        if isinstance(cause, (TimeoutError, socket.timeout)):
+            reason = "no answer in time"
+            break
+        if isinstance(cause, OSError) and cause.strerror:
+            reason = cause.strerror
+            break
+    else:
+        reason = client.first_line(ex).removeprefix("Error while fetching server API version: ")
+    return DockerProblem(
+        "Docker Engine",
+        f"not running at {where()} ({reason})",
+        f"start it ({START_HINT}) and check `docker info`",
     )
 
 
@@ -39,61 +101,130 @@ def engine_stopped(ex: BaseException) -> str:
     )
 
 
-def _version_tuple(text: str) -> tuple[int, ...]:
+def version_tuple(text: str) -> tuple[int, ...]:
+    """``(major, minor, patch)`` of the first version number in ``text``; ``()`` when none."""
     match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
     return tuple(int(part or 0) for part in match.groups()) if match else ()
+
+
+def _dotted(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
 
 
 def check_engine() -> str:
     """The engine's version, when one answers and is new enough.
 
     Raises:
-        GaiaError: No engine answers, or it is older than ``MIN_ENGINE``.
+        DockerProblem: No engine answers, or it is older than ``MIN_ENGINE``.
     """
     try:
         version = str(client.version().get("Version", ""))
     except Exception as ex:  # the SDK raises DockerException, requests and socket errors
         raise engine_down(ex) from ex
-    if _version_tuple(version) < MIN_ENGINE:
-        raise GaiaError(
-            f"Docker Engine {version} is too old: inspect_gaia needs "
-            f"{'.'.join(map(str, MIN_ENGINE))} or newer — upgrade Docker Engine"
+    if version_tuple(version) < MIN_ENGINE:
+        raise DockerProblem(
+            "Docker Engine",
+            f"{version} is too old: inspect_gaia needs {_dotted(MIN_ENGINE)} or newer",
+            "upgrade Docker Engine",
         )
     return version
 
 
-def local_image_id(image: str) -> str | None:
-    """The id of ``image`` when an engine answers and has it; never raises (for provenance)."""
-    try:
-        return str(client.image_config(image)["id"])
-    except Exception:
-        return None
-
-
-def ensure_image(image: str) -> str:
-    """The image's id: present locally, or pulled from its registry now.
+def check_compose() -> str:
+    """The Compose v2 plugin's version, when present and new enough (``-T sandbox=compose``).
 
     Raises:
-        GaiaError: The image is neither here nor pullable (every sample would fail to start).
+        DockerProblem: No ``docker compose``, or it is older than ``MIN_COMPOSE``.
+    """
+    try:
+        out = subprocess.run(
+            ["docker", "compose", "version", "--short"], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as ex:
+        raise DockerProblem(
+            "Docker Compose",
+            f"cannot be run ({client.first_line(ex)})",
+            "install the docker CLI and its Compose v2 plugin",
+        ) from ex
+    version = version_tuple(out.stdout)
+    if out.returncode != 0 or not version:
+        raise DockerProblem("Docker Compose", "(v2) not found", "install the Compose v2 plugin")
+    if version < MIN_COMPOSE:
+        raise DockerProblem(
+            "Docker Compose",
+            f"{_dotted(version)} is too old: inspect_gaia needs {_dotted(MIN_COMPOSE)} or newer",
+            "upgrade the Compose plugin",
+        )
+    return _dotted(version)
+
+
+def image_unavailable(image: str, reason: str) -> DockerProblem:
+    """The sandbox image is neither local nor pullable: every sample would fail to start."""
+    use = flag("image", OFFLINE_TAG)
+    return DockerProblem(
+        "sandbox image",
+        f"{image} is not present and cannot be pulled ({reason})",
+        f"`docker pull {image}` where a registry is reachable, or build one without a registry "
+        "with `inspect-gaia image build --offline`" + (f" and pass `{use}`" if use else ""),
+    )
+
+
+def _local_id(image: str) -> str | None:
+    """The image's id, ``None`` when the engine does not have it.
+
+    Raises:
+        DockerProblem: No engine answers.
     """
     from docker.errors import ImageNotFound
 
     try:
         return str(client.image_config(image)["id"])
     except ImageNotFound:
-        pass
+        return None
     except Exception as ex:
         raise engine_down(ex) from ex
+
+
+def local_image_id(image: str) -> str | None:
+    """The id of ``image`` when an engine answers and has it; never raises (for provenance)."""
+    try:
+        return _local_id(image)
+    except DockerProblem:
+        return None
+
+
+def image_status(image: str) -> ImageStatus:
+    """Whether ``image`` is here, or else can be pulled from its registry.
+
+    Raises:
+        DockerProblem: No engine answers, or the image is neither here nor pullable.
+    """
+    if _local_id(image) is not None:
+        return "present"
     try:
         client.registry_has(image)
     except Exception as ex:
         raise image_unavailable(image, client.first_line(ex)) from ex
-    print(f"Pulling {image} …")
-    try:
-        client.pull(image)
-        return str(client.image_config(image)["id"])
-    except Exception as ex:
-        raise image_unavailable(image, client.first_line(ex)) from ex
+    return "pullable"
+
+
+def ensure_image(image: str) -> str:
+    """The image's id: present locally, or pulled from its registry now.
+
+    Raises:
+        DockerProblem: No engine answers, or the image is neither here nor pullable (every
+            sample would fail to start).
+    """
+    if image_status(image) == "pullable":
+        print(f"Pulling {image} …")
+        try:
+            client.pull(image)
+        except Exception as ex:
+            raise image_unavailable(image, client.first_line(ex)) from ex
+    image_id = _local_id(image)
+    if image_id is None:
+        raise image_unavailable(image, "the pull left no image")
+    return image_id
 
 
 def image_workdir(image: str) -> str:
