@@ -118,7 +118,8 @@ def check_inspect_gaia(args: list[str]) -> None:
     rest = list(args)
     while isinstance(command, click.Group) and rest and not rest[0].startswith("-"):
         name = rest.pop(0)
-        sub = command.commands.get(name)
+        with click.Context(command) as ctx:
+            sub = command.get_command(ctx, name)  # commands load on first use
         assert sub is not None, f"inspect-gaia has no command {name!r}"
         command = sub
     if rest == ["--help"]:
