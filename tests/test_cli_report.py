@@ -19,7 +19,7 @@ from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log, write_eval_log
 from scenario import GAIA_TINY
 from scripted_model import Entry, ScriptedModel, serve
-from test_results import SAMPLES, write_run
+from test_results import SAMPLES
 
 ORACLE = "oracle retries, not pass@1 (max_attempts=2)"
 
@@ -42,11 +42,11 @@ def level_logs(directory: Path, samples: list[dict[str, Any]] = SAMPLES) -> list
     """One log per level, as three gaia_levelN runs write them."""
     directory.mkdir(parents=True, exist_ok=True)
     return [
-        write_run(
+        write_log(
             directory / f"level{level}.eval",
             [s for s in samples if s["level"] == level],
             run_id=f"level{level}",
-            settings={"levels": [level]},
+            params={"level": level},
             task=f"inspect_gaia/gaia_level{level}",
         )
         for level in (1, 2, 3)
@@ -247,7 +247,7 @@ def test_a_run_and_its_eval_retry_make_one_table(
 
 def test_three_level_logs_make_one_table_like_one_run(tmp_path: Path) -> None:
     level_logs(tmp_path / "levels")
-    whole = write_run(tmp_path / "whole.eval", SAMPLES, run_id="whole")
+    whole = write_log(tmp_path / "whole.eval", SAMPLES, run_id="whole")
     merged = report_json(str(tmp_path / "levels"))
     (group,) = merged["groups"]
     assert len(group["logs"]) == 3 and group["group"] == MODEL
@@ -262,7 +262,7 @@ def test_three_level_logs_make_one_table_like_one_run(tmp_path: Path) -> None:
 def test_two_models_two_groups_best_first(tmp_path: Path) -> None:
     level_logs(tmp_path / "a")
     weaker = [{**s, "value": "I"} if s["id"] == "a" else s for s in SAMPLES]
-    write_run(tmp_path / "b.eval", weaker, model="openai/gpt-4o", run_id="b")
+    write_log(tmp_path / "b.eval", weaker, model="openai/gpt-4o", run_id="b")
     document = report_json(str(tmp_path / "b.eval"), str(tmp_path / "a"))
     assert [g["model"] for g in document["groups"]] == [MODEL, "openai/gpt-4o"]
     assert [overall(g)["accuracy"] for g in document["groups"]] == [0.4, 0.2]
@@ -273,12 +273,10 @@ def test_two_models_two_groups_best_first(tmp_path: Path) -> None:
 
 
 def test_runs_with_other_settings_are_separate_groups_and_flagged(tmp_path: Path) -> None:
-    limits = {"max_attempts": 2, "message_limit": 100, "command_timeout": 180}
-    write_run(tmp_path / "plain.eval", SAMPLES, run_id="p")
-    write_run(tmp_path / "oracle.eval", SAMPLES, run_id="o", settings={"limits": limits})
-    tools = ["bash", "submit", "python"]
-    write_run(tmp_path / "python.eval", SAMPLES, run_id="t", settings={"tools": tools})
-    write_run(tmp_path / "mm.eval", SAMPLES, run_id="m", settings={"multimodal": True})
+    write_log(tmp_path / "plain.eval", SAMPLES, run_id="p")
+    write_log(tmp_path / "oracle.eval", SAMPLES, run_id="o", params={"max_attempts": 2})
+    write_log(tmp_path / "python.eval", SAMPLES, run_id="t", params={"python": True})
+    write_log(tmp_path / "mm.eval", SAMPLES, run_id="m", params={"multimodal": True})
     document = report_json(str(tmp_path))
     groups = {g["group"]: g for g in document["groups"]}
     # each group is named by what sets it apart from the task's defaults
@@ -286,7 +284,7 @@ def test_runs_with_other_settings_are_separate_groups_and_flagged(tmp_path: Path
         MODEL,
         f"{MODEL} [max_attempts=2]",
         f"{MODEL} [tools=bash+submit+python]",
-        f"{MODEL} [multimodal=True]",
+        f"{MODEL} [tools=bash+submit+view_file, multimodal=True]",
     }
     assert groups[MODEL]["flags"] == [] and groups[f"{MODEL} [max_attempts=2]"]["flags"] == [ORACLE]
     assert groups[MODEL]["differs"] == {
@@ -296,7 +294,12 @@ def test_runs_with_other_settings_are_separate_groups_and_flagged(tmp_path: Path
     }
     flagged = [f for g in groups.values() for f in g["flags"]]
     assert sorted(flagged) == sorted(
-        [ORACLE, "non-default tools: bash, submit, python", "multimodal: true"]
+        [
+            ORACLE,
+            "non-default tools: bash, submit, python",
+            "non-default tools: bash, submit, view_file",
+            "multimodal: true",
+        ]
     )
     assert document["settings_differ"] == ["tools", "multimodal", "max_attempts"]
     for fmt in ("table", "markdown"):
@@ -308,7 +311,7 @@ def test_runs_with_other_settings_are_separate_groups_and_flagged(tmp_path: Path
 
 def test_every_format_is_one_document_or_one_table(tmp_path: Path) -> None:
     level_logs(tmp_path / "a")
-    write_run(tmp_path / "b.eval", SAMPLES, model="openai/gpt-4o", run_id="b")
+    write_log(tmp_path / "b.eval", SAMPLES, model="openai/gpt-4o", run_id="b")
     document = report_json(str(tmp_path))
     assert document["schema_version"] == 1
     assert document["interval"] == {"method": "wilson", "confidence": 0.95, "over": "questions"}
@@ -334,7 +337,7 @@ def test_epochs_in_the_report(tmp_path: Path) -> None:
         for q, values in right.items()
         for e, v in enumerate(values)
     ]
-    write_run(tmp_path / "x.eval", samples, epochs=3, run_id="x")
+    write_log(tmp_path / "x.eval", samples, epochs=3, run_id="x")
     (group,) = report_json(str(tmp_path / "x.eval"))["groups"]
     everything = overall(group)
     assert (everything["epochs"], everything["samples"], group["epochs"]) == (3, 12, 3)
@@ -352,7 +355,7 @@ def test_prices_given_to_the_report(tmp_path: Path) -> None:
     samples = [
         {**s, "input_tokens": 2000, "output_tokens": 100, "cache_read": 1000} for s in SAMPLES
     ]
-    log = write_run(tmp_path / "x.eval", samples, run_id="x")
+    log = write_log(tmp_path / "x.eval", samples, run_id="x")
     prices = tmp_path / "prices.json"
     prices.write_text(
         json.dumps(
@@ -383,7 +386,7 @@ def test_prices_given_to_the_report(tmp_path: Path) -> None:
 
 
 def test_without_prices_the_cost_is_missing_not_zero(tmp_path: Path) -> None:
-    log = write_run(tmp_path / "x.eval", [{**s, "input_tokens": 10} for s in SAMPLES], run_id="x")
+    log = write_log(tmp_path / "x.eval", [{**s, "input_tokens": 10} for s in SAMPLES], run_id="x")
     (group,) = report_json(str(log))["groups"]
     assert group["cost_source"] is None and overall(group)["cost"] is None
     assert overall(group)["cost_per_correct"] is None and overall(group)["input_tokens"] == 50
@@ -392,7 +395,7 @@ def test_without_prices_the_cost_is_missing_not_zero(tmp_path: Path) -> None:
 
 
 def test_the_test_split_has_no_accuracy(tmp_path: Path) -> None:
-    log = write_run(tmp_path / "t.eval", SAMPLES, run_id="t", settings={"split": "test"})
+    log = write_log(tmp_path / "t.eval", SAMPLES, run_id="t", params={"split": "test"})
     (group,) = report_json(str(log))["groups"]
     assert group["split"] == "test" and overall(group)["accuracy"] is None
     code, _, err = invoke("report", str(log), "--plot", str(tmp_path / "p.png"))
@@ -409,9 +412,9 @@ def _png_size(path: Path) -> tuple[int, int]:
 def test_plot(tmp_path: Path) -> None:
     level_logs(tmp_path / "a")
     priced = [{**s, "input_tokens": 1000, "cost": 0.01} for s in SAMPLES]
-    write_run(tmp_path / "b.eval", priced, model="openai/gpt-4o", run_id="b")
-    oracle = {"limits": {"max_attempts": 2, "message_limit": 100, "command_timeout": 180}}
-    write_run(tmp_path / "c.eval", priced, model="openai/gpt-4o", run_id="c", settings=oracle)
+    write_log(tmp_path / "b.eval", priced, model="openai/gpt-4o", run_id="b")
+    oracle: dict[str, object] = {"max_attempts": 2}
+    write_log(tmp_path / "c.eval", priced, model="openai/gpt-4o", run_id="c", params=oracle)
     several = tmp_path / "several.png"
     code, _, err = invoke("report", str(tmp_path), "--plot", str(several))
     assert code == 0 and f"plot written to {several}" in err
@@ -430,8 +433,8 @@ def test_report_rejects_a_non_log(tmp_path: Path) -> None:
 
 
 def test_report_refuses_two_runs_of_the_same_questions(tmp_path: Path) -> None:
-    write_run(tmp_path / "one.eval", SAMPLES, run_id="1")
-    write_run(tmp_path / "two.eval", SAMPLES, run_id="2")
+    write_log(tmp_path / "one.eval", SAMPLES, run_id="1")
+    write_log(tmp_path / "two.eval", SAMPLES, run_id="2")
     code, _, err = invoke("report", str(tmp_path))
     assert code == 1 and err.count("\n") == 1 and "not a run and its eval-retry" in err
 
@@ -453,8 +456,8 @@ def test_report_names_bad_prices(tmp_path: Path) -> None:
 
 
 def test_a_generation_setting_given_on_the_command_line_splits_groups(tmp_path: Path) -> None:
-    write_run(tmp_path / "default.eval", SAMPLES, run_id="d")
-    hot = write_run(tmp_path / "hot.eval", SAMPLES, run_id="h")
+    write_log(tmp_path / "default.eval", SAMPLES, run_id="d")
+    hot = write_log(tmp_path / "hot.eval", SAMPLES, run_id="h")
     log = read_eval_log(str(hot))
     log.eval.model_generate_config.temperature = 0.7
     write_eval_log(log, str(hot))

@@ -37,3 +37,9 @@ def image_unavailable(image: str, reason: str) -> GaiaError:
         "it where a registry is reachable, or build one without a registry with "
         "`inspect-gaia image build --offline` and pass `-T image=inspect-gaia/sandbox:bookworm`"
     )
+
+
+def short(value: object, width: int = 40) -> str:
+    """``repr(value)`` cut to ``width`` characters, to quote a bad value inside a one-line error."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"

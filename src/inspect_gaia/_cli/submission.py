@@ -9,16 +9,16 @@ import click
 
 from ..dataset import gaia_dataset
 from ..errors import GaiaError
-from ..results import RunResults, by_task_id, max_attempts, read_inspect_log
+from ..inspect_logs import read_inspect_log
+from ..results import RunResults, by_task_id
 
 
 def _split_ids(run: RunResults, split: str, dataset_path: str | None) -> list[str]:
-    settings = run.settings
+    if run.provenance is None:
+        raise GaiaError(f"{run.source} is not an inspect_gaia run: no record of its questions")
     dataset = gaia_dataset(
         split="test" if split == "test" else "validation",
-        hub="modelscope" if settings.get("hub") == "modelscope" else "huggingface",
-        revision=None if settings.get("hub") == "local" else settings.get("revision"),
-        dataset_path=dataset_path or settings.get("dataset_path"),
+        **run.provenance.dataset_arguments(dataset_path),
     )
     return [str(sample.id) for sample in dataset]
 
@@ -71,7 +71,9 @@ def submission(
             f"{', '.join(repeated)}: the leaderboard takes one answer per question — submit a "
             "single-epoch run"
         )
-    oracle = [run.source for run in runs if max_attempts(run) > 1]
+    oracle = [
+        run.source for run in runs if run.provenance and run.provenance.limits.max_attempts > 1
+    ]
     if oracle and not allow_oracle_retries:
         raise GaiaError(
             f"{', '.join(oracle)} ran with max_attempts > 1: the agent was told when an answer was "
