@@ -429,7 +429,9 @@ def test_report_rejects_a_non_log(tmp_path: Path) -> None:
     bogus = tmp_path / "x.eval"
     bogus.write_text("not a log")
     code, _, err = invoke("report", str(bogus))
-    assert code == 1 and err.startswith("inspect-gaia: cannot read inspect log")
+    assert code == 1 and err.startswith(
+        f"inspect-gaia: {bogus}: not an inspect log (not a zip archive, or a truncated one)"
+    )
 
 
 def test_report_refuses_two_runs_of_the_same_questions(tmp_path: Path) -> None:

@@ -1,12 +1,15 @@
-"""Reading inspect_gaia's logs into ``RunResults``.
+"""Reading inspect_gaia's logs: every field a reader uses is checked, and a problem is one line.
 
 A log is read in two steps: its header first (cheap, even for a large log of another task), where
-the ``gaia`` record is validated as a ``GaiaProvenance``; then its samples.
+the ``gaia`` record is validated as a ``GaiaProvenance``; then its samples, each with an id, a GAIA
+level and no twin of the same epoch. A log that fails either step is a ``LogProblem`` naming the
+file, the sample and the field.
 """
 
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -14,55 +17,46 @@ from urllib.parse import unquote, urlparse
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 from inspect_ai.scorer import CORRECT
+from pydantic import ValidationError
 
+from ._params import LEVELS
 from ._provenance import GENERATE_OPTIONS, INSPECT_LIMITS, GaiaProvenance, ProvenanceError
-from .errors import GaiaError
+from .errors import GaiaError, short
 from .results import RunResults, SampleResult
 
 SCORER = "gaia_scorer"
+_DAMAGED = "leave this log out, or rerun the run it came from"
+
+
+class LogProblem(GaiaError):
+    """A log that cannot be used; ``reason`` says why without the file's name."""
+
+    def __init__(self, path: str | Path, reason: str, fix: str = _DAMAGED) -> None:
+        """``<path>: <reason> — <fix>`` as the one line."""
+        super().__init__(f"{path}: {reason}" + (f" — {fix}" if fix else ""))
+        self.path = str(path)
+        self.reason = reason
 
 
 def read_inspect_log(path: str | Path) -> RunResults:
-    """Read an inspect_gaia ``.eval``/``.json`` log.
+    """Read one inspect_gaia ``.eval``/``.json`` log, strictly.
 
     Raises:
-        GaiaError: The file is not a readable inspect_gaia log.
+        LogProblem: The file is not an inspect log, not inspect_gaia's, damaged, or holds no
+            finished sample.
     """
-    header = _inspect_log(path, header_only=True)
-    try:
-        provenance = GaiaProvenance.from_metadata(header.eval.metadata)
-    except ProvenanceError as ex:
-        fix = f" — {ex.fix}" if ex.fix else ""
-        raise GaiaError(f"{path}: {ex.problem}{fix}") from ex
-    if provenance is None:
-        raise GaiaError(f"{path} is not an inspect_gaia log (no gaia task metadata)")
-    log = _inspect_log(path, header_only=False)
-    config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
-    config["message_limit"] = config["message_limit"] or provenance.limits.message_limit
-    generate = log.eval.model_generate_config
-    config.update(
-        {k: getattr(generate, k) for k in GENERATE_OPTIONS if getattr(generate, k) is not None}
-    )
-    return RunResults(
-        source=str(path),
-        model=log.eval.model,
-        split=provenance.split,
-        samples=tuple(_sample_result(sample) for sample in _samples(log, path)),
-        provenance=provenance,
-        task_version=str(log.eval.task_version),
-        run_id=log.eval.task_id,
-        created=log.eval.created,
-        status=log.status,
-        epochs=log.eval.config.epochs or 1,
-        config=config,
-    )
+    run = _read(path)
+    if not run.samples:
+        raise _unfinished(run)
+    return run
 
 
 def read_inspect_logs(paths: Iterable[str | Path]) -> list[RunResults]:
     """Read logs, and every inspect log under any directory among ``paths``; each file once.
 
     Raises:
-        GaiaError: A file is not a readable inspect_gaia log, or a directory holds no log.
+        LogProblem: A file cannot be used.
+        GaiaError: A directory holds no inspect log at all.
     """
     files: dict[Path, str] = {}
     for path in paths:
@@ -81,27 +75,121 @@ def _local(name: str) -> str:
     return unquote(urlparse(name).path) if name.startswith("file://") else name
 
 
+def _unfinished(run: RunResults) -> LogProblem:
+    return LogProblem(
+        run.source,
+        f"no sample finished before the run stopped (status {run.status})",
+        fix=f"finish it with `inspect eval-retry {run.source}`",
+    )
+
+
+# -- one log ---------------------------------------------------------------------------------------
+
+
+def _read(path: str | Path) -> RunResults:
+    """Header, provenance and samples of one log; a log with no sample is returned as it is."""
+    header = _inspect_log(path, header_only=True)
+    try:
+        provenance = GaiaProvenance.from_metadata(header.eval.metadata)
+    except ProvenanceError as ex:
+        raise LogProblem(path, ex.problem, ex.fix or _DAMAGED) from ex
+    if provenance is None:
+        raise LogProblem(
+            path,
+            f"not an inspect_gaia log (a log of {header.eval.task}, with no gaia task metadata)",
+            fix="name inspect_gaia's logs, or a folder of logs (other tasks' are skipped there)",
+        )
+    log = _inspect_log(path, header_only=False)
+    config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
+    config["message_limit"] = config["message_limit"] or provenance.limits.message_limit
+    generate = log.eval.model_generate_config
+    config.update(
+        {k: getattr(generate, k) for k in GENERATE_OPTIONS if getattr(generate, k) is not None}
+    )
+    return RunResults(
+        source=str(path),
+        model=log.eval.model,
+        split=provenance.split,
+        samples=_sample_results(log, path),
+        provenance=provenance,
+        task_version=str(log.eval.task_version),
+        run_id=log.eval.task_id,
+        created=log.eval.created,
+        status=log.status,
+        epochs=log.eval.config.epochs or 1,
+        config=config,
+    )
+
+
 def _inspect_log(path: str | Path, *, header_only: bool) -> EvalLog:
     try:
         return read_eval_log(str(path), header_only=header_only)
+    except ValidationError as ex:
+        raise LogProblem(path, _invalid(ex), fix=_fix(ex)) from ex
+    except FileNotFoundError as ex:
+        raise LogProblem(path, "no such file", fix="check the path") from ex
     except Exception as ex:  # inspect raises several types for a missing or damaged log
-        raise GaiaError(f"cannot read inspect log {path}: {ex}") from ex
+        if header_only and Path(path).suffix != ".eval":
+            # a JSON header is read by streaming, whose errors say little: read it whole
+            return _inspect_log(path, header_only=False)
+        reason = f"not an inspect log ({_unreadable(path, ex)})"
+        raise LogProblem(path, reason, _NOT_A_LOG) from ex
 
 
-def _samples(log: EvalLog, path: str | Path) -> list[EvalSample]:
-    if not log.samples:
-        raise GaiaError(f"{path} holds no samples (was the run cancelled before any finished?)")
-    return log.samples
+_NOT_A_LOG = "name inspect logs (.eval, .json) or a folder of them"
 
 
-def _sample_result(sample: EvalSample) -> SampleResult:
+def _unreadable(path: str | Path, ex: Exception) -> str:
+    """Why inspect could not read a file, in a few words (never zip's or JSON's jargon alone)."""
+    if Path(path).suffix == ".eval" and (
+        isinstance(ex, zipfile.BadZipFile) or "EOCD" in str(ex) or "zip" in str(ex).lower()
+    ):
+        return "not a zip archive, or a truncated one"
+    if isinstance(ex, (json.JSONDecodeError, UnicodeDecodeError)) or "parsing" in str(ex):
+        return "not JSON, or truncated JSON"
+    text = str(ex).strip()
+    return text.splitlines()[0][:120] if text else type(ex).__name__
+
+
+def _invalid(ex: ValidationError) -> str:
+    """Why the log model refused the file (no header, or a damaged sample), in one line."""
+    first = ex.errors(include_url=False)[0]
+    loc = [str(part) for part in first["loc"]]
+    problem = "is missing" if first["type"] == "missing" else f"is {short(first['input'])}"
+    if loc[:1] == ["samples"] and len(loc) > 2:
+        return f"sample #{int(loc[1]) + 1} of the log: {'.'.join(loc[2:])} {problem}"
+    if loc == ["eval"] and first["type"] == "missing":
+        return "not an inspect log (JSON without inspect's eval header)"
+    return f"not an inspect log ({'.'.join(loc) or 'the log'} {problem})"
+
+
+def _fix(ex: ValidationError) -> str:
+    loc = ex.errors(include_url=False)[0]["loc"]
+    return _DAMAGED if loc[:1] == ("samples",) else _NOT_A_LOG
+
+
+# -- samples ---------------------------------------------------------------------------------------
+
+
+def _sample_results(log: EvalLog, path: str | Path) -> tuple[SampleResult, ...]:
+    results: dict[tuple[str, int], SampleResult] = {}
+    for sample in log.samples or []:
+        result = _sample_result(sample, path)
+        key = (result.task_id, result.epoch)
+        if key in results:
+            raise LogProblem(path, f"sample {result.task_id} (epoch {result.epoch}) is there twice")
+        results[key] = result
+    return tuple(results.values())
+
+
+def _sample_result(sample: EvalSample, path: str | Path) -> SampleResult:
     score = (sample.scores or {}).get(SCORER)
     answer = score.answer if score is not None else None
     if answer is None and sample.output.choices:
         answer = sample.output.completion
     return SampleResult(
         task_id=str(sample.id),
-        level=int((sample.metadata or {}).get("level", 0)),
+        level=_level(sample, path),
         target=str(sample.target),
         answer=answer,
         correct=score is not None and score.value == CORRECT,
@@ -112,6 +200,17 @@ def _sample_result(sample: EvalSample) -> SampleResult:
         usage=dict(sample.model_usage),
         working_time=sample.working_time,
     )
+
+
+def _level(sample: EvalSample, path: str | Path) -> int:
+    metadata = sample.metadata or {}
+    where = f"sample {sample.id} (epoch {sample.epoch}): metadata.level"
+    if "level" not in metadata:
+        raise LogProblem(path, f"{where} is missing")
+    level = metadata["level"]
+    if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
+        raise LogProblem(path, f"{where} is {short(level)}, not a GAIA level (1, 2 or 3)")
+    return level
 
 
 def _trace(sample: EvalSample) -> str:
