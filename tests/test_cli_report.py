@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import signal
 import struct
 import subprocess
 import threading
@@ -14,10 +15,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import MODEL, MiniLogs, Play, eval_gaia, inspect_cli, invoke, write_log
+from helpers import (
+    MODEL,
+    MiniLogs,
+    Play,
+    docker_leftovers,
+    eval_command,
+    eval_gaia,
+    inspect_cli,
+    invoke,
+    wait_for_containers,
+    write_log,
+)
 from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log, write_eval_log
-from scenario import GAIA_TINY
+from scenario import GAIA_TINY, LAGOON
 from scripted_model import Entry, ScriptedModel, serve
 from test_results import SAMPLES
 
@@ -240,6 +252,44 @@ def test_a_run_and_its_eval_retry_make_one_table(
         0,
         1.0,
     )
+
+
+@pytest.mark.docker
+def test_a_killed_run_and_its_eval_retry_report_as_one_run(
+    sandbox_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    """Issue #18: the README's recovery path (SIGKILL, then eval-retry) made `report DIR` fail.
+
+    The killed run's log holds no sample; beside its retry it is left out without a word.
+    """
+    before = docker_leftovers()
+    model = scripted([Entry("invented lagoon", [{"bash": "sleep 120"}])])
+    task_args = [f"dataset_path={GAIA_TINY}", f"image={sandbox_image}", f"ids={LAGOON}"]
+    run = subprocess.Popen(
+        eval_command(task_args, tmp_path / "logs"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    try:
+        wait_for_containers(1, besides=before)
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    (killed,) = (tmp_path / "logs").glob("*.eval")
+    header = read_eval_log(str(killed))
+    assert header.status == "started" and not header.samples
+
+    model.entries = [Entry("invented lagoon", [{"submit": "Quillfeather Lagoon"}])]
+    (retried,) = eval_retry(str(killed), log_dir=str(tmp_path / "logs"), display="none")
+    assert retried.status == "success" and retried.eval.task_id == header.eval.task_id
+    code, out, err = invoke("report", str(tmp_path / "logs"), "--format", "json")
+    assert code == 0 and err == "", err
+    (group,) = json.loads(out)["groups"]
+    assert group["logs"] == [retried.location] and group["flags"] == []
+    assert (overall(group)["questions"], overall(group)["accuracy"]) == (1, 1.0)
+    assert docker_leftovers() == before, "the retry swept what the killed run left"
 
 
 # -- fabricated logs ------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ def test_submission_checks_ids(mini_logs: MiniLogs, tmp_path: Path) -> None:
     code, _, err = invoke(
         "submission", str(mini_logs.test), str(mini_logs.test_level2), "-o", str(out_file)
     )
-    assert code == 1 and "answered more than once" in err
+    assert code == 1 and "answered in more than one log" in err
     code, _, err = invoke("submission", str(mini_logs.validation), "-o", str(out_file))
     assert code == 1 and "validation-split logs" in err and "--allow-validation" in err
     code, _, _ = invoke(

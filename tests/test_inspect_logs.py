@@ -1,4 +1,4 @@
-"""Reading inspect_gaia's logs: every field checked, one line per problem.
+"""Reading inspect_gaia's logs: every field checked, one line per problem, shared folders skipped through.
 
 The damaged logs of the table go through the reader and through every subcommand that reads logs
 (``report``, ``compare``, ``submission``): each is one line naming the log, the sample and the field.
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from helpers import MODEL, invoke, write_log
-from scenario import EVALSCOPE_RUN
+from scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY
 
 from inspect_gaia import GaiaError
 from inspect_gaia.inspect_logs import LogProblem, read_inspect_log, read_inspect_logs
@@ -25,6 +25,7 @@ SAMPLES = [
     {"id": "d", "level": 2, "target": "y", "answer": "", "value": "I", "error": "boom"},
     {"id": "e", "level": 3, "target": "z", "answer": "", "value": "I", "limit": "message"},
 ]
+TINY_TEST_IDS = ("a09cd452-3bc3-5b50-aee7-f9f87624bb9f", "7ec4b1d0-7687-5166-a877-1242918506cd")
 INTERNALS = ("Traceback", "EOCD", "validation error", "pydantic", "For further information")
 
 
@@ -77,9 +78,9 @@ def test_read_a_directory_of_logs(tmp_path: Path) -> None:
     (tmp_path / "logs" / "nested").mkdir(parents=True)
     write_log(tmp_path / "logs" / "a.eval", SAMPLES[:2])
     write_log(tmp_path / "logs" / "nested" / "b.eval", SAMPLES[2:])
-    runs = read_inspect_logs([tmp_path / "logs"])
-    assert sorted(Path(run.source).name for run in runs) == ["a.eval", "b.eval"]
-    assert all(Path(run.source).is_file() for run in runs)
+    found = read_inspect_logs([tmp_path / "logs"])
+    assert sorted(Path(run.source).name for run in found.runs) == ["a.eval", "b.eval"]
+    assert all(Path(run.source).is_file() for run in found.runs) and found.skipped == []
     (tmp_path / "empty").mkdir()
     with pytest.raises(GaiaError, match="no inspect logs"):
         read_inspect_logs([tmp_path / "empty"])
@@ -87,7 +88,7 @@ def test_read_a_directory_of_logs(tmp_path: Path) -> None:
 
 def test_the_same_log_twice_is_read_once(tmp_path: Path) -> None:
     log = write_log(tmp_path / "logs" / "a.eval", SAMPLES)
-    assert len(read_inspect_logs([log, tmp_path / "logs", str(log)])) == 1
+    assert len(read_inspect_logs([log, tmp_path / "logs", str(log)]).runs) == 1
 
 
 # -- files that are not inspect_gaia logs ----------------------------------------------------------
@@ -209,3 +210,132 @@ def test_a_damaged_log_is_one_line_naming_the_log_the_sample_and_the_field(
         assert code == 1 and out == "", (command, out)
         assert err.startswith(f"inspect-gaia: {log}: {problem}"), (command, err)
         assert err.count("\n") == 1 and not any(i in err for i in INTERNALS), (command, err)
+    # in a folder it is skipped, with its reason; nothing else left is one more line
+    code, _, err = invoke("report", str(tmp_path / "logs"))
+    lines = err.splitlines()
+    assert code == 1 and len(lines) == 2 and lines[0].startswith(f"skipped {log}: {problem}")
+    assert lines[1].startswith("inspect-gaia: no usable inspect_gaia log in")
+
+
+# -- a shared log folder ---------------------------------------------------------------------------
+
+
+def _toy_log(directory: Path) -> Path:
+    """A real log of another task, run in-process with inspect's mock model."""
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.scorer import match
+
+    (log,) = inspect_eval(
+        Task(dataset=[Sample(input="say hi", target="hi")], scorer=match(), name="toy"),
+        model="mockllm/model",
+        log_dir=str(directory),
+        display="none",
+    )
+    return Path(log.location)
+
+
+def test_report_on_a_shared_log_folder_skips_what_is_not_a_gaia_run(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    gaia_log = write_log(folder / "2026-12-03T09-00-00+00-00_gaia_g1.eval", SAMPLES, run_id="g1")
+    toy = _toy_log(folder)
+    killed = write_log(
+        folder / "2026-12-03T08-00-00+00-00_gaia_k1.eval", [], run_id="k1", status="started"
+    )
+    others = _not_logs(folder)
+    (folder / "notes.json").write_text("{}")  # not named as a log: inspect does not list it
+    code, out, err = invoke("report", str(folder), "--format", "json")
+    assert code == 0, err
+    (group,) = json.loads(out)["groups"]
+    assert group["logs"] == [str(gaia_log)] and group["levels"][-1]["questions"] == 5
+    skipped = err.splitlines()
+    assert sorted(skipped) == sorted(
+        [f"skipped {toy}: not an inspect_gaia log (a log of toy, with no gaia task metadata)"]
+        + [
+            f"skipped {killed}: no sample finished before the run stopped (status started)",
+        ]
+        + [f"skipped {path}: {reason}" for path, reason in others.values()]
+    ), err
+    assert "notes.json" not in err and not any(internal in err for internal in INTERNALS)
+
+
+def test_a_stopped_runs_empty_log_beside_its_eval_retry_is_left_out_without_a_word(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "logs"
+    stopped = write_log(folder / "stopped.eval", [], run_id="r1", status="started")
+    retry = write_log(
+        folder / "retry.eval", SAMPLES, run_id="r1", created="2026-12-04T00:00:00+00:00"
+    )
+    for args in ([str(folder)], [str(stopped), str(retry)]):
+        code, out, err = invoke("report", *args, "--format", "json")
+        assert code == 0 and err == "", err
+        (group,) = json.loads(out)["groups"]
+        assert group["logs"] == [str(retry)] and group["flags"] == []
+
+
+def test_named_files_stay_strict(tmp_path: Path) -> None:
+    stopped = write_log(tmp_path / "stopped.eval", [], run_id="r1", status="started")
+    code, _, err = invoke("report", str(stopped))
+    assert code == 1 and err.strip() == (
+        f"inspect-gaia: {stopped}: no sample finished before the run stopped (status started) — "
+        f"finish it with `inspect eval-retry {stopped}`"
+    )
+    folder = tmp_path / "logs"
+    others = _not_logs(folder)
+    good = write_log(tmp_path / "good.eval", SAMPLES)
+    code, _, err = invoke("report", str(good), str(others["other"][0]))
+    assert code == 1 and err.count("\n") == 1 and "not an inspect_gaia log" in err
+    assert "or a folder of logs (other tasks' are skipped there)" in err
+    # named on its own, a file is read strictly even when its folder is named too
+    truncated, reason = others["truncated"]
+    for args in ([str(folder), str(truncated)], [str(truncated), str(folder)]):
+        code, _, err = invoke("report", str(good), *args)
+        assert code == 1 and err.startswith(f"inspect-gaia: {truncated}: {reason}"), err
+
+
+def test_a_folder_with_no_usable_log_fails_in_one_more_line(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    others = _not_logs(folder)
+    code, out, err = invoke("report", str(folder))
+    lines = err.splitlines()
+    assert code == 1 and out == "" and len(lines) == len(others) + 1
+    assert lines[-1] == (
+        f"inspect-gaia: no usable inspect_gaia log in {folder} ({len(others)} file(s) skipped) — "
+        "name inspect_gaia's logs, or the folder `inspect eval` wrote them to"
+    )
+
+
+# -- submission -------------------------------------------------------------------------------------
+
+
+def _test_split_log(path: Path, ids: tuple[str, ...], dataset: Path = GAIA_TINY) -> Path:
+    samples = [
+        {"id": i, "level": 1, "target": "?", "answer": f"x{i[:4]}", "value": "N"} for i in ids
+    ]
+    return write_log(path, samples, params={"split": "test", "dataset_path": str(dataset)})
+
+
+def test_submission_reads_a_log_named_twice_once(tmp_path: Path) -> None:
+    log = _test_split_log(tmp_path / "t.eval", TINY_TEST_IDS)
+    out_file = tmp_path / "s.jsonl"
+    code, out, err = invoke("submission", str(log), str(log), "-o", str(out_file))
+    assert code == 0, err
+    assert sorted(json.loads(line)["task_id"] for line in out_file.read_text().splitlines()) == (
+        sorted(TINY_TEST_IDS)
+    )
+
+
+def test_submission_names_a_few_missing_ids_and_their_count(tmp_path: Path) -> None:
+    log = _test_split_log(tmp_path / "t.eval", ("d458266e-23df-591b-bd01-92ce51d255e9",), GAIA_MINI)
+    code, _, err = invoke("submission", str(log), "-o", str(tmp_path / "s.jsonl"))
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith(
+        "inspect-gaia: 3 task id(s) of the test split missing: 6d24cb8f-5443-5c24-9ac6-69bb97f0faf5, "
+        "f4b6e86d-4ee3-5950-8eb8-e53fe80d1f92, 419cdd18-608d-5453-8f6d-1d340a0b25fa — give the logs"
+    ), err
+    none = _test_split_log(tmp_path / "none.eval", ("not-a-gaia-id",), GAIA_MINI)
+    code, _, err = invoke("submission", str(none), "-o", str(tmp_path / "s.jsonl"))
+    assert code == 1 and "4 task id(s) of the test split missing: " in err
+    assert "419cdd18" not in err and "and 1 more — " in err

@@ -80,7 +80,7 @@ def test_an_eval_retry_replaces_the_errored_sample(tmp_path: Path) -> None:
         tmp_path / "retry.eval", retried, run_id="t1", created="2026-12-04T00:00:00+00:00"
     )
     for order in ([original, retry], [retry, original]):
-        (group,) = group_runs(read_inspect_logs(order))
+        (group,) = group_runs(read_inspect_logs(order).runs)
         by_id = {s.task_id: s for s in group.samples}
         assert len(group.samples) == 5 and by_id["d"].correct and by_id["d"].error is None
     # a retry that errored again does not replace a sample that had not errored
@@ -88,7 +88,7 @@ def test_an_eval_retry_replaces_the_errored_sample(tmp_path: Path) -> None:
     retry2 = write_log(
         tmp_path / "retry2.eval", worse, run_id="t1", created="2026-12-05T00:00:00+00:00"
     )
-    (group,) = group_runs(read_inspect_logs([original, retry2]))
+    (group,) = group_runs(read_inspect_logs([original, retry2]).runs)
     assert {s.task_id: s for s in group.samples}["a"].correct
 
 
@@ -96,7 +96,7 @@ def test_two_separate_runs_of_the_same_questions_are_refused(tmp_path: Path) -> 
     first = write_log(tmp_path / "first.eval", SAMPLES, run_id="t1")
     second = write_log(tmp_path / "second.eval", SAMPLES[:1], run_id="t2")
     with pytest.raises(GaiaError) as raised:
-        group_runs(read_inspect_logs([first, second]))
+        group_runs(read_inspect_logs([first, second]).runs)
     message = str(raised.value)
     assert (
         "question a (epoch 1) is in both" in message and "not a run and its eval-retry" in message
@@ -137,8 +137,8 @@ def test_runs_that_differ_are_not_merged(
 
 def test_a_cancelled_run_is_incomplete_unless_retried(tmp_path: Path) -> None:
     cancelled = write_log(tmp_path / "run.eval", SAMPLES[:2], run_id="t1", status="cancelled")
-    (group,) = group_runs(read_inspect_logs([cancelled]))
+    (group,) = group_runs(read_inspect_logs([cancelled]).runs)
     assert group.incomplete == [f"{cancelled} (cancelled)"]
     retry = write_log(tmp_path / "retry.eval", SAMPLES, run_id="t1", created="2026-12-04T00:00:00")
-    (group,) = group_runs(read_inspect_logs([cancelled, retry]))
+    (group,) = group_runs(read_inspect_logs([cancelled, retry]).runs)
     assert group.incomplete == [] and len(group.samples) == 5

@@ -4,6 +4,13 @@ A log is read in two steps: its header first (cheap, even for a large log of ano
 the ``gaia`` record is validated as a ``GaiaProvenance``; then its samples, each with an id, a GAIA
 level and no twin of the same epoch. A log that fails either step is a ``LogProblem`` naming the
 file, the sample and the field.
+
+Logs named one by one are read strictly: the first problem stops the command. A folder, such as
+inspect's shared default ``logs/``, may also hold other tasks' logs, runs stopped before any sample
+finished and files that are not logs at all; those are skipped, each with its reason, and the
+caller says so. A run stopped before any sample finished whose ``inspect eval-retry`` is among the
+logs (the same inspect task id) is the retry's predecessor and is left out without a word,
+however it was named.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 import json
 import zipfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -38,6 +46,22 @@ class LogProblem(GaiaError):
         self.reason = reason
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A file of a folder that was not read, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class LogsRead:
+    """The runs read from files and folders, and the folders' files that were skipped."""
+
+    runs: list[RunResults]
+    skipped: list[Skipped]
+
+
 def read_inspect_log(path: str | Path) -> RunResults:
     """Read one inspect_gaia ``.eval``/``.json`` log, strictly.
 
@@ -51,24 +75,54 @@ def read_inspect_log(path: str | Path) -> RunResults:
     return run
 
 
-def read_inspect_logs(paths: Iterable[str | Path]) -> list[RunResults]:
+def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
     """Read logs, and every inspect log under any directory among ``paths``; each file once.
 
+    A file named in ``paths`` is read strictly; a file found in a directory that cannot be used is
+    skipped (see the module docstring). The result may hold no run: the caller decides.
+
     Raises:
-        LogProblem: A file cannot be used.
+        LogProblem: A file named in ``paths`` cannot be used.
         GaiaError: A directory holds no inspect log at all.
     """
-    files: dict[Path, str] = {}
+    files: dict[Path, tuple[str, bool]] = {}  # file -> (as shown, named on its own)
+
+    def add(file: str, named: bool) -> None:
+        shown, named_before = files.get(Path(file).resolve(), (file, False))
+        files[Path(file).resolve()] = (shown, named or named_before)
+
     for path in paths:
         if not Path(path).is_dir():
-            files.setdefault(Path(path).resolve(), str(path))
+            add(str(path), named=True)
             continue
         found = [_local(info.name) for info in list_eval_logs(str(path), recursive=True)]
         if not found:
             raise GaiaError(f"no inspect logs (*.eval, *.json) in directory {path}")
         for log in sorted(found):
-            files.setdefault(Path(log).resolve(), log)
-    return [read_inspect_log(file) for file in files.values()]
+            add(log, named=False)
+    runs: list[RunResults] = []
+    unfinished: list[tuple[RunResults, bool]] = []
+    skipped: list[Skipped] = []
+    for shown, named in files.values():
+        try:
+            run = _read(shown)
+        except LogProblem as ex:
+            if named:
+                raise
+            skipped.append(Skipped(shown, ex.reason))
+            continue
+        if run.samples:
+            runs.append(run)
+        else:
+            unfinished.append((run, named))
+    retried = {run.run_id for run in runs if run.run_id}
+    for run, named in unfinished:
+        if run.run_id in retried:
+            continue  # a stopped run's empty log beside its eval-retry: the retry has it all
+        if named:
+            raise _unfinished(run)
+        skipped.append(Skipped(run.source, _unfinished(run).reason))
+    return LogsRead(runs=runs, skipped=skipped)
 
 
 def _local(name: str) -> str:

@@ -15,6 +15,7 @@ import click
 from inspect_ai.model import ModelCost
 
 from .._provenance import comparability_flags, default_settings
+from ..errors import GaiaError
 from ..inspect_logs import read_inspect_logs
 from ..results import RunGroup, group_runs
 from ..stats import CONFIDENCE, INTERVAL_METHOD, priced, read_prices, summarise
@@ -248,12 +249,21 @@ def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str |
     LOGS are log files or directories of logs. Logs of one model with the same settings (three
     gaia_levelN runs, a run and its eval-retry) are merged into one table with an overall row; other
     models or settings are separate groups, sorted by overall accuracy. Errored and limit-hit
-    samples count as wrong and are also counted in their own columns.
+    samples count as wrong and are also counted in their own columns. In a directory, files that
+    are not inspect_gaia logs, or hold no finished sample, are skipped with a line on stderr.
 
     Example: inspect-gaia report logs/ --format markdown --plot gaia.png
     """
     prices = read_prices(prices_file) if prices_file else None
-    runs = read_inspect_logs(logs)
+    found = read_inspect_logs(logs)
+    for skipped in found.skipped:
+        click.echo(f"skipped {skipped.path}: {skipped.reason}", err=True)
+    if not found.runs:
+        raise GaiaError(
+            f"no usable inspect_gaia log in {', '.join(logs)} ({len(found.skipped)} file(s) "
+            "skipped) — name inspect_gaia's logs, or the folder `inspect eval` wrote them to"
+        )
+    runs = found.runs
     document = report_document(group_runs(runs), prices)
     if prices:
         called = {model for run in runs for s in run.samples for model in s.usage}
