@@ -18,14 +18,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
+from scenario import GAIA_TINY
 from scripted_model import Entry, ScriptedModel
 
-from inspect_gaia import gaia
+from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
+from inspect_gaia._params import GaiaParams
+from inspect_gaia._provenance import GaiaProvenance
+from inspect_gaia.sandbox import PROVIDERS
 
 REPO = Path(__file__).parent.parent
 SANDBOX_IMAGE = os.environ.get("INSPECT_GAIA_TEST_IMAGE", "inspect-gaia/sandbox:bookworm")
@@ -295,20 +299,43 @@ class StandInDownload:
 # -- logs without a run ----------------------------------------------------------------------------
 
 
+def gaia_record(**params: object) -> dict[str, Any]:
+    """The ``gaia`` task metadata a run of ``gaia(**params)`` writes (on gaia-tiny by default).
+
+    Built by the task's own code from parsed parameters, so test logs cannot drift from real ones.
+    """
+    parsed = GaiaParams.parse(**{"dataset_path": str(GAIA_TINY), **params})
+    return GaiaProvenance.of(
+        parsed,
+        prompt=DEFAULT_INPUT_PROMPT,
+        image_id=None,
+        sandbox_provider=PROVIDERS[parsed.sandbox],
+    ).as_metadata()
+
+
 def write_log(
     path: Path,
     samples: Sequence[dict[str, Any]],
     *,
     model: str = MODEL,
-    settings: dict[str, Any] | None = None,
+    params: dict[str, object] | None = None,
+    metadata: dict[str, Any] | None = None,
     task: str = "inspect_gaia/gaia",
     task_version: str = "1.0.0",
+    run_id: str = "",
+    created: str = "2026-12-03T00:00:00+00:00",
+    epochs: int = 1,
+    message_limit: int | None = None,
+    status: Literal["started", "success", "cancelled", "error"] = "success",
 ) -> Path:
-    """Write an inspect_gaia-shaped ``.eval`` log without running anything (for unit tests).
+    """Write an inspect_gaia log of ``gaia(**params)`` without running anything (for unit tests).
 
-    Each sample is a dict: ``id``, ``level``, ``target``, ``answer``, ``value`` (``C``/``I``),
-    optionally ``epoch``, ``error``, ``limit``, ``input_tokens``, ``output_tokens``,
-    ``working_time``.
+    ``metadata`` replaces the task metadata (a log of another task: ``{}``). Also settable: inspect's
+    task id (an eval-retry keeps it), the creation time, epochs, a ``--message-limit`` and the
+    status. Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
+    ``value`` (``C``/``I``), optionally ``epoch``, ``error``, ``limit``, ``input_tokens``,
+    ``output_tokens``, ``reasoning_tokens``, ``cache_read``, ``cache_write``, ``cost`` (dollars, as
+    inspect records a priced call) and ``working_time``. ``.json`` paths write inspect's JSON format.
     """
     from inspect_ai.log import (
         EvalConfig,
@@ -322,24 +349,17 @@ def write_log(
     from inspect_ai.model import ModelOutput, ModelUsage
     from inspect_ai.scorer import Score
 
-    gaia_settings = {
-        "split": "validation",
-        "levels": [1, 2, 3],
-        "hub": "local",
-        "revision": "local",
-        "tools": ["bash", "submit"],
-        "multimodal": False,
-        "limits": {"message_limit": 100, "max_attempts": 1, "command_timeout": 180},
-        "sandbox": "docker",
-        "network": True,
-        **(settings or {}),
-    }
     eval_samples = []
     for sample in samples:
+        tokens = int(sample.get("input_tokens", 0)), int(sample.get("output_tokens", 0))
         usage = ModelUsage(
-            input_tokens=int(sample.get("input_tokens", 0)),
-            output_tokens=int(sample.get("output_tokens", 0)),
-            total_tokens=int(sample.get("input_tokens", 0)) + int(sample.get("output_tokens", 0)),
+            input_tokens=tokens[0],
+            output_tokens=tokens[1],
+            total_tokens=sum(tokens),
+            reasoning_tokens=sample.get("reasoning_tokens"),
+            input_tokens_cache_read=sample.get("cache_read"),
+            input_tokens_cache_write=sample.get("cache_write"),
+            total_cost=sample.get("cost"),
         )
         eval_samples.append(
             EvalSample(
@@ -347,7 +367,7 @@ def write_log(
                 epoch=int(sample.get("epoch", 1)),
                 input="q",
                 target=str(sample["target"]),
-                metadata={"level": int(sample["level"]), "file_name": ""},
+                metadata={"level": sample["level"], "file_name": ""},
                 output=ModelOutput.from_content(model, str(sample.get("answer", ""))),
                 scores={
                     "gaia_scorer": Score(
@@ -368,15 +388,16 @@ def write_log(
             )
         )
     log = EvalLog(
-        status="success",
+        status=status,
         eval=EvalSpec(
-            created="2026-12-03T00:00:00+00:00",
+            created=created,
             task=task,
+            task_id=run_id,
             task_version=task_version,
             dataset=EvalDataset(name="gaia-validation"),
             model=model,
-            config=EvalConfig(),
-            metadata={"gaia": gaia_settings},
+            config=EvalConfig(epochs=epochs, message_limit=message_limit),
+            metadata={"gaia": gaia_record(**(params or {}))} if metadata is None else metadata,
         ),
         samples=eval_samples,
     )

@@ -174,8 +174,13 @@ def _no_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def _test_log_no_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _no_hub(monkeypatch, tmp_path)
     sample = {"id": "t1", "level": 1, "target": "?", "answer": "4", "value": "I"}
-    settings = {"split": "test", "hub": "huggingface", "revision": HF_REVISION}
-    write_log(tmp_path / "test.eval", [sample], settings=settings)
+    params: dict[str, object] = {
+        "split": "test",
+        "hub": "huggingface",
+        "revision": HF_REVISION,
+        "dataset_path": None,
+    }
+    write_log(tmp_path / "test.eval", [sample], params=params)
 
 
 def _hf_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

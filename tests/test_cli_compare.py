@@ -107,7 +107,7 @@ def test_no_difference_is_said_in_words(tmp_path: Path, fmt: str) -> None:
 def test_compare_flags_oracle_retries_and_other_tools(tmp_path: Path) -> None:
     log = _evalscope_as_inspect_log(
         tmp_path / "oracle.eval",
-        settings={"limits": {"max_attempts": 2}, "tools": ["bash", "submit", "python"]},
+        params={"max_attempts": 2, "python": True},
     )
     code, out, _ = invoke("compare", str(log), str(EVALSCOPE_RUN), "--format", "json")
     assert code == 0

@@ -67,7 +67,7 @@ def test_report_fits_a_100_column_terminal(tmp_path: Path, monkeypatch: pytest.M
         for i in range(9)
     ]
     write_log(tmp_path / "a.eval", samples, model="anthropic/claude-3-7-sonnet-latest")
-    write_log(tmp_path / "b.eval", samples, settings={"multimodal": True})
+    write_log(tmp_path / "b.eval", samples, params={"multimodal": True})
     monkeypatch.setenv("COLUMNS", "100")
     code, out, _ = invoke("report", str(tmp_path))
     assert code == 0

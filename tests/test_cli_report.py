@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import signal
 import struct
 import subprocess
 import threading
@@ -14,12 +15,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import MODEL, MiniLogs, Play, eval_gaia, inspect_cli, invoke, write_log
+from helpers import (
+    MODEL,
+    MiniLogs,
+    Play,
+    docker_leftovers,
+    eval_command,
+    eval_gaia,
+    inspect_cli,
+    invoke,
+    wait_for_containers,
+    write_log,
+)
 from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log, write_eval_log
-from scenario import GAIA_TINY
+from scenario import GAIA_TINY, LAGOON
 from scripted_model import Entry, ScriptedModel, serve
-from test_results import SAMPLES, write_run
+from test_results import SAMPLES
 
 ORACLE = "oracle retries, not pass@1 (max_attempts=2)"
 
@@ -42,11 +54,11 @@ def level_logs(directory: Path, samples: list[dict[str, Any]] = SAMPLES) -> list
     """One log per level, as three gaia_levelN runs write them."""
     directory.mkdir(parents=True, exist_ok=True)
     return [
-        write_run(
+        write_log(
             directory / f"level{level}.eval",
             [s for s in samples if s["level"] == level],
             run_id=f"level{level}",
-            settings={"levels": [level]},
+            params={"level": level},
             task=f"inspect_gaia/gaia_level{level}",
         )
         for level in (1, 2, 3)
@@ -242,12 +254,50 @@ def test_a_run_and_its_eval_retry_make_one_table(
     )
 
 
+@pytest.mark.docker
+def test_a_killed_run_and_its_eval_retry_report_as_one_run(
+    sandbox_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    """Issue #18: the README's recovery path (SIGKILL, then eval-retry) made `report DIR` fail.
+
+    The killed run's log holds no sample; beside its retry it is left out without a word.
+    """
+    before = docker_leftovers()
+    model = scripted([Entry("invented lagoon", [{"bash": "sleep 120"}])])
+    task_args = [f"dataset_path={GAIA_TINY}", f"image={sandbox_image}", f"ids={LAGOON}"]
+    run = subprocess.Popen(
+        eval_command(task_args, tmp_path / "logs"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    try:
+        wait_for_containers(1, besides=before)
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    (killed,) = (tmp_path / "logs").glob("*.eval")
+    header = read_eval_log(str(killed))
+    assert header.status == "started" and not header.samples
+
+    model.entries = [Entry("invented lagoon", [{"submit": "Quillfeather Lagoon"}])]
+    (retried,) = eval_retry(str(killed), log_dir=str(tmp_path / "logs"), display="none")
+    assert retried.status == "success" and retried.eval.task_id == header.eval.task_id
+    code, out, err = invoke("report", str(tmp_path / "logs"), "--format", "json")
+    assert code == 0 and err == "", err
+    (group,) = json.loads(out)["groups"]
+    assert group["logs"] == [retried.location] and group["flags"] == []
+    assert (overall(group)["questions"], overall(group)["accuracy"]) == (1, 1.0)
+    assert docker_leftovers() == before, "the retry swept what the killed run left"
+
+
 # -- fabricated logs ------------------------------------------------------------------------------
 
 
 def test_three_level_logs_make_one_table_like_one_run(tmp_path: Path) -> None:
     level_logs(tmp_path / "levels")
-    whole = write_run(tmp_path / "whole.eval", SAMPLES, run_id="whole")
+    whole = write_log(tmp_path / "whole.eval", SAMPLES, run_id="whole")
     merged = report_json(str(tmp_path / "levels"))
     (group,) = merged["groups"]
     assert len(group["logs"]) == 3 and group["group"] == MODEL
@@ -262,7 +312,7 @@ def test_three_level_logs_make_one_table_like_one_run(tmp_path: Path) -> None:
 def test_two_models_two_groups_best_first(tmp_path: Path) -> None:
     level_logs(tmp_path / "a")
     weaker = [{**s, "value": "I"} if s["id"] == "a" else s for s in SAMPLES]
-    write_run(tmp_path / "b.eval", weaker, model="openai/gpt-4o", run_id="b")
+    write_log(tmp_path / "b.eval", weaker, model="openai/gpt-4o", run_id="b")
     document = report_json(str(tmp_path / "b.eval"), str(tmp_path / "a"))
     assert [g["model"] for g in document["groups"]] == [MODEL, "openai/gpt-4o"]
     assert [overall(g)["accuracy"] for g in document["groups"]] == [0.4, 0.2]
@@ -273,12 +323,10 @@ def test_two_models_two_groups_best_first(tmp_path: Path) -> None:
 
 
 def test_runs_with_other_settings_are_separate_groups_and_flagged(tmp_path: Path) -> None:
-    limits = {"max_attempts": 2, "message_limit": 100, "command_timeout": 180}
-    write_run(tmp_path / "plain.eval", SAMPLES, run_id="p")
-    write_run(tmp_path / "oracle.eval", SAMPLES, run_id="o", settings={"limits": limits})
-    tools = ["bash", "submit", "python"]
-    write_run(tmp_path / "python.eval", SAMPLES, run_id="t", settings={"tools": tools})
-    write_run(tmp_path / "mm.eval", SAMPLES, run_id="m", settings={"multimodal": True})
+    write_log(tmp_path / "plain.eval", SAMPLES, run_id="p")
+    write_log(tmp_path / "oracle.eval", SAMPLES, run_id="o", params={"max_attempts": 2})
+    write_log(tmp_path / "python.eval", SAMPLES, run_id="t", params={"python": True})
+    write_log(tmp_path / "mm.eval", SAMPLES, run_id="m", params={"multimodal": True})
     document = report_json(str(tmp_path))
     groups = {g["group"]: g for g in document["groups"]}
     # each group is named by what sets it apart from the task's defaults
@@ -286,7 +334,7 @@ def test_runs_with_other_settings_are_separate_groups_and_flagged(tmp_path: Path
         MODEL,
         f"{MODEL} [max_attempts=2]",
         f"{MODEL} [tools=bash+submit+python]",
-        f"{MODEL} [multimodal=True]",
+        f"{MODEL} [tools=bash+submit+view_file, multimodal=True]",
     }
     assert groups[MODEL]["flags"] == [] and groups[f"{MODEL} [max_attempts=2]"]["flags"] == [ORACLE]
     assert groups[MODEL]["differs"] == {
@@ -296,7 +344,12 @@ def test_runs_with_other_settings_are_separate_groups_and_flagged(tmp_path: Path
     }
     flagged = [f for g in groups.values() for f in g["flags"]]
     assert sorted(flagged) == sorted(
-        [ORACLE, "non-default tools: bash, submit, python", "multimodal: true"]
+        [
+            ORACLE,
+            "non-default tools: bash, submit, python",
+            "non-default tools: bash, submit, view_file",
+            "multimodal: true",
+        ]
     )
     assert document["settings_differ"] == ["tools", "multimodal", "max_attempts"]
     for fmt in ("table", "markdown"):
@@ -308,7 +361,7 @@ def test_runs_with_other_settings_are_separate_groups_and_flagged(tmp_path: Path
 
 def test_every_format_is_one_document_or_one_table(tmp_path: Path) -> None:
     level_logs(tmp_path / "a")
-    write_run(tmp_path / "b.eval", SAMPLES, model="openai/gpt-4o", run_id="b")
+    write_log(tmp_path / "b.eval", SAMPLES, model="openai/gpt-4o", run_id="b")
     document = report_json(str(tmp_path))
     assert document["schema_version"] == 1
     assert document["interval"] == {"method": "wilson", "confidence": 0.95, "over": "questions"}
@@ -334,7 +387,7 @@ def test_epochs_in_the_report(tmp_path: Path) -> None:
         for q, values in right.items()
         for e, v in enumerate(values)
     ]
-    write_run(tmp_path / "x.eval", samples, epochs=3, run_id="x")
+    write_log(tmp_path / "x.eval", samples, epochs=3, run_id="x")
     (group,) = report_json(str(tmp_path / "x.eval"))["groups"]
     everything = overall(group)
     assert (everything["epochs"], everything["samples"], group["epochs"]) == (3, 12, 3)
@@ -352,7 +405,7 @@ def test_prices_given_to_the_report(tmp_path: Path) -> None:
     samples = [
         {**s, "input_tokens": 2000, "output_tokens": 100, "cache_read": 1000} for s in SAMPLES
     ]
-    log = write_run(tmp_path / "x.eval", samples, run_id="x")
+    log = write_log(tmp_path / "x.eval", samples, run_id="x")
     prices = tmp_path / "prices.json"
     prices.write_text(
         json.dumps(
@@ -383,7 +436,7 @@ def test_prices_given_to_the_report(tmp_path: Path) -> None:
 
 
 def test_without_prices_the_cost_is_missing_not_zero(tmp_path: Path) -> None:
-    log = write_run(tmp_path / "x.eval", [{**s, "input_tokens": 10} for s in SAMPLES], run_id="x")
+    log = write_log(tmp_path / "x.eval", [{**s, "input_tokens": 10} for s in SAMPLES], run_id="x")
     (group,) = report_json(str(log))["groups"]
     assert group["cost_source"] is None and overall(group)["cost"] is None
     assert overall(group)["cost_per_correct"] is None and overall(group)["input_tokens"] == 50
@@ -392,7 +445,7 @@ def test_without_prices_the_cost_is_missing_not_zero(tmp_path: Path) -> None:
 
 
 def test_the_test_split_has_no_accuracy(tmp_path: Path) -> None:
-    log = write_run(tmp_path / "t.eval", SAMPLES, run_id="t", settings={"split": "test"})
+    log = write_log(tmp_path / "t.eval", SAMPLES, run_id="t", params={"split": "test"})
     (group,) = report_json(str(log))["groups"]
     assert group["split"] == "test" and overall(group)["accuracy"] is None
     code, _, err = invoke("report", str(log), "--plot", str(tmp_path / "p.png"))
@@ -409,9 +462,9 @@ def _png_size(path: Path) -> tuple[int, int]:
 def test_plot(tmp_path: Path) -> None:
     level_logs(tmp_path / "a")
     priced = [{**s, "input_tokens": 1000, "cost": 0.01} for s in SAMPLES]
-    write_run(tmp_path / "b.eval", priced, model="openai/gpt-4o", run_id="b")
-    oracle = {"limits": {"max_attempts": 2, "message_limit": 100, "command_timeout": 180}}
-    write_run(tmp_path / "c.eval", priced, model="openai/gpt-4o", run_id="c", settings=oracle)
+    write_log(tmp_path / "b.eval", priced, model="openai/gpt-4o", run_id="b")
+    oracle: dict[str, object] = {"max_attempts": 2}
+    write_log(tmp_path / "c.eval", priced, model="openai/gpt-4o", run_id="c", params=oracle)
     several = tmp_path / "several.png"
     code, _, err = invoke("report", str(tmp_path), "--plot", str(several))
     assert code == 0 and f"plot written to {several}" in err
@@ -426,12 +479,14 @@ def test_report_rejects_a_non_log(tmp_path: Path) -> None:
     bogus = tmp_path / "x.eval"
     bogus.write_text("not a log")
     code, _, err = invoke("report", str(bogus))
-    assert code == 1 and err.startswith("inspect-gaia: cannot read inspect log")
+    assert code == 1 and err.startswith(
+        f"inspect-gaia: {bogus}: not an inspect log (not a zip archive, or a truncated one)"
+    )
 
 
 def test_report_refuses_two_runs_of_the_same_questions(tmp_path: Path) -> None:
-    write_run(tmp_path / "one.eval", SAMPLES, run_id="1")
-    write_run(tmp_path / "two.eval", SAMPLES, run_id="2")
+    write_log(tmp_path / "one.eval", SAMPLES, run_id="1")
+    write_log(tmp_path / "two.eval", SAMPLES, run_id="2")
     code, _, err = invoke("report", str(tmp_path))
     assert code == 1 and err.count("\n") == 1 and "not a run and its eval-retry" in err
 
@@ -453,8 +508,8 @@ def test_report_names_bad_prices(tmp_path: Path) -> None:
 
 
 def test_a_generation_setting_given_on_the_command_line_splits_groups(tmp_path: Path) -> None:
-    write_run(tmp_path / "default.eval", SAMPLES, run_id="d")
-    hot = write_run(tmp_path / "hot.eval", SAMPLES, run_id="h")
+    write_log(tmp_path / "default.eval", SAMPLES, run_id="d")
+    hot = write_log(tmp_path / "hot.eval", SAMPLES, run_id="h")
     log = read_eval_log(str(hot))
     log.eval.model_generate_config.temperature = 0.7
     write_eval_log(log, str(hot))

@@ -41,7 +41,7 @@ def test_submission_checks_ids(mini_logs: MiniLogs, tmp_path: Path) -> None:
     code, _, err = invoke(
         "submission", str(mini_logs.test), str(mini_logs.test_level2), "-o", str(out_file)
     )
-    assert code == 1 and "answered more than once" in err
+    assert code == 1 and "answered in more than one log" in err
     code, _, err = invoke("submission", str(mini_logs.validation), "-o", str(out_file))
     assert code == 1 and "validation-split logs" in err and "--allow-validation" in err
     code, _, _ = invoke(
@@ -50,19 +50,26 @@ def test_submission_checks_ids(mini_logs: MiniLogs, tmp_path: Path) -> None:
     assert code == 0 and len(out_file.read_text().splitlines()) == 9
 
 
-def _test_split_log(tmp_path: Path, max_attempts: int = 1) -> Path:
+def _test_split_log(tmp_path: Path) -> Path:
     return write_log(
-        tmp_path / f"test-{max_attempts}.eval",
+        tmp_path / "test.eval",
         [{"id": "t1", "level": 1, "target": "?", "answer": "x", "value": "N"}],
-        settings={"split": "test", "limits": {"max_attempts": max_attempts}},
+        params={"split": "test"},
     )
 
 
 def test_submission_refuses_oracle_retries(tmp_path: Path) -> None:
-    """Issue #10 finding 5: a max_attempts=2 log was accepted without a word."""
-    log = _test_split_log(tmp_path, max_attempts=2)
+    """Issue #10 finding 5: a max_attempts=2 log was accepted without a word.
+
+    Only a validation run can have oracle retries (the task refuses them on the test split).
+    """
+    log = write_log(
+        tmp_path / "oracle.eval",
+        [{"id": "t1", "level": 1, "target": "1", "answer": "1", "value": "C"}],
+        params={"max_attempts": 2},
+    )
     out_file = tmp_path / "s.jsonl"
-    code, _, err = invoke("submission", str(log), "-o", str(out_file))
+    code, _, err = invoke("submission", str(log), "-o", str(out_file), "--allow-validation")
     assert code == 1 and err.count("\n") == 1
     assert "ran with max_attempts > 1" in err and "--allow-oracle-retries" in err
     assert not out_file.exists()
@@ -87,7 +94,7 @@ def test_submission_names_a_multi_epoch_log(tmp_path: Path) -> None:
             {"id": "t1", "level": 1, "target": "?", "answer": "x", "value": "N", "epoch": epoch}
             for epoch in (1, 2)
         ],
-        settings={"split": "test"},
+        params={"split": "test"},
     )
     from inspect_ai.log import read_eval_log, write_eval_log
 

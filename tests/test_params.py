@@ -1,4 +1,4 @@
-"""Every -T value parsed and validated once: spellings accepted, one-line refusals, provenance."""
+"""Every -T value parsed and validated once: spellings accepted, one-line refusals."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 
 from inspect_gaia import GaiaParameterError
 from inspect_gaia._params import (
-    DEFAULT_MESSAGE_LIMIT,
     MCP_SHORTCUTS,
     GaiaParams,
     parse_ids,
@@ -141,29 +140,3 @@ def test_limits_can_be_lifted() -> None:
     assert params.limits == SandboxLimits(cpus=None, memory=None, pids=None)
     assert params.limits.effective_cpus() is None
     assert GaiaParams.parse(cpus=1000).limits.effective_cpus() == float(os.cpu_count() or 1)
-
-
-def test_provenance() -> None:
-    params = GaiaParams.parse(level="1,2", python=True, dataset_path="/data/GAIA", memory="2g")
-    meta = params.provenance(prompt="p", image_id="sha256:x", sandbox_provider="gaia-docker")
-    assert (meta["split"], meta["levels"], meta["hub"], meta["revision"]) == (
-        "validation",
-        [1, 2],
-        "local",
-        "local",
-    )
-    assert meta["tools"] == ["bash", "submit", "python"]
-    assert meta["limits"]["message_limit"] == DEFAULT_MESSAGE_LIMIT == 100
-    assert meta["limits"]["memory"] == "2g" and meta["limits"]["max_attempts"] == 1
-    assert (meta["sandbox"], meta["sandbox_provider"], meta["image_id"]) == (
-        "docker",
-        "gaia-docker",
-        "sha256:x",
-    )
-    assert meta["multimodal"] is False and meta["view_file"] is False
-    assert len(meta["prompt_template_sha256"]) == 64
-    assert meta["inspect_ai_version"] and meta["inspect_gaia_version"]
-    pinned = GaiaParams.parse(hub="modelscope").provenance(
-        prompt="p", image_id=None, sandbox_provider="gaia-docker"
-    )
-    assert (pinned["hub"], pinned["revision"]) == ("modelscope", "master")

@@ -8,14 +8,12 @@ every spelling a user may type and returns one canonical type. An invalid value 
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 import importlib.util
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from .errors import GaiaParameterError
 from .hub import HUBS, Hub, resolved_revision
@@ -290,48 +288,3 @@ class GaiaParams:
             + (["view_file"] if self.view_file or self.multimodal else [])
             + [f"mcp:{' '.join(command)}" for command in self.mcp_servers]
         )
-
-    def provenance(
-        self, *, prompt: str, image_id: str | None, sandbox_provider: str
-    ) -> dict[str, Any]:
-        """What produced a run, for the log header (``inspect view`` shows it under the task)."""
-        return {
-            "split": self.split,
-            "levels": list(self.levels),
-            "hub": "local" if self.dataset_path else self.hub,
-            "revision": self.revision_read,
-            "dataset_path": self.dataset_path,
-            "prompt_template_sha256": hashlib.sha256(prompt.encode()).hexdigest(),
-            "tools": self.tools,
-            "multimodal": self.multimodal,
-            "view_file": self.view_file or self.multimodal,
-            "limits": {
-                "message_limit": DEFAULT_MESSAGE_LIMIT,
-                "command_timeout": self.command_timeout,
-                "max_attempts": self.max_attempts,
-                "cpus": self.limits.effective_cpus(),
-                "memory": self.limits.memory,
-                "pids": self.limits.pids,
-                "disk": self.limits.disk,
-            },
-            "sandbox": self.sandbox,
-            "sandbox_provider": sandbox_provider,
-            "image": self.image,
-            "image_id": image_id,
-            "network": self.network,
-            "inspect_ai_version": _version("inspect_ai"),
-            "inspect_gaia_version": _version("inspect-gaia"),
-        }
-
-
-def _version(package: str) -> str | None:
-    if package == "inspect_ai":
-        # the module attribute, not importlib.metadata: parsing inspect_ai's long METADATA costs
-        # ~0.2 s inside a starting eval
-        import inspect_ai
-
-        return str(inspect_ai.__version__)
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return None

@@ -6,6 +6,8 @@ message instead of a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ._compat import PrerequisiteError
 
 
@@ -28,3 +30,15 @@ class GaiaParameterError(GaiaError, ValueError):
 
 class GaiaDatasetError(GaiaError):
     """The GAIA dataset cannot be loaded (not a snapshot, gated, offline, incomplete)."""
+
+
+def short(value: object, width: int = 40) -> str:
+    """``repr(value)`` cut to ``width`` characters, to quote a bad value inside a one-line error."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def few(items: Sequence[str], shown: int = 3) -> str:
+    """The first ``shown`` items and how many more: ``a, b, c and 197 more``."""
+    head = ", ".join(items[:shown])
+    return head if len(items) <= shown else f"{head} and {len(items) - shown} more"

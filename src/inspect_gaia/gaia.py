@@ -36,6 +36,7 @@ from ._params import (
     GaiaParams,
     Split,
 )
+from ._provenance import METADATA_KEY, GaiaProvenance
 from .agent import gaia_agent
 from .dataset import DEFAULT_INPUT_PROMPT, gaia_dataset
 from .hub import Hub
@@ -174,13 +175,14 @@ def gaia_task(params: GaiaParams) -> Task:
         config=GenerateConfig(fail_on_refusal=True),
         version=TASK_VERSION,
         metadata={
-            "gaia": params.provenance(
+            METADATA_KEY: GaiaProvenance.of(
+                params,
                 prompt=DEFAULT_INPUT_PROMPT,
                 # Recorded when an engine answers; the sandbox provider checks the image (and
                 # refuses to start without it) before any sample runs.
                 image_id=local_image_id(params.image) if params.sandbox != "k8s" else None,
                 sandbox_provider=sandbox.type,
-            )
+            ).as_metadata()
         },
     )
 

@@ -1,4 +1,4 @@
-"""Per-sample results of GAIA runs, read from inspect logs and from evalscope output directories.
+"""Per-sample results of GAIA runs, from inspect logs (``inspect_logs``) and evalscope output.
 
 The CLI's ``report``, ``submission`` and ``compare`` all work on these records. ``group_runs``
 merges the logs of one model and one set of settings (three ``gaia_levelN`` logs, or a run and its
@@ -10,21 +10,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
-from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ModelUsage
-from inspect_ai.scorer import CORRECT
+from inspect_ai.model import ModelUsage
 
-from ._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
+from ._provenance import GaiaProvenance
 from .errors import GaiaError
 
-SCORER = "gaia_scorer"
-DEFAULT_TOOLS = tuple(GaiaParams().tools)
 TOKEN_KINDS = ("input", "output", "reasoning", "cache_read", "cache_write", "total")
 """Token counts a sample carries, summed over the models it called."""
 
@@ -73,8 +68,8 @@ class RunResults:
     model: str
     split: str
     samples: tuple[SampleResult, ...]
-    settings: dict[str, Any] = field(default_factory=dict)
-    """The run's ``gaia`` task metadata (split, levels, hub, revision, dataset_path, ...)."""
+    provenance: GaiaProvenance | None = None
+    """The ``gaia`` record of an inspect_gaia log; ``None`` for another harness's run."""
     task_version: str = ""
     run_id: str = ""
     """inspect's task id: an ``inspect eval-retry`` of a run keeps it."""
@@ -85,165 +80,20 @@ class RunResults:
     """inspect's run options that change results: limits, generation settings."""
 
 
-def read_inspect_log(path: str | Path) -> RunResults:
-    """Read an inspect_gaia ``.eval``/``.json`` log.
-
-    Raises:
-        GaiaError: The file is not a readable inspect_gaia log.
-    """
-    try:
-        log = read_eval_log(str(path))
-    except Exception as ex:  # inspect raises several types for a missing or damaged log
-        raise GaiaError(f"cannot read inspect log {path}: {ex}") from ex
-    gaia = (log.eval.metadata or {}).get("gaia")
-    if not isinstance(gaia, dict):
-        raise GaiaError(f"{path} is not an inspect_gaia log (no gaia task metadata)")
-    config = {name: getattr(log.eval.config, name) for name in LIMITS}
-    config["message_limit"] = config["message_limit"] or (gaia.get("limits") or {}).get(
-        "message_limit"
-    )
-    generate = log.eval.model_generate_config
-    config.update({k: getattr(generate, k) for k in _GENERATE if getattr(generate, k) is not None})
-    return RunResults(
-        source=str(path),
-        model=log.eval.model,
-        split=str(gaia.get("split", "validation")),
-        samples=tuple(_sample_result(sample) for sample in _samples(log, path)),
-        settings=dict(gaia),
-        task_version=str(log.eval.task_version),
-        run_id=log.eval.task_id,
-        created=log.eval.created,
-        status=log.status,
-        epochs=log.eval.config.epochs or 1,
-        config=config,
-    )
-
-
-LIMITS = (
-    "message_limit",
-    "token_limit",
-    "turn_limit",
-    "time_limit",
-    "working_limit",
-    "cost_limit",
-)
-_GENERATE = ("temperature", "top_p", "max_tokens", "reasoning_effort")
-"""inspect's options that change results: the limits, and generation settings when given."""
-
-
-def read_inspect_logs(paths: Iterable[str | Path]) -> list[RunResults]:
-    """Read logs, and every inspect log under any directory among ``paths``; each file once.
-
-    Raises:
-        GaiaError: A file is not a readable inspect_gaia log, or a directory holds no log.
-    """
-    files: dict[Path, str] = {}
-    for path in paths:
-        if not Path(path).is_dir():
-            files.setdefault(Path(path).resolve(), str(path))
-            continue
-        found = [_local(info.name) for info in list_eval_logs(str(path), recursive=True)]
-        if not found:
-            raise GaiaError(f"no inspect logs (*.eval, *.json) in directory {path}")
-        for log in sorted(found):
-            files.setdefault(Path(log).resolve(), log)
-    return [read_inspect_log(file) for file in files.values()]
-
-
-def _local(name: str) -> str:
-    return unquote(urlparse(name).path) if name.startswith("file://") else name
-
-
-def max_attempts(run: RunResults) -> int:
-    """Submissions the run allowed per sample (above 1 the agent learnt when it was wrong)."""
-    limits = run.settings.get("limits") or {}
-    return int(limits.get("max_attempts") or 1)
-
-
-def _samples(log: EvalLog, path: str | Path) -> list[EvalSample]:
-    if not log.samples:
-        raise GaiaError(f"{path} holds no samples (was the run cancelled before any finished?)")
-    return log.samples
-
-
-def _sample_result(sample: EvalSample) -> SampleResult:
-    score = (sample.scores or {}).get(SCORER)
-    answer = score.answer if score is not None else None
-    if answer is None and sample.output.choices:
-        answer = sample.output.completion
-    return SampleResult(
-        task_id=str(sample.id),
-        level=int((sample.metadata or {}).get("level", 0)),
-        target=str(sample.target),
-        answer=answer,
-        correct=score is not None and score.value == CORRECT,
-        error=sample.error.message if sample.error else None,
-        limit=sample.limit.type if sample.limit else None,
-        trace=_trace(sample),
-        epoch=sample.epoch,
-        usage=dict(sample.model_usage),
-        working_time=sample.working_time,
-    )
-
-
-def _trace(sample: EvalSample) -> str:
-    """The agent's reasoning and actions, as text, for the leaderboard's ``reasoning_trace``."""
-    lines: list[str] = []
-    for message in sample.messages:
-        if isinstance(message, ChatMessageAssistant):
-            if message.text.strip():
-                lines.append(message.text.strip())
-            for call in message.tool_calls or []:
-                lines.append(f"[{call.function}] {json.dumps(call.arguments, ensure_ascii=False)}")
-        elif isinstance(message, ChatMessageTool):
-            output = message.text.strip()
-            lines.append(f"[{message.function} output] {output[:2000]}")
-    return "\n".join(lines)
-
-
 # -- comparability and merging -------------------------------------------------------------------
 
 
 def comparable_settings(run: RunResults) -> dict[str, Any]:
-    """What must be equal for two runs' samples to be pooled into one score.
+    """What must be equal for two runs' samples to be pooled (see ``GaiaProvenance``).
 
-    The model, split, task version and epochs; the agent's tools and modality; every limit that can
-    end a sample (attempts, messages, tokens, time, cost, command timeout); the sandbox (kind,
-    image, network, CPUs, memory, processes, disk); the prompt; generation settings given on the
-    command line. Not the levels or ids (pooling those is the point), the hub or inspect's version.
+    Raises:
+        GaiaError: The run has no inspect_gaia provenance (an evalscope run).
     """
-    gaia = run.settings
-    limits = gaia.get("limits") or {}
-    return {
-        "model": run.model,
-        "split": run.split,
-        "task_version": run.task_version,
-        "epochs": run.epochs,
-        "tools": list(gaia.get("tools") or DEFAULT_TOOLS),
-        "multimodal": bool(gaia.get("multimodal", False)),
-        "max_attempts": max_attempts(run),
-        **run.config,
-        "command_timeout": limits.get("command_timeout"),
-        **{name: gaia.get(name) for name in ("sandbox", "image", "network")},
-        **{name: limits.get(name) for name in ("cpus", "memory", "pids", "disk")},
-        "prompt_template_sha256": gaia.get("prompt_template_sha256"),
-    }
-
-
-def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
-    """Why a run's score is not a plain pass@1 GAIA score with the default agent."""
-    flags: list[str] = []
-    if int(settings.get("max_attempts") or 1) > 1:
-        flags.append(f"oracle retries, not pass@1 (max_attempts={settings['max_attempts']})")
-    tools = list(settings.get("tools") or DEFAULT_TOOLS)
-    if tools != list(DEFAULT_TOOLS):
-        flags.append(f"non-default tools: {', '.join(tools)}")
-    if settings.get("multimodal"):
-        flags.append("multimodal: true")
-    limit = settings.get("message_limit")
-    if limit is not None and int(limit) != DEFAULT_MESSAGE_LIMIT:
-        flags.append(f"message limit {limit} (default {DEFAULT_MESSAGE_LIMIT})")
-    return flags
+    if run.provenance is None:
+        raise GaiaError(f"{run.source} is not an inspect_gaia run: it has no provenance to compare")
+    return run.provenance.comparable_settings(
+        model=run.model, task_version=run.task_version, epochs=run.epochs, run_config=run.config
+    )
 
 
 @dataclass(frozen=True)

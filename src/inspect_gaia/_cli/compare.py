@@ -7,14 +7,10 @@ from typing import Any
 
 import click
 
+from .._provenance import comparability_flags
 from ..errors import GaiaError
-from ..results import (
-    SampleResult,
-    comparability_flags,
-    comparable_settings,
-    read_evalscope_run,
-    read_inspect_log,
-)
+from ..inspect_logs import read_inspect_log
+from ..results import SampleResult, comparable_settings, read_evalscope_run
 from ..scorer import question_scorer
 from ._output import dump_json, format_option, render
 

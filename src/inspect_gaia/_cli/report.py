@@ -14,22 +14,10 @@ from typing import Any
 import click
 from inspect_ai.model import ModelCost
 
-from .._params import (
-    DEFAULT_COMMAND_TIMEOUT,
-    DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_MESSAGE_LIMIT,
-    DEFAULT_SANDBOX,
-    DEFAULT_SPLIT,
-)
-from ..results import (
-    DEFAULT_TOOLS,
-    LIMITS,
-    RunGroup,
-    comparability_flags,
-    group_runs,
-    read_inspect_logs,
-)
-from ..sandbox import DEFAULT_IMAGE, DEFAULT_NETWORK
+from .._provenance import comparability_flags, default_settings
+from ..errors import GaiaError
+from ..inspect_logs import read_inspect_logs
+from ..results import RunGroup, group_runs
 from ..stats import CONFIDENCE, INTERVAL_METHOD, priced, read_prices, summarise
 from ._output import MISSING, dump_json, format_option, render
 
@@ -66,22 +54,6 @@ LEVEL_FIELDS = (
     "cost_per_correct",
 )
 
-DEFAULT_SETTINGS: dict[str, Any] = {
-    "split": DEFAULT_SPLIT,
-    "epochs": 1,
-    "tools": list(DEFAULT_TOOLS),
-    "multimodal": False,
-    "max_attempts": DEFAULT_MAX_ATTEMPTS,
-    "message_limit": DEFAULT_MESSAGE_LIMIT,
-    **dict.fromkeys(LIMITS[1:]),
-    "command_timeout": DEFAULT_COMMAND_TIMEOUT,
-    "sandbox": DEFAULT_SANDBOX,
-    "image": DEFAULT_IMAGE,
-    "network": DEFAULT_NETWORK,
-    "disk": None,
-}
-"""The task's defaults among ``comparable_settings`` (a label names a setting only off these)."""
-
 
 def report_document(
     groups: Sequence[RunGroup], prices: Mapping[str, ModelCost] | None = None
@@ -93,13 +65,14 @@ def report_document(
         prices: ``--model-cost-config`` prices; they replace the log's cost of the models they name.
     """
     differ = _differing_keys([g.settings for g in groups])
+    defaults = default_settings()
     entries = []
     for group in groups:
         same_model = [g.settings for g in groups if g.model == group.model]
         own = {k: group.settings.get(k) for k in _differing_keys(same_model)}
         # The label names what sets the group apart, leaving out settings at the task's default
         # (None: not set).
-        named = {k: v for k, v in own.items() if v != DEFAULT_SETTINGS.get(k)}
+        named = {k: v for k, v in own.items() if v != defaults.get(k)}
         samples = [priced(s, prices) for s in group.samples] if prices else list(group.samples)
         levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
         overall_cost = levels[-1]["cost"]
@@ -276,7 +249,8 @@ def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str |
     LOGS are log files or directories of logs. Logs of one model with the same settings (three
     gaia_levelN runs, a run and its eval-retry) are merged into one table with an overall row; other
     models or settings are separate groups, sorted by overall accuracy. Errored and limit-hit
-    samples count as wrong and are also counted in their own columns.
+    samples count as wrong and are also counted in their own columns. In a directory, files that
+    are not inspect_gaia logs, or hold no finished sample, are skipped with a line on stderr.
 
     \b
     Example:
@@ -287,7 +261,15 @@ def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str |
 
         require_matplotlib()
     prices = read_prices(prices_file) if prices_file else None
-    runs = read_inspect_logs(logs)
+    found = read_inspect_logs(logs)
+    for skipped in found.skipped:
+        click.echo(f"skipped {skipped.path}: {skipped.reason}", err=True)
+    if not found.runs:
+        raise GaiaError(
+            f"no usable inspect_gaia log in {', '.join(logs)} ({len(found.skipped)} file(s) "
+            "skipped) — name inspect_gaia's logs, or the folder `inspect eval` wrote them to"
+        )
+    runs = found.runs
     document = report_document(group_runs(runs), prices)
     if prices:
         called = {model for run in runs for s in run.samples for model in s.usage}

@@ -8,17 +8,17 @@ from pathlib import Path
 import click
 
 from ..dataset import gaia_dataset
-from ..errors import GaiaError
-from ..results import RunResults, by_task_id, max_attempts, read_inspect_log
+from ..errors import GaiaError, few
+from ..inspect_logs import read_inspect_logs
+from ..results import RunResults, by_task_id
 
 
 def _split_ids(run: RunResults, split: str, dataset_path: str | None) -> list[str]:
-    settings = run.settings
+    if run.provenance is None:
+        raise GaiaError(f"{run.source} is not an inspect_gaia run: no record of its questions")
     dataset = gaia_dataset(
         split="test" if split == "test" else "validation",
-        hub="modelscope" if settings.get("hub") == "modelscope" else "huggingface",
-        revision=None if settings.get("hub") == "local" else settings.get("revision"),
-        dataset_path=dataset_path or settings.get("dataset_path"),
+        **run.provenance.dataset_arguments(dataset_path),
     )
     return [str(sample.id) for sample in dataset]
 
@@ -58,7 +58,7 @@ def submission(
     Three gaia_levelN runs instead:
       inspect-gaia submission logs/test/*_gaia-level?_*.eval -o submission.jsonl
     """
-    runs = [read_inspect_log(path) for path in logs]
+    runs = read_inspect_logs(logs).runs  # each file once, however often it is named
     splits = {run.split for run in runs}
     if len(splits) > 1:
         raise GaiaError(
@@ -76,7 +76,9 @@ def submission(
             f"{', '.join(repeated)}: the leaderboard takes one answer per question — submit a "
             "single-epoch run"
         )
-    oracle = [run.source for run in runs if max_attempts(run) > 1]
+    oracle = [
+        run.source for run in runs if run.provenance and run.provenance.limits.max_attempts > 1
+    ]
     if oracle and not allow_oracle_retries:
         raise GaiaError(
             f"{', '.join(oracle)} ran with max_attempts > 1: the agent was told when an answer was "
@@ -87,16 +89,24 @@ def submission(
         raise GaiaError(f"cannot write {output}: no directory {target.parent} — create it first")
     merged, duplicates = by_task_id(runs)
     if duplicates:
-        raise GaiaError(f"task ids answered more than once: {', '.join(sorted(set(duplicates)))}")
+        twice = sorted(set(duplicates))
+        raise GaiaError(
+            f"{len(twice)} task id(s) answered in more than one log: {few(twice)} — give each "
+            "question's log once (a run and its eval-retry: the retry's log alone)"
+        )
     expected = _split_ids(runs[0], split, dataset_path)
     missing = [task_id for task_id in expected if task_id not in merged]
     if missing:
         raise GaiaError(
-            f"{len(missing)} task id(s) of the {split} split missing: {', '.join(missing)}"
+            f"{len(missing)} task id(s) of the {split} split missing: {few(missing)} — give the "
+            "logs that answer them too (every level's), or run them"
         )
     unknown = sorted(set(merged) - set(expected))
     if unknown:
-        raise GaiaError(f"task ids not in the {split} split: {', '.join(unknown)}")
+        raise GaiaError(
+            f"{len(unknown)} task id(s) not in the {split} split: {few(unknown)} — are these logs "
+            "of another snapshot? Pass --dataset-path with the one they ran on"
+        )
 
     lines = [
         json.dumps(
@@ -117,6 +127,6 @@ def submission(
     click.echo(f"wrote {len(lines)} answers to {output}")
     if failed:
         click.echo(
-            f"warning: {len(failed)} sample(s) errored or hit a limit: {', '.join(failed)}",
+            f"warning: {len(failed)} sample(s) errored or hit a limit: {few(failed)}",
             err=True,
         )

@@ -1,0 +1,282 @@
+"""Reading inspect_gaia's logs: every field a reader uses is checked, and a problem is one line.
+
+A log is read in two steps: its header first (cheap, even for a large log of another task), where
+the ``gaia`` record is validated as a ``GaiaProvenance``; then its samples, each with an id, a GAIA
+level and no twin of the same epoch. A log that fails either step is a ``LogProblem`` naming the
+file, the sample and the field.
+
+Logs named one by one are read strictly: the first problem stops the command. A folder, such as
+inspect's shared default ``logs/``, may also hold other tasks' logs, runs stopped before any sample
+finished and files that are not logs at all; those are skipped, each with its reason, and the
+caller says so. A run stopped before any sample finished whose ``inspect eval-retry`` is among the
+logs (the same inspect task id) is the retry's predecessor and is left out without a word,
+however it was named.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
+from inspect_ai.scorer import CORRECT
+from pydantic import ValidationError
+
+from ._params import LEVELS
+from ._provenance import GENERATE_OPTIONS, INSPECT_LIMITS, GaiaProvenance, ProvenanceError
+from .errors import GaiaError, short
+from .results import RunResults, SampleResult
+
+SCORER = "gaia_scorer"
+_DAMAGED = "leave this log out, or rerun the run it came from"
+
+
+class LogProblem(GaiaError):
+    """A log that cannot be used; ``reason`` says why without the file's name."""
+
+    def __init__(self, path: str | Path, reason: str, fix: str = _DAMAGED) -> None:
+        """``<path>: <reason> — <fix>`` as the one line."""
+        super().__init__(f"{path}: {reason}" + (f" — {fix}" if fix else ""))
+        self.path = str(path)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file of a folder that was not read, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class LogsRead:
+    """The runs read from files and folders, and the folders' files that were skipped."""
+
+    runs: list[RunResults]
+    skipped: list[Skipped]
+
+
+def read_inspect_log(path: str | Path) -> RunResults:
+    """Read one inspect_gaia ``.eval``/``.json`` log, strictly.
+
+    Raises:
+        LogProblem: The file is not an inspect log, not inspect_gaia's, damaged, or holds no
+            finished sample.
+    """
+    run = _read(path)
+    if not run.samples:
+        raise _unfinished(run)
+    return run
+
+
+def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
+    """Read logs, and every inspect log under any directory among ``paths``; each file once.
+
+    A file named in ``paths`` is read strictly; a file found in a directory that cannot be used is
+    skipped (see the module docstring). The result may hold no run: the caller decides.
+
+    Raises:
+        LogProblem: A file named in ``paths`` cannot be used.
+        GaiaError: A directory holds no inspect log at all.
+    """
+    files: dict[Path, tuple[str, bool]] = {}  # file -> (as shown, named on its own)
+
+    def add(file: str, named: bool) -> None:
+        shown, named_before = files.get(Path(file).resolve(), (file, False))
+        files[Path(file).resolve()] = (shown, named or named_before)
+
+    for path in paths:
+        if not Path(path).is_dir():
+            add(str(path), named=True)
+            continue
+        found = [_local(info.name) for info in list_eval_logs(str(path), recursive=True)]
+        if not found:
+            raise GaiaError(f"no inspect logs (*.eval, *.json) in directory {path}")
+        for log in sorted(found):
+            add(log, named=False)
+    runs: list[RunResults] = []
+    unfinished: list[tuple[RunResults, bool]] = []
+    skipped: list[Skipped] = []
+    for shown, named in files.values():
+        try:
+            run = _read(shown)
+        except LogProblem as ex:
+            if named:
+                raise
+            skipped.append(Skipped(shown, ex.reason))
+            continue
+        if run.samples:
+            runs.append(run)
+        else:
+            unfinished.append((run, named))
+    retried = {run.run_id for run in runs if run.run_id}
+    for run, named in unfinished:
+        if run.run_id in retried:
+            continue  # a stopped run's empty log beside its eval-retry: the retry has it all
+        if named:
+            raise _unfinished(run)
+        skipped.append(Skipped(run.source, _unfinished(run).reason))
+    return LogsRead(runs=runs, skipped=skipped)
+
+
+def _local(name: str) -> str:
+    return unquote(urlparse(name).path) if name.startswith("file://") else name
+
+
+def _unfinished(run: RunResults) -> LogProblem:
+    return LogProblem(
+        run.source,
+        f"no sample finished before the run stopped (status {run.status})",
+        fix=f"finish it with `inspect eval-retry {run.source}`",
+    )
+
+
+# -- one log ---------------------------------------------------------------------------------------
+
+
+def _read(path: str | Path) -> RunResults:
+    """Header, provenance and samples of one log; a log with no sample is returned as it is."""
+    header = _inspect_log(path, header_only=True)
+    try:
+        provenance = GaiaProvenance.from_metadata(header.eval.metadata)
+    except ProvenanceError as ex:
+        raise LogProblem(path, ex.problem, ex.fix or _DAMAGED) from ex
+    if provenance is None:
+        raise LogProblem(
+            path,
+            f"not an inspect_gaia log (a log of {header.eval.task}, with no gaia task metadata)",
+            fix="name inspect_gaia's logs, or a folder of logs (other tasks' are skipped there)",
+        )
+    log = _inspect_log(path, header_only=False)
+    config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
+    config["message_limit"] = config["message_limit"] or provenance.limits.message_limit
+    generate = log.eval.model_generate_config
+    config.update(
+        {k: getattr(generate, k) for k in GENERATE_OPTIONS if getattr(generate, k) is not None}
+    )
+    return RunResults(
+        source=str(path),
+        model=log.eval.model,
+        split=provenance.split,
+        samples=_sample_results(log, path),
+        provenance=provenance,
+        task_version=str(log.eval.task_version),
+        run_id=log.eval.task_id,
+        created=log.eval.created,
+        status=log.status,
+        epochs=log.eval.config.epochs or 1,
+        config=config,
+    )
+
+
+def _inspect_log(path: str | Path, *, header_only: bool) -> EvalLog:
+    try:
+        return read_eval_log(str(path), header_only=header_only)
+    except ValidationError as ex:
+        raise LogProblem(path, _invalid(ex), fix=_fix(ex)) from ex
+    except FileNotFoundError as ex:
+        raise LogProblem(path, "no such file", fix="check the path") from ex
+    except Exception as ex:  # inspect raises several types for a missing or damaged log
+        if header_only and Path(path).suffix != ".eval":
+            # a JSON header is read by streaming, whose errors say little: read it whole
+            return _inspect_log(path, header_only=False)
+        reason = f"not an inspect log ({_unreadable(path, ex)})"
+        raise LogProblem(path, reason, _NOT_A_LOG) from ex
+
+
+_NOT_A_LOG = "name inspect logs (.eval, .json) or a folder of them"
+
+
+def _unreadable(path: str | Path, ex: Exception) -> str:
+    """Why inspect could not read a file, in a few words (never zip's or JSON's jargon alone)."""
+    if Path(path).suffix == ".eval" and (
+        isinstance(ex, zipfile.BadZipFile) or "EOCD" in str(ex) or "zip" in str(ex).lower()
+    ):
+        return "not a zip archive, or a truncated one"
+    if isinstance(ex, (json.JSONDecodeError, UnicodeDecodeError)) or "parsing" in str(ex):
+        return "not JSON, or truncated JSON"
+    text = str(ex).strip()
+    return text.splitlines()[0][:120] if text else type(ex).__name__
+
+
+def _invalid(ex: ValidationError) -> str:
+    """Why the log model refused the file (no header, or a damaged sample), in one line."""
+    first = ex.errors(include_url=False)[0]
+    loc = [str(part) for part in first["loc"]]
+    problem = "is missing" if first["type"] == "missing" else f"is {short(first['input'])}"
+    if loc[:1] == ["samples"] and len(loc) > 2:
+        return f"sample #{int(loc[1]) + 1} of the log: {'.'.join(loc[2:])} {problem}"
+    if loc == ["eval"] and first["type"] == "missing":
+        return "not an inspect log (JSON without inspect's eval header)"
+    return f"not an inspect log ({'.'.join(loc) or 'the log'} {problem})"
+
+
+def _fix(ex: ValidationError) -> str:
+    loc = ex.errors(include_url=False)[0]["loc"]
+    return _DAMAGED if loc[:1] == ("samples",) else _NOT_A_LOG
+
+
+# -- samples ---------------------------------------------------------------------------------------
+
+
+def _sample_results(log: EvalLog, path: str | Path) -> tuple[SampleResult, ...]:
+    results: dict[tuple[str, int], SampleResult] = {}
+    for sample in log.samples or []:
+        result = _sample_result(sample, path)
+        key = (result.task_id, result.epoch)
+        if key in results:
+            raise LogProblem(path, f"sample {result.task_id} (epoch {result.epoch}) is there twice")
+        results[key] = result
+    return tuple(results.values())
+
+
+def _sample_result(sample: EvalSample, path: str | Path) -> SampleResult:
+    score = (sample.scores or {}).get(SCORER)
+    answer = score.answer if score is not None else None
+    if answer is None and sample.output.choices:
+        answer = sample.output.completion
+    return SampleResult(
+        task_id=str(sample.id),
+        level=_level(sample, path),
+        target=str(sample.target),
+        answer=answer,
+        correct=score is not None and score.value == CORRECT,
+        error=sample.error.message if sample.error else None,
+        limit=sample.limit.type if sample.limit else None,
+        trace=_trace(sample),
+        epoch=sample.epoch,
+        usage=dict(sample.model_usage),
+        working_time=sample.working_time,
+    )
+
+
+def _level(sample: EvalSample, path: str | Path) -> int:
+    metadata = sample.metadata or {}
+    where = f"sample {sample.id} (epoch {sample.epoch}): metadata.level"
+    if "level" not in metadata:
+        raise LogProblem(path, f"{where} is missing")
+    level = metadata["level"]
+    if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
+        raise LogProblem(path, f"{where} is {short(level)}, not a GAIA level (1, 2 or 3)")
+    return level
+
+
+def _trace(sample: EvalSample) -> str:
+    """The agent's reasoning and actions, as text, for the leaderboard's ``reasoning_trace``."""
+    lines: list[str] = []
+    for message in sample.messages:
+        if isinstance(message, ChatMessageAssistant):
+            if message.text.strip():
+                lines.append(message.text.strip())
+            for call in message.tool_calls or []:
+                lines.append(f"[{call.function}] {json.dumps(call.arguments, ensure_ascii=False)}")
+        elif isinstance(message, ChatMessageTool):
+            output = message.text.strip()
+            lines.append(f"[{message.function} output] {output[:2000]}")
+    return "\n".join(lines)
