@@ -23,6 +23,7 @@ from typing import Any
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.util import SandboxEnvironmentSpec
 from scripted_model import Entry, ScriptedModel
 
 from inspect_gaia import gaia
@@ -303,6 +304,7 @@ def write_log(
     settings: dict[str, Any] | None = None,
     task: str = "inspect_gaia/gaia",
     task_version: str = "1.0.0",
+    sandbox: SandboxEnvironmentSpec | None = None,
 ) -> Path:
     """Write an inspect_gaia-shaped ``.eval`` log without running anything (for unit tests).
 
@@ -377,6 +379,7 @@ def write_log(
             model=model,
             config=EvalConfig(),
             metadata={"gaia": gaia_settings},
+            sandbox=sandbox,
         ),
         samples=eval_samples,
     )

@@ -12,12 +12,13 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 import yaml
-from inspect_ai.util import ComposeConfig, SandboxEnvironmentSpec, parse_compose_yaml
+from inspect_ai.util import SandboxEnvironmentSpec, parse_compose_yaml
 
 from ._docker import COMPOSE_PROVIDER, PROVIDER
+from ._docker.config import GaiaComposeConfig, gaia_config
 from .hub import cache_dir
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -75,24 +76,26 @@ def gaia_compose(
     image: str = DEFAULT_IMAGE,
     network: bool = DEFAULT_NETWORK,
     limits: SandboxLimits | None = None,
-) -> ComposeConfig:
-    """``compose.yaml`` with its ``default`` service's image, network and limits set as asked."""
+) -> GaiaComposeConfig:
+    """``compose.yaml`` with its ``default`` service's image, network and limits set as asked.
+
+    Every value is validated into a ``GaiaComposeConfig``, the model both Docker providers read
+    back from a log (``_docker.config``).
+    """
     limits = limits or SandboxLimits()
     config = parse_compose_yaml(str(COMPOSE_FILE), multiple_services=False)
-    service = config.services["default"]
-    update: dict[str, Any] = {
-        "image": image,
-        "cpus": limits.effective_cpus(),
-        "mem_limit": limits.memory,
-        "pids_limit": limits.pids,
-    }
-    if limits.memory is not None:
-        update["memswap_limit"] = limits.memory  # no swap beyond the memory limit
-    if limits.disk is not None:
-        update["storage_opt"] = {"size": limits.disk}
-    if not network:
-        update["network_mode"] = "none"
-    return config.model_copy(update={"services": {"default": service.model_copy(update=update)}})
+    return gaia_config(
+        config,
+        "default",
+        image=image,
+        cpus=limits.effective_cpus(),
+        mem_limit=limits.memory,
+        # no swap beyond the memory limit
+        memswap_limit=limits.memory,
+        pids_limit=limits.pids,
+        storage_opt=None if limits.disk is None else {"size": limits.disk},
+        **({} if network else {"network_mode": "none"}),
+    )
 
 
 def gaia_k8s_values(

@@ -11,6 +11,7 @@ output, and SIGTERM/SIGHUP clean up as Ctrl-C does (``_signals``).
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from typing import Any
 
 from inspect_ai.util import (
     ExecResult,
@@ -19,6 +20,7 @@ from inspect_ai.util import (
     SandboxUnavailableError,
     sandboxenv,
 )
+from pydantic import BaseModel
 from typing_extensions import override
 
 from .. import _signals
@@ -26,6 +28,7 @@ from .._compat import DockerSandboxEnvironment
 from .._faults import start_or_stand_in, started
 from ..errors import GaiaError
 from . import COMPOSE_PROVIDER, client, engine
+from .config import deserialize
 from .provider import describe_start_failure
 from .service import service_config
 
@@ -33,6 +36,12 @@ from .service import service_config
 @sandboxenv(name=COMPOSE_PROVIDER)
 class GaiaComposeSandbox(DockerSandboxEnvironment):
     """inspect's compose sandbox behind GAIA's engine check, start guard and signal handling."""
+
+    @override
+    @classmethod
+    def config_deserialize(cls, config: dict[str, Any]) -> BaseModel:
+        """A config as a log holds it: a compose config with GAIA's fields (``disk``)."""
+        return deserialize(config)
 
     @override
     @classmethod

@@ -24,7 +24,6 @@ from typing import Any, Literal, ParamSpec, TypeVar, overload
 
 import anyio
 from inspect_ai.util import (
-    ComposeConfig,
     ExecResult,
     SandboxConnection,
     SandboxEnvironment,
@@ -33,6 +32,7 @@ from inspect_ai.util import (
     SandboxUnavailableError,
     sandboxenv,
 )
+from pydantic import BaseModel
 from typing_extensions import override
 
 from .. import _signals
@@ -41,6 +41,7 @@ from .._faults import start_or_stand_in, started
 from ..errors import GaiaError
 from . import PROVIDER, client, engine
 from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
+from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
 
 _TIMEOUT_BIN = "/usr/bin/timeout"
@@ -206,9 +207,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
 
     @override
     @classmethod
-    def config_deserialize(cls, config: dict[str, Any]) -> ComposeConfig:
-        """Configs in logs are compose configs."""
-        return ComposeConfig.model_validate(config)
+    def config_deserialize(cls, config: dict[str, Any]) -> BaseModel:
+        """A config as a log holds it: a compose config with GAIA's fields (``disk``)."""
+        return deserialize(config)
 
     # -- commands and files ---------------------------------------------------------------------
 
