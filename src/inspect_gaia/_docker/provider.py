@@ -102,23 +102,14 @@ class GaiaDockerSandbox(SandboxEnvironment):
     @override
     @classmethod
     async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
-        """Before any sample: the engine, the image (pulled when absent), the disk limit."""
+        """Before any sample: the engine, the image (pulled when absent), the limits."""
         service = service_config(config)
         await client.call(engine.check_engine)
         swept = await client.call(sweep_orphans)
         if swept:
             print(f"Removed {swept} container(s)/network(s) left by killed {PROVIDER} runs")
         await client.call(engine.ensure_image, service["image"])
-        if "storage_opt" in service:
-            problem = await client.call(
-                engine.disk_limit_problem, service["image"], service["storage_opt"]["size"]
-            )
-            if problem is not None:
-                raise GaiaError(
-                    f"-T disk={service['storage_opt']['size']} cannot be enforced by this Docker "
-                    f"Engine ({problem}) — run without disk=, or on an engine whose storage "
-                    "driver limits container size (overlay2 on xfs with pquota)"
-                )
+        await client.call(engine.check_limits, service)
         _signals.install()
 
     @override
