@@ -16,6 +16,7 @@ from inspect_gaia.sandbox import (
     DEFAULT_IMAGE,
     SandboxKind,
     SandboxLimits,
+    docker_size,
     gaia_compose,
     gaia_sandbox,
     size_bytes,
@@ -70,9 +71,20 @@ def test_size_bytes(text: str, size: int) -> None:
     assert size_bytes(text) == size
 
 
-@pytest.mark.parametrize("text", ["lots", "", "0", "-1g", True])
+@pytest.mark.parametrize(
+    "text", ["lots", "", "0", "-1g", True, "1e3", "1_000m", "inf", "nan", ".5g", "4p", 2.5]
+)
 def test_size_bytes_rejects(text: object) -> None:
+    """Only what docker-py and docker compose both read (``inf`` raised OverflowError)."""
     assert size_bytes(text) is None
+
+
+@pytest.mark.parametrize(
+    ("size", "text"),
+    [(4 * 2**30, "4g"), (1536 * 2**20, "1536m"), (5000 * 2**40, "5120000g"), (1536, "1536")],
+)
+def test_docker_size_is_the_largest_exact_unit(size: int, text: str) -> None:
+    assert docker_size(size) == text and size_bytes(text) == size
 
 
 def test_default_limits_are_applied() -> None:

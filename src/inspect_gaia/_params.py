@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
+import math
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
@@ -25,9 +26,15 @@ from .sandbox import (
     DEFAULT_MEMORY,
     DEFAULT_NETWORK,
     DEFAULT_PIDS,
+    MAX_PIDS,
+    MAX_SIZE,
+    MIN_CPUS,
+    MIN_MEMORY,
+    MIN_PIDS,
     SANDBOX_KINDS,
     SandboxKind,
     SandboxLimits,
+    docker_size,
     size_bytes,
 )
 
@@ -139,21 +146,48 @@ def _flag(name: str, value: object) -> bool:
 
 
 def _limits(cpus: object, memory: object, pids: object, disk: object) -> SandboxLimits:
+    """The limits, as Docker accepts them.
+
+    A value Docker would refuse at every sample's start (``memory=1k``, ``cpus=0.001``, or
+    ``memory=5000t`` as docker-py spells sizes) is refused here, before any sandbox starts.
+    """
     if cpus is not None and (
-        isinstance(cpus, bool) or not isinstance(cpus, (int, float)) or cpus <= 0
+        isinstance(cpus, bool)
+        or not isinstance(cpus, (int, float))
+        or not math.isfinite(cpus)
+        or cpus < MIN_CPUS
     ):
-        raise GaiaParameterError(f"cpus must be a positive number — got {cpus!r}")
-    for name, size in (("memory", memory), ("disk", disk)):
-        if size is not None and size_bytes(size) is None:
-            raise GaiaParameterError(f"{name} must be a size such as 512m or 4g — got {size!r}")
-    if pids is not None and (isinstance(pids, bool) or not isinstance(pids, int) or pids < 16):
-        raise GaiaParameterError(f"pids must be 16 or more — got {pids!r}")
+        raise GaiaParameterError(
+            f"-T cpus={cpus} is not a CPU limit Docker accepts — give a number of CPUs from "
+            f"{MIN_CPUS} (Docker's minimum) up, such as 2 or 0.5, or null for none"
+        )
+    if pids is not None and (
+        isinstance(pids, bool) or not isinstance(pids, int) or not MIN_PIDS <= pids <= MAX_PIDS
+    ):
+        raise GaiaParameterError(
+            f"-T pids={pids} is not a process limit Linux accepts — give a whole number from "
+            f"{MIN_PIDS} to {MAX_PIDS} (Linux's most), or null for none"
+        )
     return SandboxLimits(
         cpus=None if cpus is None else float(cpus),
-        memory=None if memory is None else str(memory),
+        memory=_size("memory", memory, MIN_MEMORY, "from 6m (Docker's minimum) "),
         pids=pids,
-        disk=None if disk is None else str(disk),
+        disk=_size("disk", disk, 1, ""),
     )
+
+
+def _size(name: str, size: object, least: int, from_text: str) -> str | None:
+    """A size as Docker reads it (``docker_size``), or a one-line refusal naming the range."""
+    if size is None:
+        return None
+    value = size_bytes(size)
+    if value is None or not least <= value <= MAX_SIZE:
+        raise GaiaParameterError(
+            f"-T {name}={size} is not a size Docker accepts — give one {from_text}up to "
+            f"{MAX_SIZE // 2**40}t: a number with k, m, g or t (powers of 1024) such as 512m or "
+            "4g, or null for none"
+        )
+    return docker_size(value)
 
 
 @dataclass(frozen=True)
