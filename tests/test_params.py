@@ -61,6 +61,7 @@ def test_parse_mcp_servers() -> None:
         MCP_SHORTCUTS["fetch"],
         (sys.executable, "-m", "some_server", "--flag", "a b"),
     )
+    assert parse_mcp_servers("sh -c 'exec true'") == (("sh", "-c", "exec true"),)  # on PATH
 
 
 def test_defaults() -> None:
@@ -100,6 +101,14 @@ REFUSALS: list[tuple[dict[str, Any], str]] = [
     ({"pids": 2}, "-T pids=2 is not a process limit Linux accepts — give a whole number from 16"),
     ({"sandbox": "podman"}, "sandbox must be one of docker, compose, k8s"),
     ({"mcp_servers": [""]}, "mcp_servers has an empty entry"),
+    # Issue #17 finding 8: a command that does not exist failed every sample without its name.
+    (
+        {"mcp_servers": "no-such-mcp-server --port 1"},
+        "-T mcp_servers=no-such-mcp-server --port 1: no executable command "
+        "'no-such-mcp-server' on PATH — install it, give its full path",
+    ),
+    ({"mcp_servers": ["fetch", "/no/such/server"]}, "no executable command '/no/such/server'"),
+    ({"mcp_servers": "server 'unclosed"}, "is not a command line (No closing quotation)"),
     # Issue #10 finding 5: the test split has no answers to check a second attempt against.
     (
         {"split": "test", "max_attempts": 2},

@@ -13,6 +13,7 @@ import importlib.metadata
 import importlib.util
 import math
 import shlex
+import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -108,7 +109,11 @@ def parse_ids(ids: object) -> tuple[str, ...] | None:
 
 
 def parse_mcp_servers(mcp_servers: object) -> tuple[tuple[str, ...], ...]:
-    """``fetch`` or a command line, one or a list -> the command lines to start."""
+    """``fetch`` or a command line, one or a list -> the command lines to start.
+
+    Each command must exist now (on PATH, or as a path to an executable): one that does not
+    would fail every sample with an error that does not name it.
+    """
     if mcp_servers is None:
         return ()
     commands = []
@@ -118,7 +123,19 @@ def parse_mcp_servers(mcp_servers: object) -> tuple[tuple[str, ...], ...]:
             raise GaiaParameterError(
                 "mcp_servers has an empty entry — give `fetch` or a command line"
             )
-        commands.append(MCP_SHORTCUTS.get(text) or tuple(shlex.split(text)))
+        try:
+            command = MCP_SHORTCUTS.get(text) or tuple(shlex.split(text))
+        except ValueError as ex:  # an unclosed quote
+            raise GaiaParameterError(
+                f"-T mcp_servers={text} is not a command line ({ex}) — close its quotes"
+            ) from ex
+        if not command or shutil.which(command[0]) is None:
+            name = command[0] if command else text
+            raise GaiaParameterError(
+                f"-T mcp_servers={text}: no executable command {name!r} on PATH — install it, "
+                "give its full path, or drop it from mcp_servers"
+            )
+        commands.append(command)
     return tuple(commands)
 
 
