@@ -173,8 +173,8 @@ def test_limits_are_visible_inside_the_sandbox(
 
 VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
 """gaia-tiny's other level-1 question."""
-DISK = "640m"
-"""On btrfs the size counts the image's ~300 MB too, so a sandbox can write about 340 MB."""
+DISK = "400m"
+"""On btrfs the size counts the image's ~300 MB too, so a sandbox can write about 100 MB."""
 FILL = {
     "bash": "dd if=/dev/zero of=/tmp/fill bs=1M count=2048 2>&1 | grep -o 'Disk quota exceeded' "
     "| head -n 1"
