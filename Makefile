@@ -1,5 +1,6 @@
 # The README's commands. `make test` is all a fresh Debian machine needs after the install command:
-# it starts (installing if need be) a Docker Engine, builds the sandbox images, then runs pytest.
+# it starts (installing if need be) a Docker Engine, builds the sandbox images, installs the tools
+# the Docker tests need (btrfs-progs), then runs pytest.
 PYTHON ?= python
 
 .PHONY: test fast setup
@@ -7,6 +8,7 @@ PYTHON ?= python
 setup:
 	bash .ci/docker-engine.sh
 	bash .ci/sandbox-images.sh
+	bash .ci/test-tools.sh
 
 test: setup
 	$(PYTHON) -m pytest

@@ -9,6 +9,11 @@ Two traps, both seen here, both deleting the host's ``docker0`` interface, which
 shared engine (whose containers then cannot start): a second dockerd started with ``--bridge none``,
 and one started a second time on the same data root. So this engine has a bridge of its own and is
 started once; a test that needs an engine again uses the shared one or a fresh ``SpareEngine``.
+
+``SpareEngine(root, btrfs=True)`` keeps its data root on a loop-mounted btrfs file system and uses
+Docker's btrfs storage driver, which enforces a per-container size (``storage_opt: size``, so
+``-T disk=``) where the shared engine (overlay2 over ext4) cannot. (overlay2 over xfs with
+``pquota`` would be the other way, but this kernel has no XFS quota support.)
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ class SpareEngine:
     """A dockerd of the test's own; ``host`` is its DOCKER_HOST."""
 
     root: Path
+    btrfs: bool = False
+    """Data root on a loop-mounted btrfs image, with the btrfs storage driver."""
+    btrfs_size: str = "4G"
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -56,6 +64,10 @@ class SpareEngine:
                 ["ip", "link", "set", BRIDGE, "up"],
             ):
                 subprocess.run(command, check=True, capture_output=True)
+        storage: list[str] = []
+        if self.btrfs:
+            self._mount_btrfs()
+            storage = ["--storage-driver", "btrfs"]
         log = (self.root / "dockerd.log").open("ab")
         self.process = subprocess.Popen(
             [
@@ -70,6 +82,7 @@ class SpareEngine:
                 "--ip-masq=false",
                 "--shutdown-timeout", "1",
                 "--default-address-pool", "base=10.213.0.0/16,size=24",
+                *storage,
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -82,6 +95,23 @@ class SpareEngine:
                     + (self.root / "dockerd.log").read_text()[-2000:]
                 )
             time.sleep(0.3)
+
+    def _mount_btrfs(self) -> None:
+        """A btrfs file system in a sparse file under the root, mounted as the data root."""
+        assert shutil.which("mkfs.btrfs"), (
+            "mkfs.btrfs is missing — install btrfs-progs (`bash .ci/test-tools.sh`, run by "
+            "`make setup`)"
+        )
+        image = self.root / "btrfs.img"
+        with image.open("wb") as file:
+            file.truncate(_bytes(self.btrfs_size))
+        subprocess.run(["mkfs.btrfs", "-q", str(image)], check=True, capture_output=True)
+        (self.root / "data").mkdir()
+        subprocess.run(
+            ["mount", "-o", "loop", str(image), str(self.root / "data")],
+            check=True,
+            capture_output=True,
+        )
 
     def stop(self, timeout: float = 60) -> None:
         """Stop dockerd (SIGTERM: its containers are stopped and it exits), and wait."""
@@ -122,6 +152,10 @@ class SpareEngine:
             subprocess.run(["umount", "-l", mount], capture_output=True)
         shutil.rmtree(self.root, ignore_errors=True)
         subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True)
+
+
+def _bytes(size: str) -> int:
+    return int(size[:-1]) * {"M": 2**20, "G": 2**30}[size[-1]]
 
 
 def engine_env(engine: SpareEngine) -> dict[str, str]:

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.util import SandboxEnvironmentSpec
 from scenario import GAIA_TINY
 from scripted_model import Entry, ScriptedModel
 
@@ -327,12 +328,13 @@ def write_log(
     epochs: int = 1,
     message_limit: int | None = None,
     status: Literal["started", "success", "cancelled", "error"] = "success",
+    sandbox: SandboxEnvironmentSpec | None = None,
 ) -> Path:
     """Write an inspect_gaia log of ``gaia(**params)`` without running anything (for unit tests).
 
     ``metadata`` replaces the task metadata (a log of another task: ``{}``). Also settable: inspect's
-    task id (an eval-retry keeps it), the creation time, epochs, a ``--message-limit`` and the
-    status. Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
+    task id (an eval-retry keeps it), the creation time, epochs, a ``--message-limit``, the
+    status and the sandbox spec inspect records. Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
     ``value`` (``C``/``I``), optionally ``epoch``, ``error``, ``limit``, ``input_tokens``,
     ``output_tokens``, ``reasoning_tokens``, ``cache_read``, ``cache_write``, ``cost`` (dollars, as
     inspect records a priced call) and ``working_time``. ``.json`` paths write inspect's JSON format.
@@ -398,6 +400,7 @@ def write_log(
             model=model,
             config=EvalConfig(epochs=epochs, message_limit=message_limit),
             metadata={"gaia": gaia_record(**(params or {}))} if metadata is None else metadata,
+            sandbox=sandbox,
         ),
         samples=eval_samples,
     )

@@ -281,3 +281,21 @@ def test_download_from_an_unreachable_hub_says_one_line_at_once(
     assert line.startswith("inspect-gaia: cannot reach ") and f"`--hub {other}`" in line
     for internal in INTERNALS:
         assert internal not in run.stderr, (internal, run.stderr)
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("kind", ["docker", "compose"])
+def test_a_disk_limit_the_engine_cannot_enforce_is_refused(
+    sandbox_image: str, kind: str, tmp_path: Path
+) -> None:
+    """Issue #17 finding 3: with compose every sample failed ("No services started"), exit 0."""
+    run = run_eval_cli(
+        [f"dataset_path={GAIA_TINY}", f"image={sandbox_image}", "level=1", "disk=10g"]
+        + [f"sandbox={kind}"],
+        tmp_path,
+    )
+    output = run.stdout + run.stderr
+    _assert_refused(
+        output, run.returncode, "-T disk=10g cannot be applied by this Docker Engine", tmp_path
+    )
+    assert "No services started" not in output

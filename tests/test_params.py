@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from typing import Any
 
 import pytest
@@ -55,10 +56,11 @@ def test_parse_ids() -> None:
 def test_parse_mcp_servers() -> None:
     assert parse_mcp_servers(None) == ()
     assert parse_mcp_servers("fetch") == (MCP_SHORTCUTS["fetch"],)
-    assert parse_mcp_servers(["fetch", "npx -y some-server --flag 'a b'"]) == (
+    assert parse_mcp_servers(["fetch", f"{sys.executable} -m some_server --flag 'a b'"]) == (
         MCP_SHORTCUTS["fetch"],
-        ("npx", "-y", "some-server", "--flag", "a b"),
+        (sys.executable, "-m", "some_server", "--flag", "a b"),
     )
+    assert parse_mcp_servers("sh -c 'exec true'") == (("sh", "-c", "exec true"),)  # on PATH
 
 
 def test_defaults() -> None:
@@ -91,13 +93,21 @@ REFUSALS: list[tuple[dict[str, Any], str]] = [
     ({"python": 1}, "python must be true or false"),
     ({"multimodal": "yes"}, "multimodal must be true or false"),
     ({"image": ""}, "image must name a Docker image"),
-    ({"memory": "lots"}, "memory must be a size such as 512m or 4g"),
-    ({"disk": "big"}, "disk must be a size such as 512m or 4g"),
-    ({"cpus": 0}, "cpus must be a positive number"),
-    ({"cpus": True}, "cpus must be a positive number"),
-    ({"pids": 2}, "pids must be 16 or more"),
+    ({"memory": "lots"}, "-T memory=lots is not a size Docker accepts — give one from 6m"),
+    ({"disk": "big"}, "-T disk=big is not a size Docker accepts — give one up to 8388607t"),
+    ({"cpus": 0}, "-T cpus=0 is not a CPU limit Docker accepts — give a number of CPUs from 0.01"),
+    ({"cpus": True}, "-T cpus=True is not a CPU limit Docker accepts"),
+    ({"pids": 2}, "-T pids=2 is not a process limit Linux accepts — give a whole number from 16"),
     ({"sandbox": "podman"}, "sandbox must be one of docker, compose, k8s"),
     ({"mcp_servers": [""]}, "mcp_servers has an empty entry"),
+    # Issue #17 finding 8: a command that does not exist failed every sample without its name.
+    (
+        {"mcp_servers": "no-such-mcp-server --port 1"},
+        "-T mcp_servers=no-such-mcp-server --port 1: no executable command "
+        "'no-such-mcp-server' on PATH — install it, give its full path",
+    ),
+    ({"mcp_servers": ["fetch", "/no/such/server"]}, "no executable command '/no/such/server'"),
+    ({"mcp_servers": "server 'unclosed"}, "is not a command line (No closing quotation)"),
     # Issue #10 finding 5: the test split has no answers to check a second attempt against.
     (
         {"split": "test", "max_attempts": 2},
@@ -116,6 +126,90 @@ def test_refusals_are_one_line(raw: dict[str, Any], message: str) -> None:
         GaiaParams.parse(**raw)
     text = str(caught.value)
     assert message in text and "\n" not in text
+
+
+# Issue #17 finding 4: limits that passed validation but Docker refuses failed every sample at
+# its start. (-T name, value as typed, what reaches Docker or None when refused); the values
+# Docker itself refuses are checked against a real engine in test_sandbox.py.
+DOCKER_LIMITS: list[tuple[str, object, object]] = [
+    ("memory", "1k", None),  # Docker: "Minimum memory limit allowed is 6MB"
+    ("memory", "5m", None),
+    ("memory", "6291455", None),  # one byte short of 6 MiB
+    ("memory", "6m", "6m"),
+    ("memory", "6291456b", "6m"),
+    ("memory", "512M", "512m"),
+    ("memory", "1.5g", "1536m"),
+    ("memory", "5000t", "5120000g"),  # docker-py has no `t`: it gets gigabytes
+    ("memory", "8388608t", None),  # past a signed 64-bit byte count
+    ("memory", "1e3", None),  # docker compose has no exponents
+    ("memory", "1_000m", None),
+    ("memory", 512, None),  # YAML's 512 is bytes
+    ("disk", "10GB", "10g"),
+    ("disk", "1536k", "1536k"),
+    ("disk", "0", None),
+    ("cpus", 0.001, None),  # the kernel refuses the CFS quota: no sample starts
+    ("cpus", 0.009, None),
+    ("cpus", 0.01, 0.01),
+    ("cpus", 1, 1.0),
+    ("cpus", float("nan"), None),
+    ("cpus", float("inf"), None),
+    ("pids", 15, None),  # ours: too few for the sandbox's own shell
+    ("pids", 16, 16),
+    ("pids", 4_194_304, 4_194_304),
+    ("pids", 4_194_305, None),  # Linux's PID_MAX_LIMIT: the kernel refuses pids.max
+]
+
+
+@pytest.mark.parametrize(("name", "value", "docker"), DOCKER_LIMITS)
+def test_limits_are_checked_against_what_docker_accepts(
+    name: str, value: object, docker: object
+) -> None:
+    if docker is None:
+        with pytest.raises(GaiaParameterError) as caught:
+            GaiaParams.parse(**{name: value})
+        text = str(caught.value)
+        assert text.startswith(f"-T {name}={value} is not a ") and "\n" not in text
+        assert "give " in text and "or null for none" in text
+    else:
+        assert getattr(GaiaParams.parse(**{name: value}).limits, name) == docker
+
+
+DOCKER_REFUSES: set[tuple[str, object]] = {
+    ("memory", "1k"),
+    ("memory", "5m"),
+    ("memory", "6291455"),
+    ("memory", "5000t"),
+    ("cpus", 0.001),
+    ("cpus", 0.009),
+    ("pids", 4_194_305),
+}
+"""The rows refused above because Docker (or the kernel under it) refuses them, as typed."""
+
+
+@pytest.mark.docker
+def test_the_limits_table_is_what_docker_does(sandbox_image: str) -> None:
+    """Each value refused for Docker's sake fails to start a container as typed; each value
+    accepted starts one as it reaches Docker (the path gaia-docker's containers take)."""
+    from inspect_gaia._docker import client
+    from inspect_gaia._docker.service import create_kwargs, service_config
+    from inspect_gaia.sandbox import gaia_compose
+
+    def starts(limits: SandboxLimits) -> bool:
+        kwargs = create_kwargs(service_config(gaia_compose(sandbox_image, limits=limits)), None)
+        try:
+            container = client.start_container(
+                f"gaia-test-limits-{os.getpid()}", kwargs, {"inspect_gaia.test": "limits"}
+            )
+        except Exception:
+            return False
+        client.remove_container(container)
+        return True
+
+    for name, value, docker in DOCKER_LIMITS:
+        if docker is not None and name != "disk":  # disk: test_docker_engine, test_sandbox
+            assert starts(GaiaParams.parse(**{name: value}).limits), (name, value)
+        elif (name, value) in DOCKER_REFUSES:
+            assert not starts(SandboxLimits(**{name: value})), (name, value)  # type: ignore[arg-type]
 
 
 def test_max_attempts_above_one_is_fine_on_validation() -> None:

@@ -1,11 +1,16 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
-from helpers import REPO, Play, eval_gaia
+from engine import SpareEngine, engine_env
+from helpers import REPO, Play, eval_gaia, inspect_cli, invoke, run_eval_cli
+from inspect_ai.log import read_eval_log
 from inspect_ai.util import ComposeConfig
 from scenario import GAIA_TINY, LAGOON
 from scripted_model import Entry
@@ -16,6 +21,7 @@ from inspect_gaia.sandbox import (
     DEFAULT_IMAGE,
     SandboxKind,
     SandboxLimits,
+    docker_size,
     gaia_compose,
     gaia_sandbox,
     size_bytes,
@@ -70,9 +76,20 @@ def test_size_bytes(text: str, size: int) -> None:
     assert size_bytes(text) == size
 
 
-@pytest.mark.parametrize("text", ["lots", "", "0", "-1g", True])
+@pytest.mark.parametrize(
+    "text", ["lots", "", "0", "-1g", True, "1e3", "1_000m", "inf", "nan", ".5g", "4p", 2.5]
+)
 def test_size_bytes_rejects(text: object) -> None:
+    """Only what docker-py and docker compose both read (``inf`` raised OverflowError)."""
     assert size_bytes(text) is None
+
+
+@pytest.mark.parametrize(
+    ("size", "text"),
+    [(4 * 2**30, "4g"), (1536 * 2**20, "1536m"), (5000 * 2**40, "5120000g"), (1536, "1536")],
+)
+def test_docker_size_is_the_largest_exact_unit(size: int, text: str) -> None:
+    assert docker_size(size) == text and size_bytes(text) == size
 
 
 def test_default_limits_are_applied() -> None:
@@ -150,3 +167,82 @@ def test_limits_are_visible_inside_the_sandbox(
     assert int(memory) == 512 * 2**20
     assert int(pids) == 256
     assert int(quota) / int(period) == 1.0
+
+
+# -- -T disk= on an engine that enforces it (a test-only engine on a loop-mounted btrfs) ------------
+
+VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
+"""gaia-tiny's other level-1 question."""
+DISK = "400m"
+"""On btrfs the size counts the image's ~300 MB too, so a sandbox can write about 100 MB."""
+FILL = {
+    "bash": "dd if=/dev/zero of=/tmp/fill bs=1M count=2048 2>&1 | grep -o 'Disk quota exceeded' "
+    "| head -n 1"
+}
+"""Writes until the disk limit stops it, and says so (nothing at all without a limit)."""
+
+
+@pytest.fixture(scope="module")
+def btrfs_engine(sandbox_image: str) -> Iterator[SpareEngine]:
+    """A test-only engine whose storage driver enforces ``storage_opt: size`` (btrfs)."""
+    engine = SpareEngine(Path(tempfile.mkdtemp(prefix="gaia-btrfs-")), btrfs=True)
+    try:
+        engine.start()
+        engine.load_image(sandbox_image)
+        yield engine
+    finally:
+        engine.remove()
+
+
+@pytest.mark.docker
+def test_a_disk_limit_is_enforced_logged_and_kept_by_eval_retry(
+    btrfs_engine: SpareEngine,
+    sandbox_image: str,
+    sandbox_kind: SandboxKind,
+    scripted: Play,
+    tmp_path: Path,
+) -> None:
+    """Issue #17 findings 2 and 3: a run with ``-T disk=`` wrote a log nothing could read."""
+    model = scripted(
+        [
+            Entry("invented lagoon", [{"http_error": 400}]),
+            Entry("", [FILL, {"submit_output": True}]),
+        ]
+    )
+    env = engine_env(btrfs_engine)
+    args = [f"dataset_path={GAIA_TINY}", f"image={sandbox_image}", "level=1", f"disk={DISK}"]
+    run = run_eval_cli([*args, f"sandbox={sandbox_kind}"], tmp_path, env=env)
+    output = run.stdout + run.stderr
+    assert "Traceback" not in output and "ZIP archive" not in output, output[-3000:]
+    (log_file,) = (tmp_path / "logs").glob("*.eval")
+
+    log = read_eval_log(str(log_file))
+    assert log.eval.sandbox is not None
+    assert log.eval.sandbox.config.services["default"].storage_opt == {"size": DISK}
+    assert log.samples is not None and len(log.samples) == 2 and log.status == "error"
+    answers = {s.id: s.scores["gaia_scorer"].answer for s in log.samples if s.scores}
+    assert answers[VISITS] == "Disk quota exceeded", "the limit stopped the writes"
+    failed = next(s for s in log.samples if s.id == LAGOON)
+    assert failed.error is not None and "400" in failed.error.message
+    code, _, err = invoke("report", str(log_file))
+    assert code == 0, err
+
+    model.entries = [Entry("", [FILL, {"submit_output": True}])]
+    model.calls.clear()
+    retry = subprocess.run(
+        [inspect_cli(), "eval-retry", str(log_file), "--log-dir", str(tmp_path / "retry")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert retry.returncode == 0, retry.stdout[-3000:] + retry.stderr[-3000:]
+    (retried_file,) = (tmp_path / "retry").glob("*.eval")
+    retried = read_eval_log(str(retried_file))
+    assert retried.status == "success" and retried.samples is not None
+    assert len(model.calls) == 2, "only the errored sample ran again (two turns)"
+    assert retried.eval.sandbox == log.eval.sandbox
+    rerun = next(s for s in retried.samples if s.id == LAGOON)
+    assert rerun.scores is not None
+    assert rerun.scores["gaia_scorer"].answer == "Disk quota exceeded", "retried with the limit"
+    assert invoke("report", str(log_file), str(retried_file))[0] == 0
+    assert btrfs_engine.docker("ps", "-aq").stdout.split() == [], "no sandbox, no probe left"

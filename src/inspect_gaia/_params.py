@@ -9,7 +9,9 @@ every spelling a user may type and returns one canonical type. An invalid value 
 from __future__ import annotations
 
 import importlib.util
+import math
 import shlex
+import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -23,9 +25,15 @@ from .sandbox import (
     DEFAULT_MEMORY,
     DEFAULT_NETWORK,
     DEFAULT_PIDS,
+    MAX_PIDS,
+    MAX_SIZE,
+    MIN_CPUS,
+    MIN_MEMORY,
+    MIN_PIDS,
     SANDBOX_KINDS,
     SandboxKind,
     SandboxLimits,
+    docker_size,
     size_bytes,
 )
 
@@ -99,7 +107,11 @@ def parse_ids(ids: object) -> tuple[str, ...] | None:
 
 
 def parse_mcp_servers(mcp_servers: object) -> tuple[tuple[str, ...], ...]:
-    """``fetch`` or a command line, one or a list -> the command lines to start."""
+    """``fetch`` or a command line, one or a list -> the command lines to start.
+
+    Each command must exist now (on PATH, or as a path to an executable): one that does not
+    would fail every sample with an error that does not name it.
+    """
     if mcp_servers is None:
         return ()
     commands = []
@@ -109,7 +121,19 @@ def parse_mcp_servers(mcp_servers: object) -> tuple[tuple[str, ...], ...]:
             raise GaiaParameterError(
                 "mcp_servers has an empty entry — give `fetch` or a command line"
             )
-        commands.append(MCP_SHORTCUTS.get(text) or tuple(shlex.split(text)))
+        try:
+            command = MCP_SHORTCUTS.get(text) or tuple(shlex.split(text))
+        except ValueError as ex:  # an unclosed quote
+            raise GaiaParameterError(
+                f"-T mcp_servers={text} is not a command line ({ex}) — close its quotes"
+            ) from ex
+        if not command or shutil.which(command[0]) is None:
+            name = command[0] if command else text
+            raise GaiaParameterError(
+                f"-T mcp_servers={text}: no executable command {name!r} on PATH — install it, "
+                "give its full path, or drop it from mcp_servers"
+            )
+        commands.append(command)
     return tuple(commands)
 
 
@@ -137,21 +161,48 @@ def _flag(name: str, value: object) -> bool:
 
 
 def _limits(cpus: object, memory: object, pids: object, disk: object) -> SandboxLimits:
+    """The limits, as Docker accepts them.
+
+    A value Docker would refuse at every sample's start (``memory=1k``, ``cpus=0.001``, or
+    ``memory=5000t`` as docker-py spells sizes) is refused here, before any sandbox starts.
+    """
     if cpus is not None and (
-        isinstance(cpus, bool) or not isinstance(cpus, (int, float)) or cpus <= 0
+        isinstance(cpus, bool)
+        or not isinstance(cpus, (int, float))
+        or not math.isfinite(cpus)
+        or cpus < MIN_CPUS
     ):
-        raise GaiaParameterError(f"cpus must be a positive number — got {cpus!r}")
-    for name, size in (("memory", memory), ("disk", disk)):
-        if size is not None and size_bytes(size) is None:
-            raise GaiaParameterError(f"{name} must be a size such as 512m or 4g — got {size!r}")
-    if pids is not None and (isinstance(pids, bool) or not isinstance(pids, int) or pids < 16):
-        raise GaiaParameterError(f"pids must be 16 or more — got {pids!r}")
+        raise GaiaParameterError(
+            f"-T cpus={cpus} is not a CPU limit Docker accepts — give a number of CPUs from "
+            f"{MIN_CPUS} (Docker's minimum) up, such as 2 or 0.5, or null for none"
+        )
+    if pids is not None and (
+        isinstance(pids, bool) or not isinstance(pids, int) or not MIN_PIDS <= pids <= MAX_PIDS
+    ):
+        raise GaiaParameterError(
+            f"-T pids={pids} is not a process limit Linux accepts — give a whole number from "
+            f"{MIN_PIDS} to {MAX_PIDS} (Linux's most), or null for none"
+        )
     return SandboxLimits(
         cpus=None if cpus is None else float(cpus),
-        memory=None if memory is None else str(memory),
+        memory=_size("memory", memory, MIN_MEMORY, "from 6m (Docker's minimum) "),
         pids=pids,
-        disk=None if disk is None else str(disk),
+        disk=_size("disk", disk, 1, ""),
     )
+
+
+def _size(name: str, size: object, least: int, from_text: str) -> str | None:
+    """A size as Docker reads it (``docker_size``), or a one-line refusal naming the range."""
+    if size is None:
+        return None
+    value = size_bytes(size)
+    if value is None or not least <= value <= MAX_SIZE:
+        raise GaiaParameterError(
+            f"-T {name}={size} is not a size Docker accepts — give one {from_text}up to "
+            f"{MAX_SIZE // 2**40}t: a number with k, m, g or t (powers of 1024) such as 512m or "
+            "4g, or null for none"
+        )
+    return docker_size(value)
 
 
 @dataclass(frozen=True)

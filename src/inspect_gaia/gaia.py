@@ -103,11 +103,14 @@ def gaia(
         web_search: Also offer inspect's ``web_search`` tool (the model's native search where it
             has one). Default off; refused with ``network=false``.
         mcp_servers: Host-side stdio MCP servers whose tools to offer: ``fetch``
-            (mcp-server-fetch) or a command line, one or a list. Needs ``inspect-gaia[mcp]``;
-            refused with ``network=false`` (they run on the host, with its network).
-        cpus: CPU limit per sandbox (capped at the machine's CPUs). Default 2; ``null`` lifts it.
-        memory: Memory limit per sandbox, no swap beyond it. Default ``4g``; ``null`` lifts it.
-        pids: Process limit per sandbox. Default 1024; ``null`` lifts it.
+            (mcp-server-fetch) or a command line, one or a list; each command must be on PATH
+            (or a path to an executable). Needs ``inspect-gaia[mcp]``; refused with
+            ``network=false`` (they run on the host, with its network).
+        cpus: CPU limit per sandbox, from 0.01 (capped at the machine's CPUs). Default 2;
+            ``null`` lifts it.
+        memory: Memory limit per sandbox, no swap beyond it: a size from ``6m`` (Docker's
+            minimum), with ``k``, ``m``, ``g`` or ``t``. Default ``4g``; ``null`` lifts it.
+        pids: Process limit per sandbox, 16 to 4194304. Default 1024; ``null`` lifts it.
         disk: Disk limit per sandbox (its writable layer), e.g. ``10g``. Default none; only some
             Docker storage drivers can enforce it, and the run refuses to start where not.
         sandbox: ``docker`` (compose.yaml, each sample's container started through the Docker

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 import yaml
-from inspect_ai.util import ComposeConfig, SandboxEnvironmentSpec, parse_compose_yaml
+from inspect_ai.util import SandboxEnvironmentSpec, parse_compose_yaml
 
 from ._docker import COMPOSE_PROVIDER, PROVIDER
+from ._docker.config import GaiaComposeConfig, gaia_config
 from .hub import cache_dir
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -37,12 +39,24 @@ DEFAULT_MEMORY = "4g"
 DEFAULT_PIDS = 1024
 """Per-sandbox limits: a runaway command (fork bomb, memory hog) fails only its own sample."""
 
+MIN_CPUS = 0.01
+"""Docker's smallest CPU limit (below it the kernel refuses the CFS quota and no sample starts)."""
+MIN_MEMORY = 6 * 2**20
+"""Docker's smallest memory limit ("Minimum memory limit allowed is 6MB")."""
+MIN_PIDS = 16
+"""Ours: below it the sandbox's own shell and tools cannot run."""
+MAX_PIDS = 4_194_304
+"""Linux's most (``PID_MAX_LIMIT``): the kernel refuses a larger ``pids.max``."""
+MAX_SIZE = 2**63 - 1
+"""Docker reads sizes as signed 64-bit byte counts."""
+
 
 @dataclass(frozen=True)
 class SandboxLimits:
     """CPU, memory, process and disk limits of one sandbox; ``None`` lifts a limit.
 
-    Values are validated where task parameters are parsed (``_params``).
+    Values are validated where task parameters are parsed (``_params``), against what Docker
+    accepts; sizes are held as ``docker_size`` spells them.
     """
 
     cpus: float | None = DEFAULT_CPUS
@@ -58,41 +72,58 @@ class SandboxLimits:
         return min(float(self.cpus), float(os.cpu_count() or 1))
 
 
+_SIZE = re.compile(r"(\d+(?:\.\d+)?) ?([kmgt]?)b?", re.IGNORECASE)
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
 def size_bytes(size: object) -> int | None:
-    """``512m``, ``4g``, ``1024k``, ``2gb`` or a byte count -> bytes; ``None`` if not a size."""
-    if isinstance(size, bool):
+    """``512m``, ``4g``, ``1.5t``, ``2gb``, ``1024`` (bytes) -> bytes; ``None`` if not a size.
+
+    Only the spellings every consumer reads alike are sizes (docker-py has no ``t``, docker
+    compose no ``1e3``): a number, one optional unit of ``k``, ``m``, ``g``, ``t`` (powers of 1024)
+    and an optional ``b``. What reaches Docker is ``docker_size``'s spelling, never the user's.
+    """
+    if isinstance(size, bool) or not isinstance(size, (str, int)):
         return None
-    text = str(size).strip().lower().removesuffix("b")
-    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
-    try:
-        value = float(text[:-1]) * units[text[-1]] if text and text[-1] in units else float(text)
-    except ValueError:
+    match = _SIZE.fullmatch(str(size).strip())
+    if match is None:
         return None
-    return int(value) if value > 0 else None
+    value = int(float(match[1]) * _UNITS[match[2].lower()])
+    return value if value > 0 else None
+
+
+def docker_size(size: int) -> str:
+    """A byte count as docker-py and docker compose both read it: the largest exact unit."""
+    for suffix in ("g", "m", "k"):
+        if size % _UNITS[suffix] == 0:
+            return f"{size // _UNITS[suffix]}{suffix}"
+    return str(size)
 
 
 def gaia_compose(
     image: str = DEFAULT_IMAGE,
     network: bool = DEFAULT_NETWORK,
     limits: SandboxLimits | None = None,
-) -> ComposeConfig:
-    """``compose.yaml`` with its ``default`` service's image, network and limits set as asked."""
+) -> GaiaComposeConfig:
+    """``compose.yaml`` with its ``default`` service's image, network and limits set as asked.
+
+    Every value is validated into a ``GaiaComposeConfig``, the model both Docker providers read
+    back from a log (``_docker.config``).
+    """
     limits = limits or SandboxLimits()
     config = parse_compose_yaml(str(COMPOSE_FILE), multiple_services=False)
-    service = config.services["default"]
-    update: dict[str, Any] = {
-        "image": image,
-        "cpus": limits.effective_cpus(),
-        "mem_limit": limits.memory,
-        "pids_limit": limits.pids,
-    }
-    if limits.memory is not None:
-        update["memswap_limit"] = limits.memory  # no swap beyond the memory limit
-    if limits.disk is not None:
-        update["storage_opt"] = {"size": limits.disk}
-    if not network:
-        update["network_mode"] = "none"
-    return config.model_copy(update={"services": {"default": service.model_copy(update=update)}})
+    return gaia_config(
+        config,
+        "default",
+        image=image,
+        cpus=limits.effective_cpus(),
+        mem_limit=limits.memory,
+        # no swap beyond the memory limit
+        memswap_limit=limits.memory,
+        pids_limit=limits.pids,
+        storage_opt=None if limits.disk is None else {"size": limits.disk},
+        **({} if network else {"network_mode": "none"}),
+    )
 
 
 def gaia_k8s_values(

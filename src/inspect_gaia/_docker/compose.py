@@ -11,14 +11,18 @@ output, and SIGTERM/SIGHUP clean up as Ctrl-C does (``_signals``).
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from typing import Any
 
 from inspect_ai.util import (
+    ComposeConfig,
     ExecResult,
     SandboxEnvironment,
     SandboxEnvironmentConfigType,
     SandboxUnavailableError,
+    parse_compose_yaml,
     sandboxenv,
 )
+from pydantic import BaseModel
 from typing_extensions import override
 
 from .. import _signals
@@ -26,8 +30,8 @@ from .._compat import DockerSandboxEnvironment
 from .._faults import start_or_stand_in, started
 from ..errors import GaiaError
 from . import COMPOSE_PROVIDER, client, engine
+from .config import deserialize
 from .provider import describe_start_failure
-from .service import service_config
 
 
 @sandboxenv(name=COMPOSE_PROVIDER)
@@ -36,12 +40,23 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
 
     @override
     @classmethod
+    def config_deserialize(cls, config: dict[str, Any]) -> BaseModel:
+        """A config as a log holds it: a compose config with GAIA's fields (``disk``)."""
+        return deserialize(config)
+
+    @override
+    @classmethod
     async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
-        """Check the engine and the image with GAIA's messages, then start as inspect does."""
-        image = _image(config)
+        """Check the engine, the image and the limits as gaia-docker does, then start as inspect.
+
+        inspect's start of a sandbox whose limits the engine refuses fails every sample with
+        "No services started", the engine's reason hidden: the limits are probed once first.
+        """
+        service = _default_service(config)
         await client.call(engine.check_engine)
-        if image is not None:
-            await client.call(engine.ensure_image, image)
+        if service is not None:
+            await client.call(engine.ensure_image, service["image"])
+            await client.call(engine.check_limits, service)
         await super().task_init(task_name, config)
         _signals.install()
 
@@ -127,8 +142,14 @@ async def _as_ours(
     return environments
 
 
-def _image(config: SandboxEnvironmentConfigType | None) -> str | None:
+def _default_service(config: SandboxEnvironmentConfigType | None) -> dict[str, Any] | None:
+    """The ``default`` service's fields, when it names an image (GAIA's always does)."""
     try:
-        return str(service_config(config)["image"])
-    except Exception:  # a compose file gaia-docker would refuse is still inspect's to run
+        if isinstance(config, str):
+            config = parse_compose_yaml(config, multiple_services=True)
+        service = config.services["default"] if isinstance(config, ComposeConfig) else None
+    except Exception:  # a compose file we cannot read is still inspect's to run (or refuse)
         return None
+    if service is None or service.image is None:
+        return None
+    return service.model_dump(exclude_none=True, by_alias=True)

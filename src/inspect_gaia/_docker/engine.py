@@ -12,13 +12,14 @@ import os
 import re
 import socket
 import subprocess
-from collections.abc import Iterator
-from typing import Literal
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
 
 from .._flags import flag
 from ..errors import GaiaError
 from ..image import OFFLINE_TAG
 from . import client
+from .service import limit_flags, limits_host_config
 
 MIN_ENGINE = (24, 0, 6)
 """inspect_ai's Docker sandbox needs Engine 24.0.6 or newer; gaia-docker asks no less."""
@@ -232,16 +233,56 @@ def image_workdir(image: str) -> str:
     return str(client.image_config(image).get("WorkingDir") or "/")
 
 
-def disk_limit_problem(image: str, size: str = "1g") -> str | None:
-    """Why this engine cannot enforce a per-container disk limit, or ``None`` when it can.
+def limits_problem(image: str, host_config: Mapping[str, Any]) -> str | None:
+    """Why this engine refuses a container with these limits, or ``None`` when it makes one.
 
-    Docker enforces ``storage_opt: size`` only on some storage drivers (overlay2 over xfs with
-    ``pquota``, btrfs, zfs, devicemapper) and refuses it at container creation elsewhere, so the
-    one reliable test is to create (not start) a container with it.
+    The engine checks limits when a container is created (its CPU count, the 6 MB memory
+    floor, the storage driver's ``storage_opt: size``), so the one reliable test is to create
+    (not start) a throw-away container with them.
     """
     try:
-        container = client.create_only(image, {"storage_opt": {"size": size}})
+        container = client.create_only(image, host_config)
     except Exception as ex:
         return client.first_line(ex)
     client.remove_container(container)
     return None
+
+
+def disk_limit_problem(image: str, size: str = "1g") -> str | None:
+    """Why this engine cannot enforce a per-container disk limit, or ``None`` when it can.
+
+    Docker enforces ``storage_opt: size`` only on some storage drivers (overlay2 over xfs with
+    ``pquota``, btrfs, zfs, devicemapper) and refuses it at container creation elsewhere.
+    """
+    return limits_problem(image, {"storage_opt": {"size": size}})
+
+
+def check_limits(service: Mapping[str, Any]) -> None:
+    """Refuse, before any sandbox starts, limits the engine would refuse at every sample's start.
+
+    One throw-away container is created with the service's limits; only when that fails and a
+    disk limit is set is a second one made without it, to tell which limit was refused.
+
+    Raises:
+        GaiaError: The engine refuses the limits; the line names the ``-T`` values.
+    """
+    host = limits_host_config(service)
+    if not host:
+        return
+    image = str(service["image"])
+    problem = limits_problem(image, host)
+    if problem is None:
+        return
+    if "storage_opt" in host:
+        others = {k: v for k, v in host.items() if k != "storage_opt"}
+        if not others or limits_problem(image, others) is None:
+            raise GaiaError(
+                f"-T disk={service['storage_opt']['size']} cannot be applied by this Docker "
+                f"Engine ({problem}) — run without -T disk=, or on an engine whose storage driver "
+                "limits container size (overlay2 on xfs with pquota, or btrfs, where the size "
+                "counts the image too); `inspect-gaia doctor` says which this is"
+            )
+    raise GaiaError(
+        f"this Docker Engine refuses the sandbox limits {limit_flags(service, disk=False)} "
+        f"({problem}) — set them within what it accepts, or null to lift one"
+    )

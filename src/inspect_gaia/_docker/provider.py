@@ -24,7 +24,6 @@ from typing import Any, Literal, ParamSpec, TypeVar, overload
 
 import anyio
 from inspect_ai.util import (
-    ComposeConfig,
     ExecResult,
     SandboxConnection,
     SandboxEnvironment,
@@ -33,6 +32,7 @@ from inspect_ai.util import (
     SandboxUnavailableError,
     sandboxenv,
 )
+from pydantic import BaseModel
 from typing_extensions import override
 
 from .. import _signals
@@ -41,6 +41,7 @@ from .._faults import start_or_stand_in, started
 from ..errors import GaiaError
 from . import PROVIDER, client, engine
 from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
+from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
 
 _TIMEOUT_BIN = "/usr/bin/timeout"
@@ -101,23 +102,14 @@ class GaiaDockerSandbox(SandboxEnvironment):
     @override
     @classmethod
     async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
-        """Before any sample: the engine, the image (pulled when absent), the disk limit."""
+        """Before any sample: the engine, the image (pulled when absent), the limits."""
         service = service_config(config)
         await client.call(engine.check_engine)
         swept = await client.call(sweep_orphans)
         if swept:
             print(f"Removed {swept} container(s)/network(s) left by killed {PROVIDER} runs")
         await client.call(engine.ensure_image, service["image"])
-        if "storage_opt" in service:
-            problem = await client.call(
-                engine.disk_limit_problem, service["image"], service["storage_opt"]["size"]
-            )
-            if problem is not None:
-                raise GaiaError(
-                    f"-T disk={service['storage_opt']['size']} cannot be enforced by this Docker "
-                    f"Engine ({problem}) — run without disk=, or on an engine whose storage "
-                    "driver limits container size (overlay2 on xfs with pquota)"
-                )
+        await client.call(engine.check_limits, service)
         _signals.install()
 
     @override
@@ -206,9 +198,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
 
     @override
     @classmethod
-    def config_deserialize(cls, config: dict[str, Any]) -> ComposeConfig:
-        """Configs in logs are compose configs."""
-        return ComposeConfig.model_validate(config)
+    def config_deserialize(cls, config: dict[str, Any]) -> BaseModel:
+        """A config as a log holds it: a compose config with GAIA's fields (``disk``)."""
+        return deserialize(config)
 
     # -- commands and files ---------------------------------------------------------------------
 

@@ -59,6 +59,15 @@ _FIELDS: dict[str, _Field] = {
 SUPPORTED_FIELDS = frozenset(_FIELDS)
 """compose.yaml service fields this provider applies; any other field is refused, not ignored."""
 
+LIMIT_FLAGS: dict[str, str] = {
+    "cpus": "cpus",
+    "mem_limit": "memory",
+    "memswap_limit": "memory",
+    "pids_limit": "pids",
+    "storage_opt": "disk",
+}
+"""The service fields that carry the task's limits, and the ``-T`` parameter each comes from."""
+
 
 def service_config(config: SandboxEnvironmentConfigType | None) -> dict[str, Any]:
     """The ``default`` service of a compose config (a ComposeConfig or a file path).
@@ -118,6 +127,22 @@ def create_kwargs(service: Mapping[str, Any], network: str | None) -> dict[str, 
     if host["network_mode"] is None:
         del host["network_mode"]
     return {**container, "host_config": host}
+
+
+def limits_host_config(service: Mapping[str, Any]) -> dict[str, Any]:
+    """The host-config arguments of a service's limits alone (for a probe container)."""
+    limits = {k: v for k, v in service.items() if k in LIMIT_FLAGS}
+    return dict(create_kwargs(limits, network=None)["host_config"])
+
+
+def limit_flags(service: Mapping[str, Any], *, disk: bool) -> str:
+    """The service's limits as the ``-T`` values they come from (``-T cpus=2 -T memory=4g``)."""
+    values = {
+        flag: service[field]["size"] if field == "storage_opt" else service[field]
+        for field, flag in LIMIT_FLAGS.items()
+        if service.get(field) is not None and (disk or field != "storage_opt")
+    }
+    return " ".join(f"-T {flag}={value}" for flag, value in values.items())
 
 
 def network_wanted(service: Mapping[str, Any]) -> bool:
