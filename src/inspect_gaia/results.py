@@ -45,6 +45,8 @@ class SampleResult:
     usage: Mapping[str, ModelUsage] = field(default_factory=dict)
     """Tokens (and cost, when priced) per model called, as the log records them."""
     working_time: float | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    """What the log recorded of the question: level, ``file_name``, annotator metadata."""
 
     @property
     def failed(self) -> bool:
@@ -183,6 +185,7 @@ def _sample_result(sample: EvalSample) -> SampleResult:
         epoch=sample.epoch,
         usage=dict(sample.model_usage),
         working_time=sample.working_time,
+        metadata=dict(sample.metadata or {}),
     )
 
 
@@ -375,6 +378,7 @@ def _evalscope_review(line: str, file_level: str, file: Path, number: int) -> Sa
         target=str(target),
         answer=score.get("extracted_prediction"),
         correct=accuracy == 1.0,
+        metadata=metadata,
     )
 
 
