@@ -19,6 +19,7 @@ Deviations from the harnesses it is compared with (also in the README):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
@@ -37,8 +38,9 @@ from ._params import (
     Split,
 )
 from .agent import gaia_agent
-from .dataset import DEFAULT_INPUT_PROMPT, gaia_dataset
+from .dataset import DEFAULT_INPUT_PROMPT, gaia_dataset, split_levels
 from .hub import Hub
+from .questionset import apply_question_set
 from .sandbox import (
     DEFAULT_CPUS,
     DEFAULT_IMAGE,
@@ -76,6 +78,8 @@ def gaia(
     sandbox: SandboxKind = DEFAULT_SANDBOX,
     multimodal: bool = False,
     view_file: bool = False,
+    exclude: str | Sequence[str] | None = None,
+    answers: str | None = None,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
 
@@ -117,6 +121,10 @@ def gaia(
             not comparable with evalscope's or inspect_evals'.
         view_file: Offer the ``view_file`` tool (see a sandbox file as an image, audio, video or
             PDF) without sending attachments natively. Default off.
+        exclude: Task ids to leave out: ``a,b``, a list, or a file with one id per line (e.g. a
+            re-annotation's defective questions). Recorded and flagged as a question set.
+        answers: A file of corrected answers (JSON ``{task_id: answer}`` or JSON lines), scored
+            instead of the dataset's. Recorded and flagged as a question set.
     """
     params = GaiaParams.parse(
         level=level,
@@ -139,6 +147,8 @@ def gaia(
         sandbox=sandbox,
         multimodal=multimodal,
         view_file=view_file,
+        exclude=exclude,
+        answers=answers,
     )
     return gaia_task(params)
 
@@ -155,6 +165,12 @@ def gaia_task(params: GaiaParams) -> Task:
         input_prompt=DEFAULT_INPUT_PROMPT,
         multimodal=params.multimodal,
     )
+    question_set: dict[str, Any] = {}
+    if not params.question_set.empty:
+        levels = split_levels(Path(str(dataset.location)), params.split)
+        dataset, question_set = apply_question_set(
+            dataset, params.question_set, params.split, levels
+        )
     sandbox = gaia_sandbox(params.image, params.network, params.limits, params.sandbox)
     return Task(
         dataset=dataset,
@@ -181,6 +197,7 @@ def gaia_task(params: GaiaParams) -> Task:
                 image_id=local_image_id(params.image) if params.sandbox != "k8s" else None,
                 sandbox_provider=sandbox.type,
             )
+            | question_set
         },
     )
 
