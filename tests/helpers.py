@@ -308,7 +308,7 @@ def write_log(
 
     Each sample is a dict: ``id``, ``level``, ``target``, ``answer``, ``value`` (``C``/``I``),
     optionally ``epoch``, ``error``, ``limit``, ``input_tokens``, ``output_tokens``,
-    ``working_time``.
+    ``working_time``, ``metadata`` (more sample metadata: ``file_name``, ``annotator_metadata``).
     """
     from inspect_ai.log import (
         EvalConfig,
@@ -347,7 +347,11 @@ def write_log(
                 epoch=int(sample.get("epoch", 1)),
                 input="q",
                 target=str(sample["target"]),
-                metadata={"level": int(sample["level"]), "file_name": ""},
+                metadata={
+                    "level": int(sample["level"]),
+                    "file_name": "",
+                    **sample.get("metadata", {}),
+                },
                 output=ModelOutput.from_content(model, str(sample.get("answer", ""))),
                 scores={
                     "gaia_scorer": Score(

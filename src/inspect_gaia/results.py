@@ -22,6 +22,8 @@ from inspect_ai.scorer import CORRECT
 
 from ._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
 from .errors import GaiaError
+from .foreign import OWN_HARNESS, inspect_evals_settings, recorded_metadata
+from .scaffold import scaffold_settings
 
 SCORER = "gaia_scorer"
 DEFAULT_TOOLS = tuple(GaiaParams().tools)
@@ -99,6 +101,8 @@ def read_inspect_log(path: str | Path) -> RunResults:
         raise GaiaError(f"cannot read inspect log {path}: {ex}") from ex
     gaia = (log.eval.metadata or {}).get("gaia")
     if not isinstance(gaia, dict):
+        gaia = inspect_evals_settings(log)  # inspect_evals' own gaia task: another harness
+    if not isinstance(gaia, dict):
         raise GaiaError(f"{path} is not an inspect_gaia log (no gaia task metadata)")
     config = {name: getattr(log.eval.config, name) for name in LIMITS}
     config["message_limit"] = config["message_limit"] or (gaia.get("limits") or {}).get(
@@ -111,8 +115,8 @@ def read_inspect_log(path: str | Path) -> RunResults:
         model=log.eval.model,
         split=str(gaia.get("split", "validation")),
         samples=tuple(_sample_result(sample) for sample in _samples(log, path)),
-        settings=dict(gaia),
-        task_version=str(log.eval.task_version),
+        settings={**gaia, **scaffold_settings(log)},
+        task_version=str(gaia.get("harness_version") or log.eval.task_version),
         run_id=log.eval.task_id,
         created=log.eval.created,
         status=log.status,
@@ -185,7 +189,7 @@ def _sample_result(sample: EvalSample) -> SampleResult:
         epoch=sample.epoch,
         usage=dict(sample.model_usage),
         working_time=sample.working_time,
-        metadata=dict(sample.metadata or {}),
+        metadata=recorded_metadata(sample),
     )
 
 
@@ -217,12 +221,17 @@ def comparable_settings(run: RunResults) -> dict[str, Any]:
     """
     gaia = run.settings
     limits = gaia.get("limits") or {}
+    tools = gaia.get("tools", DEFAULT_TOOLS)
+    question_set = gaia.get("question_set") or {}
     return {
         "model": run.model,
         "split": run.split,
+        "harness": gaia.get("harness", OWN_HARNESS),
         "task_version": run.task_version,
         "epochs": run.epochs,
-        "tools": list(gaia.get("tools") or DEFAULT_TOOLS),
+        "solver": gaia.get("solver"),
+        "solver_args": gaia.get("solver_args"),
+        "tools": None if tools is None else list(tools),
         "multimodal": bool(gaia.get("multimodal", False)),
         "max_attempts": max_attempts(run),
         **run.config,
@@ -230,17 +239,24 @@ def comparable_settings(run: RunResults) -> dict[str, Any]:
         **{name: gaia.get(name) for name in ("sandbox", "image", "network")},
         **{name: limits.get(name) for name in ("cpus", "memory", "pids", "disk")},
         "prompt_template_sha256": gaia.get("prompt_template_sha256"),
+        "question_set": question_set.get("fingerprint"),
     }
 
 
 def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
     """Why a run's score is not a plain pass@1 GAIA score with the default agent."""
     flags: list[str] = []
+    if settings.get("harness", OWN_HARNESS) != OWN_HARNESS:
+        flags.append(f"another harness: {settings['harness']} gaia {settings['task_version']}")
+    if settings.get("solver"):
+        flags.append(f"custom solver: {settings['solver']}")
     if int(settings.get("max_attempts") or 1) > 1:
         flags.append(f"oracle retries, not pass@1 (max_attempts={settings['max_attempts']})")
-    tools = list(settings.get("tools") or DEFAULT_TOOLS)
-    if tools != list(DEFAULT_TOOLS):
-        flags.append(f"non-default tools: {', '.join(tools)}")
+    tools = settings.get("tools", DEFAULT_TOOLS)
+    if tools is None:
+        flags.append("tools unknown (no model call logged)")
+    elif list(tools) != list(DEFAULT_TOOLS):
+        flags.append(f"non-default tools: {', '.join(tools) or 'none'}")
     if settings.get("multimodal"):
         flags.append("multimodal: true")
     limit = settings.get("message_limit")

@@ -21,6 +21,9 @@ from .._params import (
     DEFAULT_SANDBOX,
     DEFAULT_SPLIT,
 )
+from ..breakdown import where_it_fails
+from ..foreign import OWN_HARNESS
+from ..questionset import group_flag
 from ..results import (
     DEFAULT_TOOLS,
     LIMITS,
@@ -31,6 +34,7 @@ from ..results import (
 )
 from ..sandbox import DEFAULT_IMAGE, DEFAULT_NETWORK
 from ..stats import CONFIDENCE, INTERVAL_METHOD, priced, read_prices, summarise
+from ._failures import BREAKDOWN_COLUMNS, csv_rows, failures_text
 from ._output import MISSING, dump_json, format_option, render
 
 SCHEMA_VERSION = 1
@@ -49,6 +53,7 @@ LEVEL_FIELDS = (
     "epoch_accuracy_max",
     "pass_at_k",
     "pass_hat_k",
+    "maj_at_k",
     "consistent",
     "errored",
     "limit_hit",
@@ -68,6 +73,7 @@ LEVEL_FIELDS = (
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "split": DEFAULT_SPLIT,
+    "harness": OWN_HARNESS,
     "epochs": 1,
     "tools": list(DEFAULT_TOOLS),
     "multimodal": False,
@@ -100,6 +106,12 @@ def report_document(
         # The label names what sets the group apart, leaving out settings at the task's default
         # (None: not set).
         named = {k: v for k, v in own.items() if v != DEFAULT_SETTINGS.get(k)}
+        if group.settings["harness"] != OWN_HARNESS:  # another harness: named by it, not its setup
+            named = {"harness": f"{group.settings['harness']} {group.settings['task_version']}"}
+        named |= {k: group.settings[k] for k in ("solver", "solver_args") if group.settings[k]}
+        question_set = group_flag(
+            [run.settings for run in group.runs], {s.task_id for s in group.samples}
+        )
         samples = [priced(s, prices) for s in group.samples] if prices else list(group.samples)
         levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
         overall_cost = levels[-1]["cost"]
@@ -113,6 +125,7 @@ def report_document(
                 "epochs": group.settings["epochs"],
                 "logs": [run.source for run in group.runs],
                 "flags": comparability_flags(group.settings)
+                + ([question_set] if question_set else [])
                 + [f"incomplete run, questions may be missing: {log}" for log in group.incomplete],
                 "differs": own,
                 "settings": group.settings,
@@ -120,6 +133,7 @@ def report_document(
                 if overall_cost is None
                 else ("model-cost-config" if repriced else "log"),
                 "levels": levels,
+                **(where_it_fails(samples) if group.split != "test" else {}),
             }
         )
     entries.sort(key=_rank)
@@ -138,7 +152,9 @@ def _differing_keys(settings: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def _settings_text(settings: Mapping[str, Any]) -> str:
     def show(value: Any) -> str:
-        return "+".join(map(str, value)) if isinstance(value, list) else str(value)
+        if isinstance(value, dict):
+            return "(" + ", ".join(f"{k}={v}" for k, v in value.items()) + ")"
+        return ("+".join(map(str, value)) or "none") if isinstance(value, list) else str(value)
 
     return ", ".join(f"{key}={show(value)}" for key, value in settings.items())
 
@@ -180,6 +196,7 @@ def _accuracy_row(level: Mapping[str, Any]) -> dict[str, str]:
         "epoch min–max": _range(level["epoch_accuracy_min"], level["epoch_accuracy_max"]),
         "pass@k": _fraction(level["pass_at_k"]),
         "pass^k": _fraction(level["pass_hat_k"]),
+        "maj@k": _fraction(level["maj_at_k"]),
         "consistent": _fraction(level["consistent"]),
         "errored": str(level["errored"]),
         "limit_hit": str(level["limit_hit"]),
@@ -213,6 +230,7 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
         "95% CI": _range(overall["ci_low"], overall["ci_high"]),
         "pass@k": _fraction(overall["pass_at_k"]),
         "pass^k": _fraction(overall["pass_hat_k"]),
+        "maj@k": _fraction(overall["maj_at_k"]),
         "tokens/question": _number(overall["tokens_per_question"]),
         "cost": _dollars(overall["cost"]),
         "$/correct": _dollars(overall["cost_per_correct"]),
@@ -270,13 +288,23 @@ def _csv_rows(document: Mapping[str, Any]) -> list[dict[str, Any]]:
     help="Also write a PNG: accuracy per level with 95% intervals, and accuracy against cost "
     "(or tokens) with the frontier when there are several groups.",
 )
-def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str | None) -> None:
-    """Accuracy, its spread and its cost per model and level, from inspect_gaia LOGS.
+@click.option(
+    "--breakdown",
+    is_flag=True,
+    help="Also show where each group fails: accuracy by attachment type, annotator steps and "
+    "tools, and near misses (with --format csv: the breakdown table instead of the levels).",
+)
+def report(
+    logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str | None, breakdown: bool
+) -> None:
+    """Accuracy, its spread and its cost per model and level, from GAIA LOGS.
 
     LOGS are log files or directories of logs. Logs of one model with the same settings (three
     gaia_levelN runs, a run and its eval-retry) are merged into one table with an overall row; other
-    models or settings are separate groups, sorted by overall accuracy. Errored and limit-hit
-    samples count as wrong and are also counted in their own columns.
+    models or settings (another solver, inspect_evals' own gaia task) are separate groups, sorted
+    by overall accuracy. Errored and limit-hit samples count as wrong and are also counted in their
+    own columns. --breakdown adds accuracy by attachment type and annotator steps and tools, and
+    the near misses (always in --format json).
 
     Example: inspect-gaia report logs/ --format markdown --plot gaia.png
     """
@@ -289,10 +317,14 @@ def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str |
             click.echo(f"note: no log called {model}; its prices are unused", err=True)
     if fmt == "json":
         click.echo(dump_json(document))
+    elif fmt == "csv" and breakdown:
+        click.echo(render(csv_rows(document), ("group", *BREAKDOWN_COLUMNS), "csv"), nl=False)
     elif fmt == "csv":
         click.echo(render(_csv_rows(document), GROUP_COLUMNS + LEVEL_FIELDS, "csv"), nl=False)
     else:
         click.echo(_human(document, fmt), nl=False)
+        if breakdown:
+            click.echo(failures_text(document, fmt), nl=False)
     if plot:
         from ._plot import plot_report
 
