@@ -101,7 +101,11 @@ def report_document(
     differ = _differing_keys([g.settings for g in groups])
     entries = []
     for group in groups:
-        same_model = [g.settings for g in groups if g.model == group.model]
+        same_model = [  # another harness's group is labelled by its harness, and not compared
+            g.settings
+            for g in groups
+            if g.model == group.model and g.settings["harness"] == group.settings["harness"]
+        ]
         own = {k: group.settings.get(k) for k in _differing_keys(same_model)}
         # The label names what sets the group apart, leaving out settings at the task's default
         # (None: not set).
