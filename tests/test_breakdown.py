@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import Play, eval_gaia, invoke
+from scripted_model import Entry
 
 from inspect_gaia.breakdown import (
     attachment_type,
@@ -143,3 +147,67 @@ def test_near_misses_counted_per_level() -> None:
         ("b", "thousands_separators"),
         ("c", "list_order"),
     ]
+
+
+KINDS = Path(__file__).parent / "fixtures" / "gaia-kinds"
+CSV = "/shared_files/4cfbf02a-7657-5b7d-9049-202f5b2f7b94.csv"
+SCRIPT = "/shared_files/2e6ceee7-bd42-51a2-bc5b-6ff020d92af6.py"
+KINDS_ANSWERS = [
+    Entry("kiln bricks", [{"submit": "48.671"}]),  # L1 48671: thousands_separators
+    Entry("kiln sheet", [{"bash": f"tail -n 1 {CSV} | cut -d, -f2"}, {"submit_output": True}]),
+    Entry("glaze picture", [{"submit": "92 days"}]),  # L2 92: units_currency
+    Entry("kiln memo", [{"submit": "St Petersburg, Oslo"}]),  # L2: case_spaces
+    Entry("kiln recording", [{"submit": "The Harbour Mill Renovation"}]),  # L2: articles
+    Entry("kiln film", [{"submit": "Osric, Ilse"}]),  # L3: list_order
+    Entry("kiln script", [{"bash": f"python3 {SCRIPT}"}, {"submit_output": True}]),  # L3: right
+    Entry("archive hold", [{"submit": "1298"}]),  # L3 1299: simply wrong
+]
+
+
+@pytest.mark.docker
+def test_a_real_run_broken_down(sandbox_image: str, scripted: Play, tmp_path: Path) -> None:
+    """gaia-kinds: one question per attachment type; one wrong answer per near-miss rule."""
+    scripted(KINDS_ANSWERS)
+    log = eval_gaia(tmp_path / "logs", dataset_path=str(KINDS), image=sandbox_image)
+    assert log.status == "success"
+    code, out, err = invoke("report", log.location, "--format", "json")
+    assert code == 0, err
+    (group,) = json.loads(out)["groups"]
+    assert group["levels"][-1]["accuracy"] == 2 / 8  # near misses stay wrong
+    parts = group["breakdown"]
+    assert {
+        row["category"]: (row["questions"], row["accuracy"]) for row in parts["attachment"]
+    } == {
+        "none": (1, 0.0),
+        "spreadsheet": (1, 1.0),
+        "image": (1, 0.0),
+        "pdf": (1, 0.0),
+        "audio/video": (2, 0.0),
+        "text/code": (1, 1.0),
+        "archive": (1, 0.0),
+    }
+    assert {row["category"]: row["accuracy"] for row in parts["steps"]} == {
+        "1-3": 0.5,
+        "4-6": 0.0,
+        "7-10": 0.0,
+        "11+": 0.5,
+    }
+    assert {row["category"]: (row["questions"], row["accuracy"]) for row in parts["tools"]} == {
+        "web browsing": (1, 0.0),
+        "search": (1, 0.0),
+        "coding": (2, 0.5),  # Python; Calculator
+        "multimodality": (3, 0.0),
+        "file reading": (3, pytest.approx(1 / 3)),  # Excel; PDF viewer; a file interface
+    }
+    misses = group["near_misses"]
+    assert [(m["level"], m["rule"]) for m in misses["items"]] == [
+        (1, "thousands_separators"),
+        (2, "units_currency"),  # sorted by level, then task id
+        (2, "articles"),
+        (2, "case_spaces"),
+        (3, "list_order"),
+    ]
+    assert [row["near_misses"] for row in misses["levels"]] == [1, 3, 1, 5]
+    code, out, _ = invoke("report", log.location, "--breakdown", "--format", "markdown")
+    assert code == 0 and "| attachment | audio/video | 2 | 2 | 0 | 0.0000 |" in out
+    assert "near misses per level: 1: 1, 2: 3, 3: 1, all: 5" in out

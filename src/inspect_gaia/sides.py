@@ -192,11 +192,11 @@ def answer_key(
         questions, source = _from_sides(sides), "the runs' own targets (no GAIA snapshot found)"
     split_ids = frozenset(questions)
     check_ids(question_set, SPLIT, split_ids, ("--exclude", "--answers"))
-    corrected = dict(question_set.answers)
+    corrected, excluded = dict(question_set.answers), set(question_set.exclude)
     kept = {
         task_id: Question(q.level, corrected.get(task_id, q.answer), q.metadata)
         for task_id, q in questions.items()
-        if task_id not in set(question_set.exclude)
+        if task_id not in excluded
     }
     label = None
     if not question_set.empty:
