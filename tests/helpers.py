@@ -30,6 +30,7 @@ from scripted_model import Entry, ScriptedModel
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
 from inspect_gaia._params import GaiaParams
 from inspect_gaia._provenance import GaiaProvenance
+from inspect_gaia.gaia import gaia_questions
 from inspect_gaia.sandbox import PROVIDERS
 
 REPO = Path(__file__).parent.parent
@@ -306,11 +307,14 @@ def gaia_record(**params: object) -> dict[str, Any]:
     Built by the task's own code from parsed parameters, so test logs cannot drift from real ones.
     """
     parsed = GaiaParams.parse(**{"dataset_path": str(GAIA_TINY), **params})
+    # -T exclude / -T answers, applied to the questions as the task applies them
+    question_set = None if parsed.question_set.empty else gaia_questions(parsed)[1]
     return GaiaProvenance.of(
         parsed,
         prompt=DEFAULT_INPUT_PROMPT,
         image_id=None,
         sandbox_provider=PROVIDERS[parsed.sandbox],
+        question_set=question_set,
     ).as_metadata()
 
 
@@ -329,16 +333,24 @@ def write_log(
     message_limit: int | None = None,
     status: Literal["started", "success", "cancelled", "error"] = "success",
     sandbox: SandboxEnvironmentSpec | None = None,
+    solver: str | None = None,
+    solver_args: dict[str, Any] | None = None,
+    offered_tools: Sequence[str] | None = None,
 ) -> Path:
     """Write an inspect_gaia log of ``gaia(**params)`` without running anything (for unit tests).
 
     ``metadata`` replaces the task metadata (a log of another task: ``{}``). Also settable: inspect's
     task id (an eval-retry keeps it), the creation time, epochs, a ``--message-limit``, the
-    status and the sandbox spec inspect records. Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
+    status, the sandbox spec inspect records, and a solver that replaced the task's agent
+    (``solver``, ``solver_args``: what ``inspect eval --solver X -S a=1`` records) with the tools
+    each sample's model call offered (``offered_tools``; ``None``: no model call is logged).
+    Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
     ``value`` (``C``/``I``), optionally ``epoch``, ``error``, ``limit``, ``input_tokens``,
     ``output_tokens``, ``reasoning_tokens``, ``cache_read``, ``cache_write``, ``cost`` (dollars, as
-    inspect records a priced call) and ``working_time``. ``.json`` paths write inspect's JSON format.
+    inspect records a priced call), ``working_time`` and ``metadata`` (more sample metadata:
+    ``file_name``, ``annotator_metadata``). ``.json`` paths write inspect's JSON format.
     """
+    from inspect_ai.event import Event, ModelEvent
     from inspect_ai.log import (
         EvalConfig,
         EvalDataset,
@@ -348,8 +360,21 @@ def write_log(
         EvalSpec,
         write_eval_log,
     )
-    from inspect_ai.model import ModelOutput, ModelUsage
+    from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage
     from inspect_ai.scorer import Score
+    from inspect_ai.tool import ToolInfo, ToolParams
+
+    def model_calls() -> list[Event]:
+        if offered_tools is None:
+            return []
+        tools = [ToolInfo(name=t, description=t, parameters=ToolParams()) for t in offered_tools]
+        output = ModelOutput.from_content(model, "")
+        config = GenerateConfig()
+        return [
+            ModelEvent(
+                model=model, input=[], tools=tools, tool_choice="auto", config=config, output=output
+            )
+        ]
 
     eval_samples = []
     for sample in samples:
@@ -369,7 +394,7 @@ def write_log(
                 epoch=int(sample.get("epoch", 1)),
                 input="q",
                 target=str(sample["target"]),
-                metadata={"level": sample["level"], "file_name": ""},
+                metadata={"level": sample["level"], "file_name": "", **sample.get("metadata", {})},
                 output=ModelOutput.from_content(model, str(sample.get("answer", ""))),
                 scores={
                     "gaia_scorer": Score(
@@ -387,6 +412,7 @@ def write_log(
                 limit=EvalSampleLimit(type=sample["limit"], limit=100)
                 if sample.get("limit")
                 else None,
+                events=model_calls(),
             )
         )
     log = EvalLog(
@@ -401,6 +427,8 @@ def write_log(
             config=EvalConfig(epochs=epochs, message_limit=message_limit),
             metadata={"gaia": gaia_record(**(params or {}))} if metadata is None else metadata,
             sandbox=sandbox,
+            solver=solver,
+            solver_args=solver_args,
         ),
         samples=eval_samples,
     )

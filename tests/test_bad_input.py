@@ -8,6 +8,7 @@ names the fix in that command's own flags.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -20,7 +21,7 @@ import click
 import pytest
 from helpers import invoke, run_eval_cli, write_log
 from huggingface_hub import constants as hf_constants
-from scenario import GAIA_TINY
+from scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY, MINI_CREW
 
 from inspect_gaia._cli.main import cli
 from inspect_gaia.hub import HF_REVISION
@@ -197,6 +198,16 @@ def _nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     return None
 
 
+def _compare_sides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Sides for compare: evalscope's run, gaia-mini, leaderboard files; no snapshot cached."""
+    monkeypatch.setenv("INSPECT_GAIA_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "evalscope").symlink_to(EVALSCOPE_RUN)
+    (tmp_path / "GAIA").symlink_to(GAIA_MINI)
+    line = json.dumps({"task_id": MINI_CREW, "model_answer": "92"}) + "\n"
+    (tmp_path / "answers.jsonl").write_text(line)
+    (tmp_path / "twice.jsonl").write_text(line * 2)
+
+
 BAD_INPUT = [
     # (the command line, what the one line says, the environment)
     (["bogus"], "no such command 'bogus'", _nothing),
@@ -230,6 +241,22 @@ BAD_INPUT = [
         ["compare", "{tmp}/broken.eval", "{tmp}", "--plot", "{tmp}/p.png"],
         "--plot needs matplotlib",
         _no_matplotlib,
+    ),
+    (
+        ["compare", "{tmp}/twice.jsonl", "{tmp}/evalscope"],
+        f"task id {MINI_CREW} is on lines 1 and 2 — keep one answer per question",
+        _compare_sides,
+    ),
+    (
+        ["compare", "{tmp}/answers.jsonl", "{tmp}/evalscope"],
+        "carries no answers to score against and no GAIA snapshot was found — give --dataset-path",
+        _compare_sides,
+    ),
+    (
+        ["compare", "{tmp}/evalscope", "{tmp}/answers.jsonl", "--dataset-path", "{tmp}/GAIA"]
+        + ["--exclude", "not-an-id"],
+        "--exclude names 1 task id(s) not in the validation split: not-an-id",
+        _compare_sides,
     ),
 ]
 

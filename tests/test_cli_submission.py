@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 from helpers import MiniLogs, invoke, write_log
+from inspect_ai.log import read_eval_log, write_eval_log
+from scenario import GAIA_MINI
+
+INSPECT_EVALS_LOG = Path(__file__).parent / "fixtures" / "inspect-evals-gaia" / "gaia-mini-4-C.eval"
 
 MINI_TEST_IDS = {
     "d458266e-23df-591b-bd01-92ce51d255e9",
@@ -96,10 +100,30 @@ def test_submission_names_a_multi_epoch_log(tmp_path: Path) -> None:
         ],
         params={"split": "test"},
     )
-    from inspect_ai.log import read_eval_log, write_eval_log
 
     multi = read_eval_log(str(log))
     multi.eval.config.epochs = 2
     write_eval_log(multi, str(log))
     code, _, err = invoke("submission", str(log), "-o", str(tmp_path / "s.jsonl"))
     assert code == 1 and "(2 epochs): the leaderboard takes one answer per question" in err
+
+
+def test_submission_of_inspect_evals_logs_takes_the_ids_from_dataset_path(tmp_path: Path) -> None:
+    """inspect_evals' gaia logs are read since compare (#19): they record no snapshot to check."""
+    out_file = tmp_path / "s.jsonl"
+    args = ("submission", str(INSPECT_EVALS_LOG), "-o", str(out_file), "--allow-validation")
+    code, _, err = invoke(*args)
+    assert code == 1 and err.count("\n") == 1 and not out_file.exists()
+    assert "records no GAIA snapshot (a log of another harness) — pass --dataset-path" in err
+    code, out, err = invoke(*args, "--dataset-path", str(GAIA_MINI))
+    assert code == 0, err
+    lines = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert len(lines) == 9 and {"92 days"} <= {line["model_answer"] for line in lines}
+    # an inspect_evals run with oracle retries is refused as ours is
+    log = read_eval_log(str(INSPECT_EVALS_LOG))
+    log.eval.task_args = {**log.eval.task_args, "max_attempts": 2}
+    write_eval_log(log, str(tmp_path / "oracle.eval"))
+    code, _, err = invoke(
+        "submission", str(tmp_path / "oracle.eval"), "-o", str(out_file), "--allow-validation"
+    )
+    assert code == 1 and "ran with max_attempts > 1" in err

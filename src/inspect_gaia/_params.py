@@ -19,6 +19,7 @@ from typing import Literal, get_args
 
 from .errors import GaiaParameterError
 from .hub import HUBS, Hub, resolved_revision
+from .questionset import QuestionSet, parse_question_set
 from .sandbox import (
     DEFAULT_CPUS,
     DEFAULT_IMAGE,
@@ -226,6 +227,8 @@ class GaiaParams:
     sandbox: SandboxKind = DEFAULT_SANDBOX
     multimodal: bool = False
     view_file: bool = False
+    question_set: QuestionSet = field(default_factory=QuestionSet)
+    """``-T exclude`` and ``-T answers``: questions left out, answers corrected."""
 
     @classmethod
     def parse(
@@ -251,6 +254,8 @@ class GaiaParams:
         sandbox: object = DEFAULT_SANDBOX,
         multimodal: object = False,
         view_file: object = False,
+        exclude: object = None,
+        answers: object = None,
     ) -> GaiaParams:
         """Parse and validate raw ``-T`` values.
 
@@ -281,6 +286,7 @@ class GaiaParams:
             sandbox=choice("sandbox", sandbox, SANDBOX_KINDS),  # type: ignore[arg-type]
             multimodal=_flag("multimodal", multimodal),
             view_file=_flag("view_file", view_file),
+            question_set=parse_question_set(exclude, answers),
         )
         params._check_combinations()
         return params
@@ -290,6 +296,11 @@ class GaiaParams:
             raise GaiaParameterError(
                 f"max_attempts={self.max_attempts} needs answers to check each attempt against, "
                 "and the test split's are private — use max_attempts=1 on split=test"
+            )
+        if self.split == "test" and self.question_set.answers:
+            raise GaiaParameterError(
+                "answers corrects answers, and the test split's are private — drop -T answers on "
+                "split=test"
             )
         if not self.network and self.mcp_servers:
             raise GaiaParameterError(

@@ -12,7 +12,10 @@ the fields bumps ``SCHEMA_VERSION``; a record newer than this reader knows is re
 (upgrade), never half-read.
 
 Which runs may be pooled (``comparable_settings``) and why a score is not a plain pass@1 GAIA score
-(``comparability_flags``) are decided here too, from the typed record.
+(``comparability_flags``) are decided here too, from the typed record and from what the task cannot
+write in it, read from the log by ``scaffold`` and ``foreign``: a solver that replaced the agent
+(``Scaffold``), and the settings of another harness's GAIA task, which writes no record
+(``foreign.ForeignProvenance``, pooled by ``pooled_settings`` too).
 """
 
 from __future__ import annotations
@@ -20,14 +23,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ._params import DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT, LEVELS, GaiaParams, Split
 from .dataset import DEFAULT_INPUT_PROMPT
-from .errors import short
+from .errors import short, validation_problem
+from .questionset import QuestionSetRecord, describe
 from .sandbox import PROVIDERS, SandboxKind
 
 SCHEMA_VERSION = 2
@@ -35,6 +40,8 @@ SCHEMA_VERSION = 2
 
 METADATA_KEY = "gaia"
 """The key of the record in the task metadata (``log.eval.metadata``)."""
+OWN_HARNESS = "inspect_gaia"
+"""The harness of a run with a ``gaia`` record; another harness's runs are never pooled with it."""
 
 INSPECT_LIMITS = (
     "message_limit",
@@ -92,6 +99,8 @@ class GaiaProvenance(_Record):
     network: bool
     inspect_ai_version: str | None = None
     inspect_gaia_version: str | None = None
+    question_set: QuestionSetRecord | None = None
+    """Questions left out or answers corrected; ``None`` (not written): the split as published."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -108,9 +117,25 @@ class GaiaProvenance(_Record):
 
     @classmethod
     def of(
-        cls, params: GaiaParams, *, prompt: str, image_id: str | None, sandbox_provider: str
+        cls,
+        params: GaiaParams,
+        *,
+        prompt: str,
+        image_id: str | None,
+        sandbox_provider: str,
+        question_set: QuestionSetRecord | None = None,
     ) -> GaiaProvenance:
-        """The record of a run with ``params``, for the log header."""
+        """The record of a run with ``params``, for the log header.
+
+        Args:
+            params: The parsed parameters.
+            prompt: The prompt template (recorded as its hash).
+            image_id: The sandbox image's id, when an engine answered.
+            sandbox_provider: The sandbox provider's registered name.
+            question_set: What ``apply_question_set`` made of ``params.question_set``.
+        """
+        if (question_set is None) != params.question_set.empty:
+            raise ValueError("record the question set that apply_question_set applied")
         return cls(
             schema_version=SCHEMA_VERSION,
             split=params.split,
@@ -138,6 +163,7 @@ class GaiaProvenance(_Record):
             network=params.network,
             inspect_ai_version=_version("inspect_ai"),
             inspect_gaia_version=_version("inspect-gaia"),
+            question_set=question_set,
         )
 
     @classmethod
@@ -162,11 +188,16 @@ class GaiaProvenance(_Record):
         try:
             return cls.model_validate(record)
         except ValidationError as ex:
-            raise ProvenanceError(_first_problem(ex, METADATA_KEY)) from ex
+            raise ProvenanceError(validation_problem(ex, METADATA_KEY)) from ex
 
     def as_metadata(self) -> dict[str, Any]:
-        """The record as the task metadata holds it (plain JSON types)."""
-        return self.model_dump(mode="json")
+        """The record as the task metadata holds it (plain JSON types).
+
+        A run of the split as published writes no ``question_set``: its record is what it was.
+        """
+        return self.model_dump(
+            mode="json", exclude={"question_set"} if self.question_set is None else None
+        )
 
     def dataset_arguments(self, dataset_path: str | None = None) -> dict[str, Any]:
         """``gaia_dataset``'s hub, revision and dataset_path that read this run's questions again.
@@ -180,36 +211,107 @@ class GaiaProvenance(_Record):
         return {"hub": self.hub, "revision": self.revision, "dataset_path": None}
 
     def comparable_settings(
-        self, *, model: str, task_version: str, epochs: int, run_config: Mapping[str, Any]
+        self,
+        *,
+        model: str,
+        task_version: str,
+        epochs: int,
+        run_config: Mapping[str, Any],
+        scaffold: Scaffold | None = None,
     ) -> dict[str, Any]:
         """What must be equal for two runs' samples to be pooled into one score.
 
-        The model, split, task version and epochs; the agent's tools and modality; every limit that
-        can end a sample (attempts, messages, tokens, time, cost, command timeout); the sandbox
-        (kind, image, network, CPUs, memory, processes, disk); the prompt; generation settings
-        given on the command line (``run_config``: inspect's limits and generation options). Not
-        the levels or ids (pooling those is the point), the hub or inspect's version.
+        The model, split, harness, task version and epochs; a solver that replaced the agent
+        (``scaffold``), the tools really offered and the modality; every limit that can end a
+        sample (attempts, messages, tokens, time, cost, command timeout); the sandbox (kind,
+        image, network, CPUs, memory, processes, disk); the prompt; generation settings given on
+        the command line (``run_config``: inspect's limits and generation options); the question
+        set. Not the levels or ids (pooling those is the point), the hub or inspect's version.
         """
         limits = self.limits
-        return {
-            "model": model,
-            "split": self.split,
-            "task_version": task_version,
-            "epochs": epochs,
-            "tools": list(self.tools),
-            "multimodal": self.multimodal,
-            "max_attempts": limits.max_attempts,
-            **run_config,
-            "command_timeout": limits.command_timeout,
-            "sandbox": self.sandbox,
-            "image": self.image,
-            "network": self.network,
-            "cpus": limits.cpus,
-            "memory": limits.memory,
-            "pids": limits.pids,
-            "disk": limits.disk,
-            "prompt_template_sha256": self.prompt_template_sha256,
-        }
+        return pooled_settings(
+            model=model,
+            split=self.split,
+            harness=OWN_HARNESS,
+            task_version=task_version,
+            epochs=epochs,
+            scaffold=scaffold,
+            tools=self.tools,
+            multimodal=self.multimodal,
+            max_attempts=limits.max_attempts,
+            run_config=run_config,
+            record={
+                "command_timeout": limits.command_timeout,
+                "sandbox": self.sandbox,
+                "image": self.image,
+                "network": self.network,
+                "cpus": limits.cpus,
+                "memory": limits.memory,
+                "pids": limits.pids,
+                "disk": limits.disk,
+                "prompt_template_sha256": self.prompt_template_sha256,
+                "question_set": self.question_set and self.question_set.fingerprint(),
+            },
+        )
+
+
+@dataclass(frozen=True)
+class Scaffold:
+    """A solver that replaced the task's agent (``inspect eval --solver``), as the log records it.
+
+    The task's record, written before the solver was swapped, still lists the agent's tools; the
+    tools the model was really offered replace them. Read by ``scaffold.read_scaffold``.
+    """
+
+    solver: str
+    solver_args: dict[str, Any] | None
+    tools: tuple[str, ...] | None
+    """Offered in the samples' model calls, in first-offered order; ``None``: no call logged."""
+
+
+_RECORD_ONLY = (
+    *("command_timeout", "sandbox", "image", "network", "cpus", "memory", "pids", "disk"),
+    *("prompt_template_sha256", "question_set"),
+)
+"""Settings only a ``gaia`` record tells (another harness's run: ``None``)."""
+
+
+def pooled_settings(
+    *,
+    model: str,
+    split: str,
+    harness: str,
+    task_version: str,
+    epochs: int,
+    scaffold: Scaffold | None,
+    tools: Sequence[str] | None,
+    multimodal: bool,
+    max_attempts: int,
+    run_config: Mapping[str, Any],
+    record: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``comparable_settings`` in one shape for every harness.
+
+    A ``scaffold``'s tools replace the task's ``tools``; ``record`` holds the settings only a
+    ``gaia`` record tells (``_RECORD_ONLY``), ``None`` for another harness's run.
+    """
+    record = dict.fromkeys(_RECORD_ONLY) if record is None else record
+    assert tuple(record) == _RECORD_ONLY, "every run's settings have the same keys"
+    offered = scaffold.tools if scaffold else tools
+    return {
+        "model": model,
+        "split": split,
+        "harness": harness,
+        "task_version": task_version,
+        "epochs": epochs,
+        "solver": scaffold.solver if scaffold else None,
+        "solver_args": scaffold.solver_args if scaffold else None,
+        "tools": None if offered is None else list(offered),
+        "multimodal": multimodal,
+        "max_attempts": max_attempts,
+        **run_config,
+        **record,
+    }
 
 
 class ProvenanceError(ValueError):
@@ -243,18 +345,25 @@ DEFAULT_TOOLS: tuple[str, ...] = tuple(GaiaParams().tools)
 
 
 def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
-    """Why a run's score is not a plain pass@1 GAIA score with the default agent.
+    """Why a run's score is not a plain pass@1 GAIA score with inspect_gaia's default agent.
 
     Args:
         settings: A run's (or a group's) ``comparable_settings``.
     """
     flags: list[str] = []
+    harness = settings.get("harness", OWN_HARNESS)
+    if harness != OWN_HARNESS:
+        flags.append(f"another harness: {harness} gaia {settings.get('task_version')}")
+    if settings.get("solver"):
+        flags.append(f"custom solver: {settings['solver']}")
     attempts = settings.get("max_attempts") or DEFAULT_MAX_ATTEMPTS
     if attempts > 1:
         flags.append(f"oracle retries, not pass@1 (max_attempts={attempts})")
-    tools = list(settings.get("tools") or DEFAULT_TOOLS)
-    if tools != list(DEFAULT_TOOLS):
-        flags.append(f"non-default tools: {', '.join(tools)}")
+    tools = settings.get("tools", DEFAULT_TOOLS)
+    if tools is None:
+        flags.append("tools unknown (no model call logged)")
+    elif list(tools) != list(DEFAULT_TOOLS):
+        flags.append(f"non-default tools: {', '.join(tools) or 'none'}")
     if settings.get("multimodal"):
         flags.append("multimodal: true")
     limit = settings.get("message_limit")
@@ -263,43 +372,24 @@ def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
     return flags
 
 
-# -- one line per damaged field --------------------------------------------------------------------
+def question_set_flag(records: Sequence[GaiaProvenance], questions: Iterable[str]) -> str | None:
+    """``question set: 147 of 165, 9 answers corrected`` for runs pooled into one group.
 
-_EXPECTED = {
-    "int": "not a whole number",
-    "float": "not a number",
-    "bool": "not true or false",
-    "string": "not a string",
-    "list": "not a list",
-    "tuple": "not a list",
-    "dict": "not a mapping",
-    "model": "not a mapping",
-}
+    Args:
+        records: The group's runs' records (they share a question set: it decides pooling).
+        questions: The task ids the group answered.
 
-
-def _first_problem(error: ValidationError, prefix: str) -> str:
-    """The first problem of a validation error as ``<field> is <value>, <what is wrong>``."""
-    first = error.errors(include_url=False)[0]
-    where = ".".join([prefix, *map(str, first["loc"])])
-    kind = first["type"]
-    if kind == "missing":
-        return f"{where} is missing"
-    if kind == "extra_forbidden":
-        return f"{where} is not a field of the record"
-    if kind == "too_short":
-        return f"{where} is empty"
-    family = kind.split("_")[0]
-    if family in _EXPECTED:
-        expected = _EXPECTED[family]
-    elif kind == "literal_error":
-        expected = f"not one of {first['ctx']['expected']}"
-    elif kind == "value_error":
-        expected = str(first["ctx"]["error"])
-    elif kind.startswith(("greater_than", "less_than")):
-        expected = str(first["msg"]).lower().replace("input should", "should")
-    else:
-        expected = str(first["msg"]).lower()
-    return f"{where} is {short(first['input'])}, {expected}"
+    Returns:
+        The flag, or ``None`` when the runs asked the split as published.
+    """
+    sets = [record.question_set for record in records if record.question_set is not None]
+    if not sets:
+        return None
+    present = set(questions)
+    levels = {level for record in records for level in record.levels}
+    of = sum(sets[0].split_questions.get(str(level), 0) for level in levels)
+    corrected = {task_id for found in sets for task_id in found.corrected if task_id in present}
+    return describe(len(present), of, len(corrected))
 
 
 def _version(package: str) -> str | None:

@@ -322,6 +322,17 @@ def load_samples(
     return samples
 
 
+def split_levels(root: Path, split: str) -> dict[str, int]:
+    """Every task id of a split and its level (for checking ids given by the user)."""
+    source = metadata_file(root, split)
+    return {
+        record.task_id: record.level
+        for record in (
+            check_record(raw, source, row) for row, raw in enumerate(read_records(source), 1)
+        )
+    }
+
+
 def resolve_snapshot(
     split: str, hub: str, revision: str | None, dataset_path: str | None
 ) -> tuple[Path, str]:

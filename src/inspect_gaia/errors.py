@@ -7,8 +7,12 @@ message instead of a traceback.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ._compat import PrerequisiteError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class GaiaError(PrerequisiteError):
@@ -42,3 +46,47 @@ def few(items: Sequence[str], shown: int = 3) -> str:
     """The first ``shown`` items and how many more: ``a, b, c and 197 more``."""
     head = ", ".join(items[:shown])
     return head if len(items) <= shown else f"{head} and {len(items) - shown} more"
+
+
+# -- one line per damaged field --------------------------------------------------------------------
+
+_EXPECTED = {
+    "int": "not a whole number",
+    "float": "not a number",
+    "bool": "not true or false",
+    "string": "not a string",
+    "list": "not a list",
+    "tuple": "not a list",
+    "dict": "not a mapping",
+    "model": "not a mapping",
+}
+
+
+def validation_problem(error: ValidationError, prefix: str) -> str:
+    """The first problem of a pydantic validation error as ``<field> is <value>, <what is wrong>``.
+
+    Args:
+        error: What pydantic raised.
+        prefix: The validated object's name, leading the field's dotted path (``gaia``).
+    """
+    first = error.errors(include_url=False)[0]
+    where = ".".join([prefix, *map(str, first["loc"])])
+    kind = first["type"]
+    if kind == "missing":
+        return f"{where} is missing"
+    if kind == "extra_forbidden":
+        return f"{where} is not a field of the record"
+    if kind == "too_short":
+        return f"{where} is empty"
+    family = kind.split("_")[0]
+    if family in _EXPECTED:
+        expected = _EXPECTED[family]
+    elif kind == "literal_error":
+        expected = f"not one of {first['ctx']['expected']}"
+    elif kind == "value_error":
+        expected = str(first["ctx"]["error"])
+    elif kind.startswith(("greater_than", "less_than")):
+        expected = str(first["msg"]).lower().replace("input should", "should")
+    else:
+        expected = str(first["msg"]).lower()
+    return f"{where} is {short(first['input'])}, {expected}"

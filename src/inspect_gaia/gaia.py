@@ -19,9 +19,11 @@ Deviations from the harnesses it is compared with (also in the README):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
 
 from ._docker.engine import local_image_id
@@ -38,8 +40,9 @@ from ._params import (
 )
 from ._provenance import METADATA_KEY, GaiaProvenance
 from .agent import gaia_agent
-from .dataset import DEFAULT_INPUT_PROMPT, gaia_dataset
+from .dataset import DEFAULT_INPUT_PROMPT, gaia_dataset, split_levels
 from .hub import Hub
+from .questionset import QuestionSetRecord, apply_question_set
 from .sandbox import (
     DEFAULT_CPUS,
     DEFAULT_IMAGE,
@@ -77,6 +80,8 @@ def gaia(
     sandbox: SandboxKind = DEFAULT_SANDBOX,
     multimodal: bool = False,
     view_file: bool = False,
+    exclude: str | Sequence[str] | None = None,
+    answers: str | None = None,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
 
@@ -121,6 +126,10 @@ def gaia(
             not comparable with evalscope's or inspect_evals'.
         view_file: Offer the ``view_file`` tool (see a sandbox file as an image, audio, video or
             PDF) without sending attachments natively. Default off.
+        exclude: Task ids to leave out: ``a,b``, a list, or a file with one id per line (e.g. a
+            re-annotation's defective questions). Recorded and flagged as a question set.
+        answers: A file of corrected answers (JSON ``{task_id: answer}`` or JSON lines), scored
+            instead of the dataset's. Recorded and flagged as a question set.
     """
     params = GaiaParams.parse(
         level=level,
@@ -143,12 +152,20 @@ def gaia(
         sandbox=sandbox,
         multimodal=multimodal,
         view_file=view_file,
+        exclude=exclude,
+        answers=answers,
     )
     return gaia_task(params)
 
 
-def gaia_task(params: GaiaParams) -> Task:
-    """The Task for parsed parameters: the dataset, the sandbox, the agent and the scorer."""
+def gaia_questions(params: GaiaParams) -> tuple[Dataset, QuestionSetRecord | None]:
+    """The questions ``params`` select, and the record of their question set (``-T exclude``...).
+
+    Raises:
+        GaiaParameterError: An id of ``-T exclude``/``-T answers`` is not in the split, or no
+            question is left.
+        GaiaDatasetError: The snapshot cannot be read.
+    """
     dataset = gaia_dataset(
         split=params.split,
         levels=params.levels,
@@ -159,6 +176,15 @@ def gaia_task(params: GaiaParams) -> Task:
         input_prompt=DEFAULT_INPUT_PROMPT,
         multimodal=params.multimodal,
     )
+    if params.question_set.empty:
+        return dataset, None
+    levels = split_levels(Path(str(dataset.location)), params.split)
+    return apply_question_set(dataset, params.question_set, params.split, levels)
+
+
+def gaia_task(params: GaiaParams) -> Task:
+    """The Task for parsed parameters: the dataset, the sandbox, the agent and the scorer."""
+    dataset, question_set = gaia_questions(params)
     sandbox = gaia_sandbox(params.image, params.network, params.limits, params.sandbox)
     return Task(
         dataset=dataset,
@@ -185,6 +211,7 @@ def gaia_task(params: GaiaParams) -> Task:
                 # refuses to start without it) before any sample runs.
                 image_id=local_image_id(params.image) if params.sandbox != "k8s" else None,
                 sandbox_provider=sandbox.type,
+                question_set=question_set,
             ).as_metadata()
         },
     )

@@ -3,7 +3,9 @@
 A log is read in two steps: its header first (cheap, even for a large log of another task), where
 the ``gaia`` record is validated as a ``GaiaProvenance``; then its samples, each with an id, a GAIA
 level and no twin of the same epoch. A log that fails either step is a ``LogProblem`` naming the
-file, the sample and the field.
+file, the sample and the field. What the record cannot say is read from the log too: a solver that
+replaced the agent (``scaffold``). inspect_evals' own ``gaia`` logs are read as well, as another
+harness's runs (``foreign``): they have no record, and their levels are written as text.
 
 Logs named one by one are read strictly: the first problem stops the command. A folder, such as
 inspect's shared default ``logs/``, may also hold other tasks' logs, runs stopped before any sample
@@ -30,7 +32,9 @@ from pydantic import ValidationError
 from ._params import LEVELS
 from ._provenance import GENERATE_OPTIONS, INSPECT_LIMITS, GaiaProvenance, ProvenanceError
 from .errors import GaiaError, short
+from .foreign import ForeignProvenance, is_inspect_evals_gaia, read_foreign, recorded_metadata
 from .results import RunResults, SampleResult
+from .scaffold import read_scaffold
 
 SCORER = "gaia_scorer"
 _DAMAGED = "leave this log out, or rerun the run it came from"
@@ -63,11 +67,11 @@ class LogsRead:
 
 
 def read_inspect_log(path: str | Path) -> RunResults:
-    """Read one inspect_gaia ``.eval``/``.json`` log, strictly.
+    """Read one inspect_gaia ``.eval``/``.json`` log (or inspect_evals' gaia log), strictly.
 
     Raises:
-        LogProblem: The file is not an inspect log, not inspect_gaia's, damaged, or holds no
-            finished sample.
+        LogProblem: The file is not an inspect log, not a GAIA log of either, damaged, or holds
+            no finished sample.
     """
     run = _read(path)
     if not run.samples:
@@ -147,7 +151,7 @@ def _read(path: str | Path) -> RunResults:
         provenance = GaiaProvenance.from_metadata(header.eval.metadata)
     except ProvenanceError as ex:
         raise LogProblem(path, ex.problem, ex.fix or _DAMAGED) from ex
-    if provenance is None:
+    if provenance is None and not is_inspect_evals_gaia(header):
         raise LogProblem(
             path,
             f"not an inspect_gaia log (a log of {header.eval.task}, with no gaia task metadata)",
@@ -155,7 +159,16 @@ def _read(path: str | Path) -> RunResults:
         )
     log = _inspect_log(path, header_only=False)
     config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
-    config["message_limit"] = config["message_limit"] or provenance.limits.message_limit
+    foreign: ForeignProvenance | None = None
+    if provenance is not None:
+        split = provenance.split
+        config["message_limit"] = config["message_limit"] or provenance.limits.message_limit
+    else:
+        try:
+            foreign = read_foreign(log)
+        except ValueError as ex:
+            raise LogProblem(path, f"an inspect_evals gaia log whose {ex}") from ex
+        split = foreign.split
     generate = log.eval.model_generate_config
     config.update(
         {k: getattr(generate, k) for k in GENERATE_OPTIONS if getattr(generate, k) is not None}
@@ -163,10 +176,12 @@ def _read(path: str | Path) -> RunResults:
     return RunResults(
         source=str(path),
         model=log.eval.model,
-        split=provenance.split,
-        samples=_sample_results(log, path),
+        split=split,
+        samples=_sample_results(log, path, levels_as_text=foreign is not None),
         provenance=provenance,
-        task_version=str(log.eval.task_version),
+        foreign=foreign,
+        scaffold=read_scaffold(log),
+        task_version=foreign.task_version if foreign else str(log.eval.task_version),
         run_id=log.eval.task_id,
         created=log.eval.created,
         status=log.status,
@@ -225,10 +240,12 @@ def _fix(ex: ValidationError) -> str:
 # -- samples ---------------------------------------------------------------------------------------
 
 
-def _sample_results(log: EvalLog, path: str | Path) -> tuple[SampleResult, ...]:
+def _sample_results(
+    log: EvalLog, path: str | Path, *, levels_as_text: bool
+) -> tuple[SampleResult, ...]:
     results: dict[tuple[str, int], SampleResult] = {}
     for sample in log.samples or []:
-        result = _sample_result(sample, path)
+        result = _sample_result(sample, path, levels_as_text)
         key = (result.task_id, result.epoch)
         if key in results:
             raise LogProblem(path, f"sample {result.task_id} (epoch {result.epoch}) is there twice")
@@ -236,14 +253,14 @@ def _sample_results(log: EvalLog, path: str | Path) -> tuple[SampleResult, ...]:
     return tuple(results.values())
 
 
-def _sample_result(sample: EvalSample, path: str | Path) -> SampleResult:
+def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -> SampleResult:
     score = (sample.scores or {}).get(SCORER)
     answer = score.answer if score is not None else None
     if answer is None and sample.output.choices:
         answer = sample.output.completion
     return SampleResult(
         task_id=str(sample.id),
-        level=_level(sample, path),
+        level=_level(sample, path, levels_as_text),
         target=str(sample.target),
         answer=answer,
         correct=score is not None and score.value == CORRECT,
@@ -253,15 +270,19 @@ def _sample_result(sample: EvalSample, path: str | Path) -> SampleResult:
         epoch=sample.epoch,
         usage=dict(sample.model_usage),
         working_time=sample.working_time,
+        metadata=recorded_metadata(sample),
     )
 
 
-def _level(sample: EvalSample, path: str | Path) -> int:
+def _level(sample: EvalSample, path: str | Path, as_text: bool) -> int:
+    """The sample's GAIA level; ``as_text``: written as ``"1"`` (inspect_evals' parquet reader)."""
     metadata = sample.metadata or {}
     where = f"sample {sample.id} (epoch {sample.epoch}): metadata.level"
     if "level" not in metadata:
         raise LogProblem(path, f"{where} is missing")
     level = metadata["level"]
+    if as_text and isinstance(level, str) and level.strip() in ("1", "2", "3"):
+        level = int(level)
     if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
         raise LogProblem(path, f"{where} is {short(level)}, not a GAIA level (1, 2 or 3)")
     return level

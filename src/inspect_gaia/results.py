@@ -17,8 +17,9 @@ from typing import Any
 
 from inspect_ai.model import ModelUsage
 
-from ._provenance import GaiaProvenance
+from ._provenance import GaiaProvenance, Scaffold, comparability_flags, question_set_flag
 from .errors import GaiaError
+from .foreign import ForeignProvenance
 
 TOKEN_KINDS = ("input", "output", "reasoning", "cache_read", "cache_write", "total")
 """Token counts a sample carries, summed over the models it called."""
@@ -40,6 +41,8 @@ class SampleResult:
     usage: Mapping[str, ModelUsage] = field(default_factory=dict)
     """Tokens (and cost, when priced) per model called, as the log records them."""
     working_time: float | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    """What the log recorded of the question: level, ``file_name``, annotator metadata."""
 
     @property
     def failed(self) -> bool:
@@ -70,6 +73,10 @@ class RunResults:
     samples: tuple[SampleResult, ...]
     provenance: GaiaProvenance | None = None
     """The ``gaia`` record of an inspect_gaia log; ``None`` for another harness's run."""
+    foreign: ForeignProvenance | None = None
+    """What an inspect_evals gaia log says of its run (it has no ``gaia`` record)."""
+    scaffold: Scaffold | None = None
+    """The solver that replaced the task's agent (``--solver``); ``None``: the task's own."""
     task_version: str = ""
     run_id: str = ""
     """inspect's task id: an ``inspect eval-retry`` of a run keeps it."""
@@ -87,12 +94,20 @@ def comparable_settings(run: RunResults) -> dict[str, Any]:
     """What must be equal for two runs' samples to be pooled (see ``GaiaProvenance``).
 
     Raises:
-        GaiaError: The run has no inspect_gaia provenance (an evalscope run).
+        GaiaError: The run has no provenance (an evalscope run, a leaderboard file).
     """
-    if run.provenance is None:
-        raise GaiaError(f"{run.source} is not an inspect_gaia run: it has no provenance to compare")
-    return run.provenance.comparable_settings(
-        model=run.model, task_version=run.task_version, epochs=run.epochs, run_config=run.config
+    if run.provenance is not None:
+        source: GaiaProvenance | ForeignProvenance = run.provenance
+    elif run.foreign is not None:
+        source = run.foreign
+    else:
+        raise GaiaError(f"{run.source} is not an inspect log: it has no provenance to compare")
+    return source.comparable_settings(
+        model=run.model,
+        task_version=run.task_version,
+        epochs=run.epochs,
+        run_config=run.config,
+        scaffold=run.scaffold,
     )
 
 
@@ -113,6 +128,20 @@ class RunGroup:
     def split(self) -> str:
         """The dataset split of the group."""
         return str(self.settings["split"])
+
+    @property
+    def flags(self) -> list[str]:
+        """Why the group's score is not a plain pass@1 GAIA score, and which logs may lack some.
+
+        ``comparability_flags`` of the settings, the question set, then the incomplete runs.
+        """
+        records = [run.provenance for run in self.runs if run.provenance is not None]
+        question_set = question_set_flag(records, {s.task_id for s in self.samples})
+        return (
+            comparability_flags(self.settings)
+            + ([question_set] if question_set else [])
+            + [f"incomplete run, questions may be missing: {log}" for log in self.incomplete]
+        )
 
     @property
     def incomplete(self) -> list[str]:
@@ -225,6 +254,7 @@ def _evalscope_review(line: str, file_level: str, file: Path, number: int) -> Sa
         target=str(target),
         answer=score.get("extracted_prediction"),
         correct=accuracy == 1.0,
+        metadata=metadata,
     )
 
 

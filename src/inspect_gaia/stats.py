@@ -10,6 +10,8 @@ Definitions (each per level, then over all levels):
 * epoch min-max: the lowest and highest accuracy of a single epoch;
 * pass@k: the share of questions right in at least one of their k epochs; pass^k: right in every
   one; consistent: the share answered with the same verdict in every epoch;
+* maj@k: the share of questions whose majority answer over the epochs is right (``vote``: answers
+  normalised as the official scorer reads them, ties to the earliest epoch, scored once);
 * tokens, seconds and dollars per question: totals over questions x epochs (one sample each);
 * cost: summed from the log (inspect prices each call when it has prices), or from prices given
   to the report (``read_prices``, inspect's ``--model-cost-config`` format).
@@ -30,6 +32,7 @@ from pydantic import ValidationError
 
 from .errors import GaiaError
 from .results import TOKEN_KINDS, SampleResult
+from .vote import majority_correct
 
 CONFIDENCE = 0.95
 INTERVAL_METHOD = "wilson"
@@ -82,6 +85,7 @@ class LevelStats:
     epoch_accuracy_max: float | None
     pass_at_k: float | None
     pass_hat_k: float | None
+    maj_at_k: float | None
     consistent: float | None
     input_tokens: int
     output_tokens: int
@@ -135,6 +139,12 @@ def level_stats(label: str, samples: Sequence[SampleResult], graded: bool = True
     for sample in samples:
         by_question.setdefault(sample.task_id, {})[sample.epoch] = sample.correct
     verdicts = [list(epochs.values()) for epochs in by_question.values()]
+    answers: dict[str, list[tuple[int, str | None]]] = {}
+    targets: dict[str, str] = {}
+    for sample in samples:
+        answers.setdefault(sample.task_id, []).append((sample.epoch, sample.answer))
+        targets[sample.task_id] = sample.target
+    majority = [majority_correct(answers[q], targets[q]) for q in by_question]
     n = len(verdicts)
     means = [sum(v) / len(v) for v in verdicts]
     epochs = sorted({epoch for by_epoch in by_question.values() for epoch in by_epoch})
@@ -168,6 +178,7 @@ def level_stats(label: str, samples: Sequence[SampleResult], graded: bool = True
         epoch_accuracy_max=graded_only(max(per_epoch, default=math.nan)),
         pass_at_k=graded_only(sum(any(v) for v in verdicts) / n if n else math.nan),
         pass_hat_k=graded_only(sum(all(v) for v in verdicts) / n if n else math.nan),
+        maj_at_k=graded_only(sum(majority) / n if n else math.nan),
         consistent=graded_only(sum(len(set(v)) == 1 for v in verdicts) / n if n else math.nan),
         input_tokens=tokens["input"],
         output_tokens=tokens["output"],

@@ -204,26 +204,25 @@ def _frontier(ax: Any, groups: Sequence[Mapping[str, Any]]) -> None:
     ax.set_axisbelow(True)
 
 
-def plot_compare(summary: Sequence[Mapping[str, Any]], path: str) -> None:
-    """Accuracy per level of the two harnesses, side by side.
+def plot_compare(document: Mapping[str, Any], path: str) -> None:
+    """Accuracy per level of the two sides (``compare``'s document), side by side.
 
     Raises:
         GaiaError: matplotlib is missing.
     """
     plt = _pyplot()
+    summary = document["levels"]
     labels = [row["level"] for row in summary]
     width = 0.38
     xs = range(len(labels))
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    for offset, key, name in (
-        (-1, "inspect_acc", "inspect_gaia"),
-        (1, "evalscope_acc", "evalscope"),
-    ):
+    for offset, key, side in ((-1, "a_accuracy", "a"), (1, "b_accuracy", "b")):
+        name = f"{side.upper()}: {document[side]['label']}"
         ax.bar([x + offset * width / 2 for x in xs], [r[key] for r in summary], width, label=name)
     ax.set_xticks(list(xs), [f"level {label}" if label != "all" else "all" for label in labels])
     ax.set_ylim(0, 1)
-    ax.set_ylabel("accuracy")
-    ax.set_title("GAIA accuracy by harness")
-    ax.legend()
+    ax.set_ylabel("accuracy (re-scored)")
+    ax.set_title("GAIA accuracy, A and B on the same questions")
+    ax.legend(fontsize="small")
     fig.tight_layout()
     _save(fig, path)

@@ -1,95 +1,131 @@
-"""``inspect-gaia compare``: an inspect_gaia run beside an evalscope GAIA run, per question."""
+"""``inspect-gaia compare``: any two GAIA runs side by side, scored alike, with a paired test.
+
+The reading, scoring and statistics are in ``sides``, ``comparison`` and ``paired``; this module
+is the command and its tables.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import click
 
-from .._provenance import comparability_flags
-from ..errors import GaiaError
-from ..inspect_logs import read_inspect_log
-from ..results import SampleResult, comparable_settings, read_evalscope_run
-from ..scorer import question_scorer
-from ._output import dump_json, format_option, render
+from ..comparison import compare_sides
+from ..questionset import parse_question_set
+from ..sides import answer_key, read_side
+from ._output import MISSING, dump_json, format_option, render
 
-SCHEMA_VERSION = 1
 NO_DIFFERENCES = "no question answered differently"
-SUMMARY_COLUMNS = (
+LEVEL_COLUMNS = (
     "level",
     "n",
-    "inspect_acc",
-    "evalscope_acc",
-    "inspect_rescored",
-    "evalscope_rescored",
+    "a_accuracy",
+    "b_accuracy",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "significant",
+    "verdict",
+    "test",
+    "a_only",
+    "b_only",
+    "a_reported",
+    "b_reported",
     "agreement",
+    "a_lacks",
+    "b_lacks",
 )
 DISAGREEMENT_COLUMNS = (
     "task_id",
     "level",
     "target",
-    "inspect_answer",
-    "inspect_correct",
-    "evalscope_answer",
-    "evalscope_correct",
+    "a_answer",
+    "a_score",
+    "b_answer",
+    "b_score",
 )
+_METHODS = {
+    "mcnemar-exact": "p: exact McNemar test over the discordant questions",
+    "tango-score": "95% CI: Tango's score interval for A − B",
+    "paired-t": "p and 95% CI: paired t-test of the per-question differences of epoch means",
+}
 
 
-def _rescored(sample: SampleResult, target: str) -> bool:
-    return question_scorer(sample.answer, target)[0]
+def _number(value: Any, signed: bool = False) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
-def compare_runs(
-    ours: list[SampleResult], theirs: list[SampleResult]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """Summary rows per level (then ``all``), disagreeing questions, and ids in one run only.
+def _table_row(row: Mapping[str, Any]) -> dict[str, str]:
+    return {
+        "level": row["level"],
+        "n": str(row["n"]),
+        "A": _number(row["a_accuracy"]),
+        "B": _number(row["b_accuracy"]),
+        "A − B": _number(row["difference"], signed=True),
+        "95% CI": f"{_number(row['ci_low'], True)} to {_number(row['ci_high'], True)}",
+        "p": MISSING if math.isnan(row["p_value"]) else f"{row['p_value']:.3g}",
+        "at 5%": row["at_5pct"],
+        "A only": str(row["a_only"]),
+        "B only": str(row["b_only"]),
+        "A own": _number(row["a_reported"]),
+        "B own": _number(row["b_reported"]),
+        "agree": _number(row["agreement"]),
+        "A lacks": str(row["a_lacks"]),
+        "B lacks": str(row["b_lacks"]),
+    }
 
-    A level is always a string: ``"1"``, ``"2"``, ``"3"`` or ``"all"``.
-    """
-    mine = {s.task_id: s for s in ours}
-    other = {s.task_id: s for s in theirs}
-    joined = sorted(set(mine) & set(other), key=lambda t: (mine[t].level, t))
-    only_one = sorted(set(mine) ^ set(other))
-    summary: list[dict[str, Any]] = []
-    levels = sorted({mine[t].level for t in joined})
-    for label, ids in [
-        (str(level), [t for t in joined if mine[t].level == level]) for level in levels
-    ] + [("all", joined)]:
-        n = len(ids)
-        if n == 0:
-            continue
-        summary.append(
-            {
-                "level": label,
-                "n": n,
-                "inspect_acc": sum(mine[t].correct for t in ids) / n,
-                "evalscope_acc": sum(other[t].correct for t in ids) / n,
-                # Both answers judged by the same scorer: what remains is the agents' difference.
-                "inspect_rescored": sum(_rescored(mine[t], mine[t].target) for t in ids) / n,
-                "evalscope_rescored": sum(_rescored(other[t], mine[t].target) for t in ids) / n,
-                "agreement": sum(mine[t].correct == other[t].correct for t in ids) / n,
-            }
-        )
-    disagreements = [
-        {
-            "task_id": t,
-            "level": str(mine[t].level),
-            "target": mine[t].target,
-            "inspect_answer": mine[t].answer,
-            "inspect_correct": mine[t].correct,
-            "evalscope_answer": other[t].answer,
-            "evalscope_correct": other[t].correct,
-        }
-        for t in joined
-        if mine[t].correct != other[t].correct or mine[t].answer != other[t].answer
+
+def _notes(document: Mapping[str, Any]) -> list[str]:
+    method = document["method"]
+    everything = document["levels"][-1]
+    lines = [
+        f"overall: {document['verdict']}",
+        "; ".join(_METHODS[name] for name in dict.fromkeys((method["test"], method["interval"]))),
+        f"answers: {document['answers']['source']}; both sides re-scored with the official "
+        "scorer (A own, B own: each harness's own verdicts)",
+        f"compared on {everything['n']} questions both answered; A lacks {everything['a_lacks']}, "
+        f"B lacks {everything['b_lacks']}",
     ]
-    return summary, disagreements, only_one
+    if document["answers"]["question_set"]:
+        lines.append(document["answers"]["question_set"])
+    for name in ("a", "b"):
+        if document[name]["flags"]:
+            lines.append(f"⚠ {name.upper()}: {'; '.join(document[name]['flags'])}")
+    return lines
+
+
+def _human(document: Mapping[str, Any], fmt: str) -> str:
+    a, b = document["a"], document["b"]
+    title = f"A: {a['label']} vs B: {b['label']}"
+    for side, name in ((a, "A"), (b, "B")):
+        if side["epochs"] > 1:
+            which = f"epoch {side['epoch']}" if side["epoch"] else "mean"
+            title += f", {name}: {which} of {side['epochs']} epochs"
+    rows = [_table_row(row) for row in document["levels"]]
+    notes = _notes(document)
+    if fmt == "markdown":
+        levels = render(rows, list(rows[0]), fmt, title=title, note="\n\n".join(notes))
+    else:  # below the terminal table, unwrapped: the verdict must read as one sentence
+        levels = render(rows, list(rows[0]), fmt, title=title) + "\n".join(notes) + "\n"
+    differences = render(
+        document["differences"],
+        DISAGREEMENT_COLUMNS,
+        fmt,
+        title="Answered differently (scores re-scored; answers: the majority over epochs)",
+        empty=NO_DIFFERENCES,
+    )
+    return levels + "\n" + differences
 
 
 @click.command()
-@click.argument("inspect_log", type=click.Path(exists=True, dir_okay=False))
-@click.argument("evalscope_output_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("run_a", metavar="A")
+@click.argument("run_b", metavar="B")
 @format_option
 @click.option(
     "--table",
@@ -101,24 +137,41 @@ def compare_runs(
 @click.option(
     "--epoch",
     type=int,
-    default=1,
-    show_default=True,
-    help="Which epoch of a multi-epoch inspect run to compare (evalscope has one answer each).",
+    default=None,
+    help="Compare this epoch of multi-epoch runs (default: each question's mean over epochs).",
+)
+@click.option(
+    "--dataset-path",
+    type=click.Path(exists=True, file_okay=False),
+    help="GAIA snapshot (the folder holding 2023/) whose answers score both sides (default: the "
+    "snapshot a run used, else the cache of `inspect-gaia download`).",
+)
+@click.option("--exclude", help="Task ids to leave out: a,b or a file with one id per line.")
+@click.option(
+    "--answers",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Corrected answers: JSON {task_id: answer} or JSON lines; they replace the snapshot's.",
 )
 @click.option("--plot", type=click.Path(dir_okay=False), help="Also write a PNG bar chart here.")
 def compare(
-    inspect_log: str,
-    evalscope_output_dir: str,
+    run_a: str,
+    run_b: str,
     fmt: str,
     table: str,
-    epoch: int,
+    epoch: int | None,
+    dataset_path: str | None,
+    exclude: str | None,
+    answers: str | None,
     plot: str | None,
 ) -> None:
-    """Join INSPECT_LOG and an evalscope GAIA run on task id and compare them per level.
+    """Put two GAIA runs A and B side by side on the questions both answered.
 
-    Per level: n, each harness's accuracy, both answers re-scored with inspect_gaia's scorer (so
-    a scorer difference and an agent difference separate), the agreement rate of the verdicts,
-    then the questions the two answered differently. --format json prints one document with both.
+    A and B may each be: inspect_gaia logs (a file, or a folder of one run's logs, merged as
+    report merges them), an inspect_evals `gaia` log, an evalscope GAIA output folder, or a JSONL
+    file in the leaderboard format (task_id, model_answer). Both are re-scored with the official
+    GAIA scorer against one answer key, per level and overall; with the exact McNemar p-value and
+    a 95% interval of the difference (a paired t-test with epochs), and the questions answered
+    differently. --format json prints one document.
 
     \b
     Example:
@@ -128,62 +181,34 @@ def compare(
         from ._plot import require_matplotlib
 
         require_matplotlib()
-    ours = read_inspect_log(inspect_log)
-    theirs = read_evalscope_run(evalscope_output_dir)
-    epochs = sorted({s.epoch for s in ours.samples})
-    if epoch not in epochs:
-        raise GaiaError(
-            f"{inspect_log} has no epoch {epoch} — its epochs are {', '.join(map(str, epochs))}"
-        )
-    mine = [s for s in ours.samples if s.epoch == epoch]
-    summary, disagreements, only_one = compare_runs(mine, list(theirs.samples))
-    if not summary:
-        raise GaiaError("the two runs share no task id — are they of the same split?")
-    flags = comparability_flags(comparable_settings(ours))
+    question_set = parse_question_set(exclude, answers, ("--exclude", "--answers"))
+    sides = read_side(run_a), read_side(run_b)
+    for side in sides:
+        for skipped in side.skipped:
+            click.echo(f"skipped {skipped.path}: {skipped.reason}", err=True)
+    key = answer_key(sides, dataset_path, question_set)
+    document = compare_sides(*sides, key, epoch)
     if fmt == "json":
-        document = {
-            "schema_version": SCHEMA_VERSION,
-            "inspect": {
-                "source": ours.source,
-                "model": ours.model,
-                "epoch": epoch,
-                "epochs": len(epochs),
-                "flags": flags,
-            },
-            "evalscope": {"source": theirs.source, "model": theirs.model},
-            "levels": summary,
-            "differences": disagreements,
-            "only_in_one_run": only_one,
-        }
         click.echo(dump_json(document))
     elif fmt == "csv":
         rows, columns = (
-            (summary, SUMMARY_COLUMNS)
+            (document["levels"], LEVEL_COLUMNS)
             if table == "levels"
-            else (disagreements, DISAGREEMENT_COLUMNS)
+            else (document["differences"], DISAGREEMENT_COLUMNS)
         )
         click.echo(render(rows, columns, "csv"), nl=False)
     else:
-        title = f"{ours.model} (inspect_gaia) vs {theirs.model} (evalscope)"
-        if len(epochs) > 1:
-            title += f", epoch {epoch} of {len(epochs)}"
-        note = f"⚠ {'; '.join(flags)}" if flags else ""
-        click.echo(render(summary, SUMMARY_COLUMNS, fmt, title=title, note=note), nl=False)
-        click.echo("")
-        click.echo(
-            render(
-                disagreements,
-                DISAGREEMENT_COLUMNS,
-                fmt,
-                title="Answered differently",
-                empty=NO_DIFFERENCES,
-            ),
-            nl=False,
-        )
-    if only_one:
-        click.echo(f"\n{len(only_one)} task id(s) in one run only: {', '.join(only_one)}", err=True)
+        click.echo(_human(document, fmt), nl=False)
+    for name in ("a", "b"):
+        lacking = document["only_in_one"]["b" if name == "a" else "a"]
+        if lacking:
+            click.echo(
+                f"{name.upper()} lacks {len(lacking)} question(s) the other answered: "
+                + ", ".join(lacking),
+                err=True,
+            )
     if plot:
         from ._plot import plot_compare
 
-        plot_compare(summary, plot)
+        plot_compare(document, plot)
         click.echo(f"plot written to {Path(plot)}", err=True)

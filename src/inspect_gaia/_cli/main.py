@@ -18,8 +18,8 @@ COMMANDS: dict[str, str] = {
     "doctor": "Check, before a long run, that it would start.",
     "download": "Fetch GAIA into the cache the task reads, so later runs work offline.",
     "image": "Build the sandbox image, with or without a registry.",
-    "report": "Accuracy, its spread and its cost per model and level, from inspect_gaia LOGS.",
-    "compare": "Join INSPECT_LOG and an evalscope GAIA run on task id and compare them per level.",
+    "report": "Accuracy, its spread and its cost per model and level, from GAIA LOGS.",
+    "compare": "Put two GAIA runs A and B side by side on the questions both answered.",
     "submission": "Write the GAIA leaderboard submission for test-split LOGS.",
 }
 """Each command (module ``_cli/<name>.py``, function ``<name>``) and its one-line help, in the

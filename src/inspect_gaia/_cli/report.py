@@ -14,11 +14,13 @@ from typing import Any
 import click
 from inspect_ai.model import ModelCost
 
-from .._provenance import comparability_flags, default_settings
+from .._provenance import OWN_HARNESS, default_settings
+from ..breakdown import where_it_fails
 from ..errors import GaiaError
 from ..inspect_logs import read_inspect_logs
 from ..results import RunGroup, group_runs
 from ..stats import CONFIDENCE, INTERVAL_METHOD, priced, read_prices, summarise
+from ._failures import BREAKDOWN_COLUMNS, csv_rows, failures_text
 from ._output import MISSING, dump_json, format_option, render
 
 SCHEMA_VERSION = 1
@@ -37,6 +39,7 @@ LEVEL_FIELDS = (
     "epoch_accuracy_max",
     "pass_at_k",
     "pass_hat_k",
+    "maj_at_k",
     "consistent",
     "errored",
     "limit_hit",
@@ -68,11 +71,18 @@ def report_document(
     defaults = default_settings()
     entries = []
     for group in groups:
-        same_model = [g.settings for g in groups if g.model == group.model]
+        same_model = [  # another harness's group is labelled by its harness, and not compared
+            g.settings
+            for g in groups
+            if g.model == group.model and g.settings["harness"] == group.settings["harness"]
+        ]
         own = {k: group.settings.get(k) for k in _differing_keys(same_model)}
         # The label names what sets the group apart, leaving out settings at the task's default
         # (None: not set).
         named = {k: v for k, v in own.items() if v != defaults.get(k)}
+        if group.settings["harness"] != OWN_HARNESS:  # another harness: named by it, not its setup
+            named = {"harness": f"{group.settings['harness']} {group.settings['task_version']}"}
+        named |= {k: group.settings[k] for k in ("solver", "solver_args") if group.settings[k]}
         samples = [priced(s, prices) for s in group.samples] if prices else list(group.samples)
         levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
         overall_cost = levels[-1]["cost"]
@@ -85,14 +95,14 @@ def report_document(
                 "task_version": group.settings["task_version"],
                 "epochs": group.settings["epochs"],
                 "logs": [run.source for run in group.runs],
-                "flags": comparability_flags(group.settings)
-                + [f"incomplete run, questions may be missing: {log}" for log in group.incomplete],
+                "flags": group.flags,
                 "differs": own,
                 "settings": group.settings,
                 "cost_source": None
                 if overall_cost is None
                 else ("model-cost-config" if repriced else "log"),
                 "levels": levels,
+                **(where_it_fails(samples) if group.split != "test" else {}),
             }
         )
     entries.sort(key=_rank)
@@ -111,7 +121,9 @@ def _differing_keys(settings: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def _settings_text(settings: Mapping[str, Any]) -> str:
     def show(value: Any) -> str:
-        return "+".join(map(str, value)) if isinstance(value, list) else str(value)
+        if isinstance(value, dict):
+            return "(" + ", ".join(f"{k}={v}" for k, v in value.items()) + ")"
+        return ("+".join(map(str, value)) or "none") if isinstance(value, list) else str(value)
 
     return ", ".join(f"{key}={show(value)}" for key, value in settings.items())
 
@@ -153,6 +165,7 @@ def _accuracy_row(level: Mapping[str, Any]) -> dict[str, str]:
         "epoch min–max": _range(level["epoch_accuracy_min"], level["epoch_accuracy_max"]),
         "pass@k": _fraction(level["pass_at_k"]),
         "pass^k": _fraction(level["pass_hat_k"]),
+        "maj@k": _fraction(level["maj_at_k"]),
         "consistent": _fraction(level["consistent"]),
         "errored": str(level["errored"]),
         "limit_hit": str(level["limit_hit"]),
@@ -186,6 +199,7 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
         "95% CI": _range(overall["ci_low"], overall["ci_high"]),
         "pass@k": _fraction(overall["pass_at_k"]),
         "pass^k": _fraction(overall["pass_hat_k"]),
+        "maj@k": _fraction(overall["maj_at_k"]),
         "tokens/question": _number(overall["tokens_per_question"]),
         "cost": _dollars(overall["cost"]),
         "$/correct": _dollars(overall["cost_per_correct"]),
@@ -243,14 +257,25 @@ def _csv_rows(document: Mapping[str, Any]) -> list[dict[str, Any]]:
     help="Also write a PNG: accuracy per level with 95% intervals, and accuracy against cost "
     "(or tokens) with the frontier when there are several groups.",
 )
-def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str | None) -> None:
-    """Accuracy, its spread and its cost per model and level, from inspect_gaia LOGS.
+@click.option(
+    "--breakdown",
+    is_flag=True,
+    help="Also show where each group fails: accuracy by attachment type, annotator steps and "
+    "tools, and near misses (with --format csv: the breakdown table instead of the levels).",
+)
+def report(
+    logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str | None, breakdown: bool
+) -> None:
+    """Accuracy, its spread and its cost per model and level, from GAIA LOGS.
 
     LOGS are log files or directories of logs. Logs of one model with the same settings (three
     gaia_levelN runs, a run and its eval-retry) are merged into one table with an overall row; other
-    models or settings are separate groups, sorted by overall accuracy. Errored and limit-hit
-    samples count as wrong and are also counted in their own columns. In a directory, files that
-    are not inspect_gaia logs, or hold no finished sample, are skipped with a line on stderr.
+    models or settings (another solver, inspect_evals' own gaia task) are separate groups, sorted
+    by overall accuracy. Errored and limit-hit samples count as wrong and are also counted in their
+    own columns. --breakdown adds accuracy by attachment type and annotator steps and tools, and
+    the near misses (always in --format json). In a directory, files that are not GAIA logs
+    (inspect_gaia's or inspect_evals'), or hold no finished sample, are skipped with a line on
+    stderr.
 
     \b
     Example:
@@ -277,10 +302,14 @@ def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str |
             click.echo(f"note: no log called {model}; its prices are unused", err=True)
     if fmt == "json":
         click.echo(dump_json(document))
+    elif fmt == "csv" and breakdown:
+        click.echo(render(csv_rows(document), ("group", *BREAKDOWN_COLUMNS), "csv"), nl=False)
     elif fmt == "csv":
         click.echo(render(_csv_rows(document), GROUP_COLUMNS + LEVEL_FIELDS, "csv"), nl=False)
     else:
         click.echo(_human(document, fmt), nl=False)
+        if breakdown:
+            click.echo(failures_text(document, fmt), nl=False)
     if plot:
         from ._plot import plot_report
 

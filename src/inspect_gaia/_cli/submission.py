@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -10,16 +11,22 @@ import click
 from ..dataset import gaia_dataset
 from ..errors import GaiaError, few
 from ..inspect_logs import read_inspect_logs
-from ..results import RunResults, by_task_id
+from ..results import RunResults, by_task_id, comparable_settings
 
 
-def _split_ids(run: RunResults, split: str, dataset_path: str | None) -> list[str]:
-    if run.provenance is None:
-        raise GaiaError(f"{run.source} is not an inspect_gaia run: no record of its questions")
-    dataset = gaia_dataset(
-        split="test" if split == "test" else "validation",
-        **run.provenance.dataset_arguments(dataset_path),
-    )
+def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None) -> list[str]:
+    """The split's task ids, from the snapshot the runs recorded or ``--dataset-path``."""
+    record = next((run.provenance for run in runs if run.provenance is not None), None)
+    if record is not None:
+        arguments = record.dataset_arguments(dataset_path)
+    elif dataset_path is not None:  # another harness's logs record no snapshot
+        arguments = {"dataset_path": dataset_path, "revision": None}
+    else:
+        raise GaiaError(
+            f"{runs[0].source} records no GAIA snapshot (a log of another harness) — pass "
+            "--dataset-path with the snapshot it ran on"
+        )
+    dataset = gaia_dataset(split="test" if split == "test" else "validation", **arguments)
     return [str(sample.id) for sample in dataset]
 
 
@@ -76,9 +83,7 @@ def submission(
             f"{', '.join(repeated)}: the leaderboard takes one answer per question — submit a "
             "single-epoch run"
         )
-    oracle = [
-        run.source for run in runs if run.provenance and run.provenance.limits.max_attempts > 1
-    ]
+    oracle = [run.source for run in runs if comparable_settings(run)["max_attempts"] > 1]
     if oracle and not allow_oracle_retries:
         raise GaiaError(
             f"{', '.join(oracle)} ran with max_attempts > 1: the agent was told when an answer was "
@@ -94,7 +99,7 @@ def submission(
             f"{len(twice)} task id(s) answered in more than one log: {few(twice)} — give each "
             "question's log once (a run and its eval-retry: the retry's log alone)"
         )
-    expected = _split_ids(runs[0], split, dataset_path)
+    expected = _split_ids(runs, split, dataset_path)
     missing = [task_id for task_id in expected if task_id not in merged]
     if missing:
         raise GaiaError(

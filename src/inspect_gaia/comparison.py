@@ -1,0 +1,168 @@
+"""Two GAIA runs side by side on the same questions, scored alike, with a test of the difference.
+
+Every answer of both sides is judged again by the official scorer (``question_scorer``) against the
+same answer key (``sides.answer_key``), so a difference left is the runs', not their scorers' or
+their datasets'. The comparison is on the questions both sides answered; how many each lacks is
+said. With one epoch a question's score is its verdict; with several (or ``epoch`` not given), its
+mean over the epochs; the test and interval follow (``paired``). Each side's own recorded verdicts
+are shown beside, re-scored ones first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from .errors import GaiaError
+from .paired import ALPHA, CONFIDENCE, PairedResult, compare_paired, verdict
+from .results import SampleResult
+from .scorer import question_scorer
+from .sides import AnswerKey, Side, check_split
+from .vote import majority_answer
+
+SCHEMA_VERSION = 2
+SCORER = "official GAIA scorer (question_scorer), one answer key for both sides"
+
+
+def _select(side: Side, epoch: int | None) -> list[SampleResult]:
+    """The samples compared: all, or one epoch of a multi-epoch side."""
+    if epoch is None or len(side.epochs) == 1:
+        return list(side.samples)
+    if epoch not in side.epochs:
+        raise GaiaError(
+            f"{side.path} has no epoch {epoch} — its epochs are {', '.join(map(str, side.epochs))}"
+        )
+    return [s for s in side.samples if s.epoch == epoch]
+
+
+def _by_question(
+    samples: Sequence[SampleResult], key: AnswerKey, own_verdicts: bool
+) -> dict[str, dict[str, Any]]:
+    grouped: dict[str, list[SampleResult]] = {}
+    for sample in samples:
+        if sample.task_id in key.questions:
+            grouped.setdefault(sample.task_id, []).append(sample)
+    scores = {}
+    for task_id, answered in grouped.items():
+        target = key.questions[task_id].answer
+        verdicts = [question_scorer(s.answer, target)[0] for s in answered]
+        scores[task_id] = {
+            "score": sum(verdicts) / len(verdicts),
+            "reported": sum(s.correct for s in answered) / len(answered) if own_verdicts else None,
+            "answer": majority_answer([(s.epoch, s.answer) for s in answered], target)
+            if len(answered) > 1
+            else answered[0].answer,
+        }
+    return scores
+
+
+def _row(
+    label: str, ids: list[str], a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]
+) -> tuple[dict[str, Any], PairedResult]:
+    result = compare_paired([a[t]["score"] for t in ids], [b[t]["score"] for t in ids])
+    row = {"level": label, **result.as_dict()}
+    row.pop("interval")
+    n = len(ids)
+    row["verdict"] = verdict(result)
+    row["at_5pct"] = (
+        "noise" if not result.significant else ("A better" if result.difference > 0 else "B better")
+    )
+    for name, side in (("a", a), ("b", b)):
+        reported = [side[t]["reported"] for t in ids]
+        row[f"{name}_reported"] = None if None in reported else sum(reported) / n
+    row["agreement"] = sum(a[t]["score"] == b[t]["score"] for t in ids) / n if n else None
+    return row, result
+
+
+def compare_sides(a: Side, b: Side, key: AnswerKey, epoch: int | None = None) -> dict[str, Any]:
+    """The whole comparison as one JSON-ready document (the schema is in the README).
+
+    Raises:
+        GaiaError: A side has ids of another split, lacks ``epoch``, or the two share no question.
+    """
+    for side in (a, b):
+        check_split(side, key)
+    mine = _by_question(_select(a, epoch), key, a.verdicts)
+    theirs = _by_question(_select(b, epoch), key, b.verdicts)
+    both = sorted(set(mine) & set(theirs), key=lambda t: (key.questions[t].level, t))
+    if not both:
+        raise GaiaError(
+            f"{a.path} and {b.path} share no question of the answer key — are they of the same "
+            "split and question set?"
+        )
+    union = set(mine) | set(theirs)
+    levels = sorted({key.questions[t].level for t in union})
+    rows: list[dict[str, Any]] = []
+    overall: PairedResult | None = None
+    for label, level in [(str(level), level) for level in levels] + [("all", 0)]:
+        ids = [t for t in both if level in (0, key.questions[t].level)]
+        present = {t for t in union if level in (0, key.questions[t].level)}
+        if not ids:
+            continue
+        row, result = _row(label, ids, mine, theirs)
+        row["a_lacks"] = len(present - set(mine))
+        row["b_lacks"] = len(present - set(theirs))
+        rows.append(row)
+        overall = result
+    assert overall is not None
+    differences = [
+        {
+            "task_id": t,
+            "level": str(key.questions[t].level),
+            "target": key.questions[t].answer,
+            "a_answer": mine[t]["answer"],
+            "a_score": mine[t]["score"],
+            "b_answer": theirs[t]["answer"],
+            "b_score": theirs[t]["score"],
+        }
+        for t in both
+        if mine[t]["score"] != theirs[t]["score"] or mine[t]["answer"] != theirs[t]["answer"]
+    ]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "a": _side_info(a, epoch, set(mine)),
+        "b": _side_info(b, epoch, set(theirs)),
+        "answers": {"split": "validation", "source": key.source, "question_set": key.question_set},
+        "method": {
+            "scorer": SCORER,
+            "test": overall.test,
+            "interval": overall.interval,
+            "confidence": CONFIDENCE,
+            "alpha": ALPHA,
+        },
+        "levels": rows,
+        "verdict": _sentence(overall),
+        "differences": differences,
+        "only_in_one": {
+            "a": sorted(set(mine) - set(theirs)),
+            "b": sorted(set(theirs) - set(mine)),
+        },
+    }
+
+
+def _side_info(side: Side, epoch: int | None, questions: set[str]) -> dict[str, Any]:
+    return {
+        "label": side.label,
+        "harness": side.harness,
+        "model": side.model,
+        "path": side.path,
+        "logs": list(side.logs),
+        "epochs": len(side.epochs),
+        "epoch": epoch if len(side.epochs) > 1 else None,
+        "questions": len(questions),
+        "own_verdicts": side.verdicts,
+        "flags": list(side.flags),
+    }
+
+
+def _signed(value: float) -> str:
+    return "—" if math.isnan(value) else f"{value:+.3f}"
+
+
+def _sentence(result: PairedResult) -> str:
+    return (
+        f"A − B = {_signed(result.difference)} (95% CI {_signed(result.ci_low)} to "
+        f"{_signed(result.ci_high)}), p = {result.p_value:.3g} over {result.n} questions "
+        f"({result.a_only} right for A only, {result.b_only} for B only): {verdict(result)}"
+    )
