@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +83,8 @@ def test_bytes_and_name_must_agree() -> None:
 
 def test_attachment_content_and_its_note(tmp_path: Path) -> None:
     content, note = attachment_content(str(FILES["png"]), FILES["png"].name)
-    assert isinstance(content, ContentImage) and content.image == str(FILES["png"])
+    assert isinstance(content, ContentImage)
+    assert content.image == f"data:image/png;base64,{_b64(FILES['png'])}"
     assert note == "attached as image (image/png)"
     content, note = attachment_content(str(FILES["xlsx"]), FILES["xlsx"].name)
     assert content is None and note.startswith("not attached: xlsx files cannot be sent natively")
@@ -115,11 +117,27 @@ def test_multimodal_puts_the_file_beside_the_unchanged_prompt() -> None:
         assert str((sample.metadata or {})["attachment_sent"]).startswith("attached as")
 
 
-# -- through inspect's openai-api provider, to the scripted server ----------------------------------
+def test_multimodal_attachments_are_read_when_the_dataset_loads(tmp_path: Path) -> None:
+    """Issue #17 finding 5: a host path in the input was read when the sample started; a file
+    gone by then ended the sample unscored, with an error that did not name it."""
+    root = tmp_path / "gaia"
+    shutil.copytree(GAIA_MEDIA, root)
+    copies = {p.suffix.lstrip("."): p for p in (root / "2023" / "validation").iterdir()}
+    dataset = gaia_dataset(dataset_path=str(root), multimodal=True, ids=[FILES["png"].stem])
+    copies["png"].unlink()
+    (sample,) = dataset
+    assert isinstance(sample.input, list) and isinstance(sample.input[0].content, list)
+    image = sample.input[0].content[1]
+    assert isinstance(image, ContentImage)
+    assert image.image == f"data:image/png;base64,{_b64(FILES['png'])}"
+    assert str(root) not in json.dumps(sample.input[0].model_dump())
 
 
 def _b64(path: Path) -> str:
     return base64.b64encode(path.read_bytes()).decode()
+
+
+# -- through inspect's openai-api provider, to the scripted server ----------------------------------
 
 
 def _first_user_parts(requests: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import errno
+import os
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
@@ -139,7 +140,7 @@ def why_not_native(name: str, head: bytes) -> str:
 def content_of(
     media: MediaType, source: str, filename: str
 ) -> ContentImage | ContentAudio | ContentVideo | ContentDocument:
-    """Inspect content for a file: ``source`` is a host path (dataset input) or a data URI."""
+    """Inspect content for a file: ``source`` is a data URI (or a path inspect reads)."""
     if media.kind == "image":
         return ContentImage(image=source)
     if media.kind == "audio":
@@ -159,18 +160,25 @@ def attachment_content(
 ) -> tuple[ContentImage | ContentAudio | ContentVideo | ContentDocument | None, str]:
     """What a question's attachment is sent as, and a note for the sample's metadata.
 
-    Only the first bytes are read here: inspect reads the file itself when the sample starts.
+    The file is read here, when the dataset is loaded, and sent as a data URI: given a host path,
+    inspect would read it when the sample starts, and a file gone by then (a cache clean-up, a
+    re-download) would end the sample unscored, with an error that does not name it. Only the
+    first bytes are read of a file that is not sent.
     """
     with open(path, "rb") as handle:
         head = handle.read(HEAD_BYTES)
-        handle.seek(0, 2)
-        size = handle.tell()
-    media = media_type(name, head)
-    if media is None:
-        return None, f"not attached: {why_not_native(name, head)}"
-    if size > LIMITS[media.kind]:
-        return None, f"not attached: {size} bytes, over the {_mib(LIMITS[media.kind])} limit"
-    return content_of(media, path, name), f"attached as {media.kind} ({media.mime})"
+        size = os.fstat(handle.fileno()).st_size
+        media = media_type(name, head)
+        if media is None:
+            return None, f"not attached: {why_not_native(name, head)}"
+        if size > LIMITS[media.kind]:
+            return None, f"not attached: {size} bytes, over the {_mib(LIMITS[media.kind])} limit"
+        data = head + handle.read(LIMITS[media.kind] + 1 - len(head))
+    if len(data) > LIMITS[media.kind]:  # it grew since the stat
+        return None, f"not attached: over the {_mib(LIMITS[media.kind])} limit"
+    return content_of(
+        media, data_uri(media, data), name
+    ), f"attached as {media.kind} ({media.mime})"
 
 
 def _mib(size: int) -> str:
