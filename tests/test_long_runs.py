@@ -345,7 +345,8 @@ def test_a_drained_task_is_reported_incomplete_until_eval_retry_finishes_it(
     (drained,) = logs_in(log_dir)
     # inspect's own verdict: success, with the queued samples simply absent
     assert drained.status == "success" and drained.samples is not None
-    ran = {str(s.input) for s in drained.samples}
+    # a sample dequeued as the drain came in is logged cancelled, unscored: eval-retry reruns it
+    ran = {str(s.input) for s in drained.samples if s.error is None}
     assert 0 < len(drained.samples) < len(VALIDATION)
     (group,) = report(log_dir)["groups"]
     assert any("samples not run" in flag for flag in group["flags"]), group["flags"]
