@@ -83,3 +83,20 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
     assert len(throughput) == 4, "concurrency 1 and 2, without and with model latency"
     assert any("dataset load, cold" in r for r in rows) and any("peak RSS" in r for r in rows)
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.docker
+def test_view_file_memory_measures_a_run(sandbox_image: str) -> None:
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "view_file_memory.py"),
+            *("--image", sandbox_image, "--samples", "2", "--size-mib", "6"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "2 samples at once, each viewing a 6 MiB image: peak RSS " in run.stdout
+    assert run.stdout.rstrip().endswith("MB (/usr/bin/time -v)")

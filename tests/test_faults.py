@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import tempfile
 import time
@@ -11,18 +12,21 @@ from pathlib import Path
 import anyio
 import pytest
 from engine import SpareEngine, engine_env
-from helpers import Play, docker_leftovers, eval_command, inspect_cli, metrics
+from helpers import Play, docker_leftovers, eval_command, eval_task, inspect_cli, metrics
+from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.util import SandboxUnavailableError
-from scenario import GAIA_TINY, VALIDATION
+from scenario import GAIA_MEDIA, GAIA_TINY, LAGOON, VALIDATION
 from scripted_model import Entry
 
+from inspect_gaia import gaia
 from inspect_gaia._faults import (
     SandboxLostError,
     SandboxStartError,
     UnstartedSandbox,
     ending_on_sandbox_loss,
     start_or_stand_in,
+    unread_sample_file,
 )
 from inspect_gaia.sandbox import SandboxKind
 
@@ -37,6 +41,32 @@ def test_a_failed_start_stands_in_with_its_cause() -> None:
     with pytest.raises(SandboxUnavailableError, match="cause: socket gone"):
         anyio.run(stand_in.exec, ["true"])
     anyio.run(stand_in.write_file, "/shared_files/x", b"dropped")  # set-up copies are dropped
+
+
+def test_a_sample_file_inspect_could_not_read_is_named_and_never_copied(tmp_path: Path) -> None:
+    """Issue #17 finding 5: inspect copies a host path it cannot read as that path's text."""
+    attachment = tmp_path / "visits.csv"
+    attachment.write_text("gallery,visitors\n")
+    files = {"/shared_files/visits.csv": str(attachment)}
+    assert unread_sample_file("/shared_files/visits.csv", b"gallery,visitors\n", files) is None
+    assert unread_sample_file("/tmp/setup.sh", str(attachment), files) is None  # not a file
+    own = tmp_path / "own.txt"
+    own.write_text(str(own))  # a file that holds its own path is read as itself
+    assert unread_sample_file("/x/own.txt", str(own).encode(), {"/x/own.txt": str(own)}) is None
+
+    attachment.unlink()
+    problem = unread_sample_file("/shared_files/visits.csv", str(attachment).encode(), files)
+    assert problem is not None and "\n" not in problem
+    assert problem.startswith("Attachment /shared_files/visits.csv could not be copied")
+    assert f"{attachment}, cannot be read (No such file or directory)" in problem
+    assert "inspect eval-retry" in problem
+    through_a_file = own / "visits.csv"  # unreadable: its parent is a file
+    problem = unread_sample_file(
+        "/shared_files/visits.csv",
+        str(through_a_file),
+        {"/shared_files/visits.csv": str(through_a_file)},
+    )
+    assert problem is not None and "(Not a directory)" in problem
 
 
 def test_a_lost_sandbox_ends_the_sample_instead_of_becoming_a_tool_error() -> None:
@@ -65,6 +95,64 @@ def test_a_lost_sandbox_ends_the_sample_instead_of_becoming_a_tool_error() -> No
         anyio.run(lambda: wrapped(command="ls"))
     assert not issubclass(SandboxLostError, SandboxUnavailableError)
     assert issubclass(SandboxStartError, RuntimeError)
+
+
+# -- an attachment gone between dataset load and sample start ----------------------------------------
+
+VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
+PICTURE = "d67aa2fa-a092-5c3e-85b2-886b5f88479e"
+"""gaia-media's png question (its answer 30416879)."""
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("multimodal", [False, True], ids=["text", "multimodal"])
+def test_an_attachment_gone_before_its_sample_starts_is_a_scored_retryable_error(
+    sandbox_image: str, sandbox_kind: SandboxKind, multimodal: bool, scripted: Play, tmp_path: Path
+) -> None:
+    """Issue #17 finding 5: inspect copied the missing file's host path in as the file's text, and
+    the sample ran as if nothing happened (multimodal: it ended unscored, the file unnamed)."""
+    before = docker_leftovers()
+    root = tmp_path / "gaia"
+    shutil.copytree(GAIA_MEDIA if multimodal else GAIA_TINY, root)
+    gone_id, other_id = (PICTURE, None) if multimodal else (VISITS, LAGOON)
+    split = root / "2023" / "validation"
+    (attachment,) = split.glob(f"{gone_id}.*")
+    question = "number written in the attached image" if multimodal else "visitors per gallery"
+    model = scripted(
+        [
+            Entry(question, [{"bash": f"cat /shared_files/{attachment.name}"}, {"submit": "x"}]),
+            *VALIDATION,
+        ]
+    )
+    task = gaia(
+        dataset_path=str(root),
+        image=sandbox_image,
+        sandbox=sandbox_kind,
+        multimodal=multimodal,
+        ids=[i for i in (gone_id, other_id) if i],
+    )
+    kept = attachment.rename(tmp_path / attachment.name)  # gone after the dataset loaded
+    log = eval_task(task, tmp_path / "logs")
+
+    assert log.status == "error" and log.samples is not None
+    gone = next(s for s in log.samples if s.id == gone_id)
+    assert gone.error is not None and "\n" not in gone.error.message.strip()
+    assert f"Attachment /shared_files/{attachment.name} could not be copied" in gone.error.message
+    assert f"{attachment}, cannot be read (No such file or directory)" in gone.error.message
+    assert gone.scores is not None and gone.scores["gaia_scorer"].value == "I"
+    assert question not in model.calls, "the sample ends before any model call"
+    for other in (s for s in log.samples if s.id != gone_id):
+        assert other.error is None and other.scores is not None
+        assert other.scores["gaia_scorer"].value == "C"
+    assert docker_leftovers() == before
+
+    kept.rename(attachment)
+    model.entries = [Entry(question, [{"submit": "30416879" if multimodal else "48671"}])]
+    model.calls.clear()
+    (retried,) = eval_retry(log, log_dir=str(tmp_path / "retry"), display="none")
+    assert retried.status == "success" and model.calls == [question]
+    assert metrics(retried)["accuracy"] == 1.0
+    assert docker_leftovers() == before
 
 
 # -- the engine stops mid-run (a test-only engine) ---------------------------------------------------

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import Play, eval_gaia
+from inspect_ai.event import SandboxEvent
 from inspect_ai.model import (
     ChatMessageTool,
     ChatMessageUser,
@@ -24,11 +26,14 @@ from scripted_model import Entry
 from inspect_gaia import gaia_dataset
 from inspect_gaia.media import (
     LIMITS,
+    _stat_problem,
     attachment_content,
+    extension_kind,
     media_type,
     sniff,
     why_not_native,
 )
+from inspect_gaia.sandbox import SandboxKind
 
 SPLIT = GAIA_MEDIA / "2023" / "validation"
 FILES = {path.suffix.lstrip("."): path for path in SPLIT.iterdir() if path.stem != "metadata"}
@@ -82,7 +87,8 @@ def test_bytes_and_name_must_agree() -> None:
 
 def test_attachment_content_and_its_note(tmp_path: Path) -> None:
     content, note = attachment_content(str(FILES["png"]), FILES["png"].name)
-    assert isinstance(content, ContentImage) and content.image == str(FILES["png"])
+    assert isinstance(content, ContentImage)
+    assert content.image == f"data:image/png;base64,{_b64(FILES['png'])}"
     assert note == "attached as image (image/png)"
     content, note = attachment_content(str(FILES["xlsx"]), FILES["xlsx"].name)
     assert content is None and note.startswith("not attached: xlsx files cannot be sent natively")
@@ -115,11 +121,45 @@ def test_multimodal_puts_the_file_beside_the_unchanged_prompt() -> None:
         assert str((sample.metadata or {})["attachment_sent"]).startswith("attached as")
 
 
-# -- through inspect's openai-api provider, to the scripted server ----------------------------------
+def test_multimodal_attachments_are_read_when_the_dataset_loads(tmp_path: Path) -> None:
+    """Issue #17 finding 5: a host path in the input was read when the sample started; a file
+    gone by then ended the sample unscored, with an error that did not name it."""
+    root = tmp_path / "gaia"
+    shutil.copytree(GAIA_MEDIA, root)
+    copies = {p.suffix.lstrip("."): p for p in (root / "2023" / "validation").iterdir()}
+    dataset = gaia_dataset(dataset_path=str(root), multimodal=True, ids=[FILES["png"].stem])
+    copies["png"].unlink()
+    (sample,) = dataset
+    assert isinstance(sample.input, list) and isinstance(sample.input[0].content, list)
+    image = sample.input[0].content[1]
+    assert isinstance(image, ContentImage)
+    assert image.image == f"data:image/png;base64,{_b64(FILES['png'])}"
+    assert str(root) not in json.dumps(sample.input[0].model_dump())
+
+
+def test_view_file_names_the_cause_of_a_failed_stat_or_read() -> None:
+    assert extension_kind("a.PNG") == "image" and extension_kind("a.m4v") == "video"
+    assert extension_kind("a.xlsx") is None and extension_kind("plot") is None
+    problems = {
+        "No such file or directory": "No such file: /tmp/x.png",
+        "Permission denied": "Permission denied: /tmp/x.png",
+        "Too many levels of symbolic links": (
+            "/tmp/x.png cannot be read: too many levels of symbolic links (a loop)"
+        ),
+        "evalSymlinksInScope: too many links in /tmp/x.png": (
+            "/tmp/x.png cannot be read: too many levels of symbolic links (a loop)"
+        ),
+        "Not a directory": "/tmp/x.png cannot be read: Not a directory",
+    }
+    for cause, message in problems.items():
+        assert _stat_problem("/tmp/x.png", cause).message == message
 
 
 def _b64(path: Path) -> str:
     return base64.b64encode(path.read_bytes()).decode()
+
+
+# -- through inspect's openai-api provider, to the scripted server ----------------------------------
 
 
 def _first_user_parts(requests: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
@@ -270,6 +310,65 @@ def test_view_file_shows_images_and_says_what_it_cannot(
         "/tmp/big.png is 6291520 bytes; image files are viewed up to 5 MiB — make it smaller in "
         "the sandbox first (downscale, crop or cut it)",
     ]
+
+
+LINKED: list[dict[str, Any]] = [
+    {"bash": f"echo {PNG_B64} | base64 -d > {MADE} && ln -s made.png /tmp/link.png && ln -s /tmp/loop-b /tmp/loop-a && ln -s /tmp/loop-a /tmp/loop-b && ln -s loop-a /tmp/loop.png && (head -c 64 {MADE}; head -c 6291456 /dev/zero) > /tmp/big.png && ln -s big.png /tmp/big-link.png && echo made"},
+    {"call": "view_file", "args": {"path": "/tmp/link.png"}},
+    {"call": "view_file", "args": {"path": "/tmp/loop.png"}},
+    {"call": "view_file", "args": {"path": "/tmp/big.png"}},
+    {"call": "view_file", "args": {"path": "/tmp/big-link.png"}},
+    {"submit": "30416879"},
+]  # fmt: skip
+
+
+@pytest.mark.docker
+def test_view_file_follows_links_in_the_sandbox_and_stats_before_reading(
+    sandbox_image: str, sandbox_kind: SandboxKind, scripted: Play, tmp_path: Path
+) -> None:
+    """Issue #17 finding 6: a link loop ended the sample (gaia-docker: a Docker API 500),
+    gaia-docker refused a linked image that compose showed, and a file over the image limit was
+    read whole (up to 100 MiB) before being refused."""
+    model = scripted([Entry(QUESTION["png"], LINKED)])
+    png = FILES["png"]
+    log = eval_gaia(
+        tmp_path,
+        dataset_path=str(GAIA_MEDIA),
+        image=sandbox_image,
+        ids=png.stem,
+        view_file=True,
+        sandbox=sandbox_kind,
+    )
+    assert log.samples is not None
+    (sample,) = log.samples
+    assert sample.error is None, sample.error
+    assert sample.scores is not None and sample.scores["gaia_scorer"].value == "C"
+    after_link = [
+        part
+        for message in model.requests[2]["messages"]
+        if message["role"] == "user" and isinstance(message["content"], list)
+        for part in message["content"]
+        if part.get("type") == "image_url"
+    ]
+    assert after_link and after_link[-1]["image_url"]["url"] == f"data:image/png;base64,{PNG_B64}"
+    errors = [
+        m.error.message
+        for m in sample.messages
+        if isinstance(m, ChatMessageTool) and m.function == "view_file" and m.error
+    ]
+    too_big = (
+        "is 6291520 bytes; image files are viewed up to 5 MiB — make it smaller in the sandbox "
+        "first (downscale, crop or cut it)"
+    )
+    assert errors == [
+        "/tmp/loop.png cannot be read: too many levels of symbolic links (a loop)",
+        f"/tmp/big.png {too_big}",
+        f"/tmp/big-link.png {too_big}",
+    ]
+    reads = [
+        e.file for e in sample.events if isinstance(e, SandboxEvent) and e.action == "read_file"
+    ]
+    assert reads == ["/tmp/link.png"], "a file over the limit is never read"
 
 
 # -- documents for text-only models, converted inside the sandbox --------------------------------------

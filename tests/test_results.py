@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from helpers import MODEL, write_log
+from inspect_ai.log import EvalResults, read_eval_log, write_eval_log
 from scenario import EVALSCOPE_RUN, MINI_CREW, MINI_MEMO
 
 from inspect_gaia import GaiaError
@@ -141,4 +142,17 @@ def test_a_cancelled_run_is_incomplete_unless_retried(tmp_path: Path) -> None:
     assert group.incomplete == [f"{cancelled} (cancelled)"]
     retry = write_log(tmp_path / "retry.eval", SAMPLES, run_id="t1", created="2026-12-04T00:00:00")
     (group,) = group_runs(read_inspect_logs([cancelled, retry]).runs)
+    assert group.incomplete == [] and len(group.samples) == 5
+
+
+def test_a_drained_run_is_incomplete_unless_retried(tmp_path: Path) -> None:
+    """`inspect ctl task drain` abandons queued samples, and the log still says success."""
+    drained = write_log(tmp_path / "run.eval", SAMPLES[:3], run_id="t1")
+    log = read_eval_log(str(drained))
+    log.results = EvalResults(total_samples=len(SAMPLES), completed_samples=3)
+    write_eval_log(log, str(drained))
+    (group,) = group_runs(read_inspect_logs([drained]).runs)
+    assert group.incomplete == [f"{drained} (success, 2 samples not run)"]
+    retry = write_log(tmp_path / "retry.eval", SAMPLES, run_id="t1", created="2026-12-04T00:00:00")
+    (group,) = group_runs(read_inspect_logs([drained, retry]).runs)
     assert group.incomplete == [] and len(group.samples) == 5

@@ -12,6 +12,12 @@ and a failure there also skips scoring): ``SetUpGuard`` passes every call throug
 sandbox, but records a failed set-up copy instead of raising it, and ``require_started`` ends the
 sample just the same.
 
+A sample file that could not be read: inspect reads each of a sample's ``files`` from the host
+when the sample starts, and takes a path it cannot read (gone: a cache clean-up or a re-download
+mid-run; or unreadable) as the file's inline text, so the sandbox would get a file holding the
+host's path and the sample would run as if nothing happened. ``SetUpGuard`` recognises that copy
+(``unread_sample_file``), drops it, and records it as a set-up failure naming the file.
+
 A sandbox lost mid-sample (its container killed, the engine gone): inspect turns the
 ``SandboxUnavailableError`` of a tool call into a tool error the model sees, and the agent goes on
 in a sandbox that no longer exists — answering from nothing, or looping to the message limit, with
@@ -23,7 +29,7 @@ the log is marked as an error, and ``inspect eval-retry`` reruns exactly those s
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, TypeVar, overload
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -38,7 +44,7 @@ from inspect_ai.util import (
 )
 from typing_extensions import override
 
-from ._compat import unproxied
+from ._compat import sample_active, unproxied
 
 ST = TypeVar("ST", bound=SandboxEnvironment)
 
@@ -151,7 +157,17 @@ class SetUpGuard(_StandIn):
 
     @override
     async def write_file(self, file: str, contents: str | bytes) -> None:
-        """Write as the started sandbox does; a failure during set-up is recorded, not raised."""
+        """Write as the started sandbox does; a failure during set-up is recorded, not raised.
+
+        A set-up copy that is inspect's stand-in for a sample file it could not read is never
+        written: it is recorded as the set-up failure (``unread_sample_file``).
+        """
+        if not self._set_up:
+            active = sample_active()
+            unread = unread_sample_file(file, contents, active.sample.files if active else None)
+            if unread is not None:
+                self.start_failure = self.start_failure or unread
+                return
         try:
             await self.inner.write_file(file, contents)
         except Exception as ex:
@@ -204,6 +220,34 @@ class SetUpGuard(_StandIn):
         if isinstance(self, sandbox_cls):
             return self
         return self.inner.as_type(sandbox_cls)
+
+
+def unread_sample_file(
+    file: str, contents: str | bytes, files: Mapping[str, str] | None
+) -> str | None:
+    """Why a set-up copy of ``file`` is not the sample file it stands for; ``None`` when it is.
+
+    ``files`` is the sample's ``files`` (sandbox path -> host path). inspect copies a host path
+    it cannot read as that path's text; such a copy (contents exactly the host path, which the
+    host file, read again, does not hold) is named here, with the cause.
+    """
+    source = (files or {}).get(file)
+    data = contents.encode() if isinstance(contents, str) else contents
+    if source is None or data != source.encode():
+        return None
+    try:
+        with open(source, "rb") as handle:  # a file that holds its own path is that file
+            if handle.read(len(data) + 1) == data:
+                return None
+        cause = "it was missing or unreadable when the sample started"
+    except OSError as ex:
+        cause = ex.strerror or type(ex).__name__
+    return (
+        f"Attachment {file} could not be copied into the sandbox: its file on the host, "
+        f"{source}, cannot be read ({cause}) — the dataset changed after the run loaded it (a "
+        "cache clean-up or a re-download?): make sure the snapshot is complete, then rerun the "
+        "errored samples with `inspect eval-retry`"
+    )
 
 
 async def start_or_stand_in(

@@ -14,7 +14,7 @@ the three harnesses compare.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -256,8 +256,11 @@ def record_to_sample(
     """One checked GAIA record as a Sample; ``attachment`` is its host file, if it has one.
 
     With ``multimodal``, an attachment the model can take natively (``media``) is also in the
-    first user message, beside the unchanged prompt text; the sample's metadata says how it was
-    sent, or why not.
+    first user message, beside the unchanged prompt text (read now, as a data URI); the sample's
+    metadata says how it was sent, or why not.
+
+    The sandbox copy is inspect's, from the host path, when the sample starts; a file that is gone
+    by then ends the sample as a set-up failure (``_faults.unread_sample_file``).
     """
     sandbox_path = f"{SHARED_FILES_DIR}/{record.file_name}"
     prompt = input_prompt.format(
@@ -288,9 +291,16 @@ def record_to_sample(
 
 
 def load_samples(
-    root: Path, split: str, input_prompt: str = DEFAULT_INPUT_PROMPT, multimodal: bool = False
+    root: Path,
+    split: str,
+    input_prompt: str = DEFAULT_INPUT_PROMPT,
+    multimodal: bool = False,
+    selected: Callable[[GaiaRecord], bool] | None = None,
 ) -> list[Sample]:
-    """Every question of a split as a Sample, each record and attachment checked.
+    """The questions of a split (those ``selected``, default all) as Samples.
+
+    Every record and attachment of the split is checked, selected or not; only the selected
+    become Samples (with ``multimodal``, that reads their attachments).
 
     Raises:
         GaiaDatasetError: The metadata or an attachment is malformed, missing or unsafe.
@@ -318,7 +328,14 @@ def load_samples(
                     "re-download the snapshot"
                 )
             attachment = attachment_path(record, source.parent, root, task_ids)
-        samples.append(record_to_sample(record, attachment, input_prompt, multimodal))
+        if selected is None or selected(record):
+            try:
+                samples.append(record_to_sample(record, attachment, input_prompt, multimodal))
+            except OSError as ex:  # multimodal reads the file; it may not be readable
+                raise GaiaDatasetError(
+                    f"attachment {record.file_name!r} of task {record.task_id} cannot be read "
+                    f"({ex.strerror or ex}) — fix the snapshot's permissions or re-download it"
+                ) from ex
     return samples
 
 
@@ -372,11 +389,14 @@ def gaia_dataset(
         GaiaDatasetError: The snapshot is missing, damaged, incomplete or cannot be fetched.
     """
     root, _ = resolve_snapshot(split, hub, revision, dataset_path)
-    samples = [
-        s
-        for s in load_samples(root, split, input_prompt, multimodal)
-        if s.metadata_as(GaiaMetadata).level in levels
-    ]
+    wanted = None if ids is None else set(ids)
+    samples = load_samples(
+        root,
+        split,
+        input_prompt,
+        multimodal,
+        lambda r: r.level in levels and (wanted is None or r.task_id in wanted),
+    )
     if ids is not None:
         present = {str(s.id) for s in samples}
         missing = [i for i in ids if i not in present]
@@ -385,5 +405,4 @@ def gaia_dataset(
                 f"ids not in the {split} split at level {','.join(map(str, levels))}: "
                 f"{', '.join(missing)}"
             )
-        samples = [s for s in samples if str(s.id) in ids]
     return MemoryDataset(samples, name=f"gaia-{split}", location=str(root))

@@ -187,7 +187,14 @@ def _read(path: str | Path) -> RunResults:
         status=log.status,
         epochs=log.eval.config.epochs or 1,
         config=config,
+        not_run=_not_run(log),
     )
+
+
+def _not_run(log: EvalLog) -> int:
+    """Planned samples (questions × epochs) that the log does not hold."""
+    planned = log.results.total_samples if log.results is not None else 0
+    return max(0, planned - len(log.samples or []))
 
 
 def _inspect_log(path: str | Path, *, header_only: bool) -> EvalLog:

@@ -4,6 +4,10 @@ With ``-T multimodal=true`` a question whose attachment is an image, audio, vide
 with the file itself in the first user message, as inspect content of its kind; with
 ``-T view_file=true`` (or ``multimodal``) the agent also gets ``view_file``, which reads any file
 of its sandbox and returns it as such content (a chart it plotted, a frame it cut from a video).
+``view_file`` first asks ``stat`` in the sandbox for the file (symbolic links followed there, as
+inspect's sandboxes follow them when reading): a file over its kind's limit is refused unread, and
+whatever makes a file unreadable (gone, a link loop, no permission, the engine's own refusal) is a
+tool error naming the cause, for the agent to read.
 
 The type is decided from the file's first bytes (magic numbers) and its extension together: a
 file is sent as a kind only when both agree, so a renamed file or a wrong extension is not sent
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import errno
+import os
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
@@ -30,7 +35,7 @@ from inspect_ai.model import (
     ContentVideo,
 )
 from inspect_ai.tool import Tool, ToolError, ToolResult, tool
-from inspect_ai.util import OutputLimitExceededError, sandbox
+from inspect_ai.util import OutputLimitExceededError, SandboxUnavailableError, sandbox
 
 Kind = Literal["image", "audio", "video", "document"]
 
@@ -139,7 +144,7 @@ def why_not_native(name: str, head: bytes) -> str:
 def content_of(
     media: MediaType, source: str, filename: str
 ) -> ContentImage | ContentAudio | ContentVideo | ContentDocument:
-    """Inspect content for a file: ``source`` is a host path (dataset input) or a data URI."""
+    """Inspect content for a file: ``source`` is a data URI (or a path inspect reads)."""
     if media.kind == "image":
         return ContentImage(image=source)
     if media.kind == "audio":
@@ -159,18 +164,25 @@ def attachment_content(
 ) -> tuple[ContentImage | ContentAudio | ContentVideo | ContentDocument | None, str]:
     """What a question's attachment is sent as, and a note for the sample's metadata.
 
-    Only the first bytes are read here: inspect reads the file itself when the sample starts.
+    The file is read here, when the dataset is loaded, and sent as a data URI: given a host path,
+    inspect would read it when the sample starts, and a file gone by then (a cache clean-up, a
+    re-download) would end the sample unscored, with an error that does not name it. Only the
+    first bytes are read of a file that is not sent.
     """
     with open(path, "rb") as handle:
         head = handle.read(HEAD_BYTES)
-        handle.seek(0, 2)
-        size = handle.tell()
-    media = media_type(name, head)
-    if media is None:
-        return None, f"not attached: {why_not_native(name, head)}"
-    if size > LIMITS[media.kind]:
-        return None, f"not attached: {size} bytes, over the {_mib(LIMITS[media.kind])} limit"
-    return content_of(media, path, name), f"attached as {media.kind} ({media.mime})"
+        size = os.fstat(handle.fileno()).st_size
+        media = media_type(name, head)
+        if media is None:
+            return None, f"not attached: {why_not_native(name, head)}"
+        if size > LIMITS[media.kind]:
+            return None, f"not attached: {size} bytes, over the {_mib(LIMITS[media.kind])} limit"
+        data = head + handle.read(LIMITS[media.kind] + 1 - len(head))
+    if len(data) > LIMITS[media.kind]:  # it grew since the stat
+        return None, f"not attached: over the {_mib(LIMITS[media.kind])} limit"
+    return content_of(
+        media, data_uri(media, data), name
+    ), f"attached as {media.kind} ({media.mime})"
 
 
 def _mib(size: int) -> str:
@@ -181,6 +193,83 @@ _SOUND_OR_MOTION = (
     "{kind} attached ({name}, {size} bytes). If your input shows no {kind}, this model or "
     "provider cannot take it in a tool result: inspect it in the sandbox instead (e.g. ffmpeg)."
 )
+
+
+STAT_TIMEOUT = 30
+"""Seconds the ``stat`` that precedes a ``view_file`` read may take."""
+
+
+def extension_kind(name: str) -> Kind | None:
+    """The kind a file named ``name`` can be sent as (its bytes must agree), or ``None``."""
+    key = _EXTENSIONS.get(PurePosixPath(name).suffix.lower().lstrip("."))
+    return None if key is None else _TYPES[key].kind
+
+
+def _cause(ex: BaseException) -> str:
+    """What an engine or sandbox error says went wrong, in one line."""
+    explanation = getattr(ex, "explanation", None)  # docker-py's APIError: the engine's words
+    text = explanation if isinstance(explanation, str) and explanation else None
+    text = text or (ex.strerror if isinstance(ex, OSError) and ex.strerror else None) or str(ex)
+    return (text.strip().splitlines() or [type(ex).__name__])[0][:300]
+
+
+def _stat_problem(path: str, cause: str) -> ToolError:
+    """The tool error for a ``stat`` (or read) failure that says why."""
+    lowered = cause.lower()
+    if "no such file or directory" in lowered:
+        return ToolError(f"No such file: {path}")
+    if "permission denied" in lowered:
+        return ToolError(f"Permission denied: {path}")
+    if "too many levels of symbolic links" in lowered or "too many links" in lowered:
+        return ToolError(f"{path} cannot be read: too many levels of symbolic links (a loop)")
+    return ToolError(f"{path} cannot be read: {cause}")
+
+
+async def _stat(path: str) -> tuple[int, str] | None:
+    """Size and type of ``path`` as the sandbox sees it, symlinks followed there.
+
+    ``None`` when the sandbox has no ``stat`` command (the read's own limits then apply).
+
+    Raises:
+        ToolError: ``stat`` says why the file cannot be read (gone, a loop, no permission).
+    """
+    result = await sandbox().exec(["stat", "-L", "-c", "%s %F", "--", path], timeout=STAT_TIMEOUT)
+    if result.returncode in (126, 127):  # no stat in this image
+        return None
+    if not result.success:
+        line = (result.stderr.strip().splitlines() or [f"exit {result.returncode}"])[-1]
+        raise _stat_problem(path, line.rsplit(": ", 1)[-1])
+    size, _, kind = result.stdout.strip().partition(" ")
+    return (int(size), kind) if size.isdigit() else None
+
+
+async def _read(path: str) -> bytes:
+    """The file's bytes; every way a read can fail is a tool error naming the cause."""
+    try:
+        return await sandbox().read_file(path, text=False)
+    except SandboxUnavailableError:
+        raise  # ends the sample (ending_on_sandbox_loss)
+    except FileNotFoundError as ex:
+        raise ToolError(f"No such file: {path}") from ex
+    except IsADirectoryError as ex:
+        raise ToolError(f"{path} is a directory; give a file") from ex
+    except PermissionError as ex:
+        raise ToolError(f"Permission denied: {path}") from ex
+    except OutputLimitExceededError as ex:
+        raise ToolError(f"{path} is too large to read ({ex.limit_str} at most)") from ex
+    except OSError as ex:  # docker-py's API errors are OSErrors too
+        if ex.errno == errno.EINVAL:
+            raise ToolError(f"{path} is not a regular file") from ex
+        raise _stat_problem(path, _cause(ex)) from ex
+    except RuntimeError as ex:  # the compose sandbox's `docker compose cp` failures
+        raise _stat_problem(path, _cause(ex)) from ex
+
+
+def _too_large(path: str, size: int, kind: Kind) -> ToolError:
+    return ToolError(
+        f"{path} is {size} bytes; {kind} files are viewed up to {_mib(LIMITS[kind])} — make it "
+        "smaller in the sandbox first (downscale, crop or cut it)"
+    )
 
 
 @tool
@@ -196,30 +285,27 @@ def view_file() -> Tool:
         Args:
             path: Path of the file in the sandbox.
         """
-        try:
-            data = await sandbox().read_file(path, text=False)
-        except FileNotFoundError as ex:
-            raise ToolError(f"No such file: {path}") from ex
-        except IsADirectoryError as ex:
-            raise ToolError(f"{path} is a directory; give a file") from ex
-        except PermissionError as ex:
-            raise ToolError(f"Permission denied: {path}") from ex
-        except OutputLimitExceededError as ex:
-            raise ToolError(f"{path} is too large to read ({ex.limit_str} at most)") from ex
-        except OSError as ex:
-            if ex.errno == errno.EINVAL:
-                raise ToolError(f"{path} is not a regular file") from ex
-            raise
         name = PurePosixPath(path).name
+        kind = extension_kind(name)
+        # The file's size, from a stat in the sandbox, decides before any read: a file over its
+        # kind's limit is never read (inspect reads up to 100 MiB).
+        stat = await _stat(path)
+        if stat is not None:
+            size, file_type = stat
+            if file_type == "directory":
+                raise ToolError(f"{path} is a directory; give a file")
+            if not file_type.startswith("regular"):
+                raise ToolError(f"{path} is not a regular file")
+            if kind is not None and size > LIMITS[kind]:
+                raise _too_large(path, size, kind)
+            if kind is None and size > min(LIMITS.values()):  # refused: say why from its name
+                raise ToolError(f"{path} cannot be viewed: {why_not_native(name, b'')}")
+        data = await _read(path)
         media = media_type(name, data[:HEAD_BYTES])
         if media is None:
             raise ToolError(f"{path} cannot be viewed: {why_not_native(name, data[:HEAD_BYTES])}")
-        limit = LIMITS[media.kind]
-        if len(data) > limit:
-            raise ToolError(
-                f"{path} is {len(data)} bytes; {media.kind} files are viewed up to {_mib(limit)} "
-                "— make it smaller in the sandbox first (downscale, crop or cut it)"
-            )
+        if len(data) > LIMITS[media.kind]:  # no stat in the sandbox, or the file grew
+            raise _too_large(path, len(data), media.kind)
         content = content_of(media, data_uri(media, data), name)
         if media.kind in ("audio", "video"):
             note = _SOUND_OR_MOTION.format(kind=media.kind, name=name, size=len(data))

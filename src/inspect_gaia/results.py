@@ -85,6 +85,9 @@ class RunResults:
     epochs: int = 1
     config: dict[str, Any] = field(default_factory=dict)
     """inspect's run options that change results: limits, generation settings."""
+    not_run: int = 0
+    """Samples the run planned but never logged: a task drained with ``inspect ctl task drain``
+    abandons its queued samples and still ends ``success``."""
 
 
 # -- comparability and merging -------------------------------------------------------------------
@@ -145,12 +148,21 @@ class RunGroup:
 
     @property
     def incomplete(self) -> list[str]:
-        """Logs of runs that did not finish (cancelled, or still started) and were not retried."""
-        finished = {r.run_id for r in self.runs if r.run_id and r.status in ("success", "error")}
+        """Logs of runs that did not finish and were not retried to the end.
+
+        Unfinished: cancelled, still started, or drained (samples never run, status success).
+        """
+
+        def unfinished(run: RunResults) -> bool:
+            return run.status in ("started", "cancelled") or run.not_run > 0
+
+        finished = {r.run_id for r in self.runs if r.run_id and not unfinished(r)}
         return [
-            f"{run.source} ({run.status})"
+            f"{run.source} ({run.status}, {run.not_run} samples not run)"
+            if run.not_run
+            else f"{run.source} ({run.status})"
             for run in self.runs
-            if run.status in ("started", "cancelled") and run.run_id not in finished
+            if unfinished(run) and run.run_id not in finished
         ]
 
 

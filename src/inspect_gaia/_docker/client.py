@@ -1,35 +1,26 @@
-"""Blocking Docker Engine API calls through the docker SDK: the only place with docker-py internals.
+"""Blocking Docker Engine API calls through the docker SDK (files in and out: ``archive``).
 
 Everything here runs on a worker thread (``call``). The SDK's low-level ``APIClient`` is used, not
-its object layer: one HTTP request per step and nothing fetched that is not used. Three internals
-of docker-py are needed and used only here: ``APIClient._url``/``_get``/``_raise_for_status`` (an
-archive download whose response we must close on every path: an archive left unread holds the
-container's lock and the next exec waits for it), the raw socket of an exec (``_sock``, to send
-stdin and half-close it) and ``frames_iter`` (the multiplexed stdout/stderr stream).
+its object layer: one HTTP request per step and nothing fetched that is not used. With
+``archive``, the only place with docker-py internals; those an exec needs are used only here:
+``APIClient._url``/``_post_json``/``_raise_for_status`` and the buffered reader of the upgrade
+response (``_fp``), to send stdin and half-close the raw socket (``_sock``) and to read the
+multiplexed stdout/stderr stream.
 """
 
 from __future__ import annotations
 
-import base64
-import errno
 import functools
 import io
-import json
 import os
 import socket
-import stat as stat_module
-import tarfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 import anyio
-from inspect_ai.util import (
-    OutputLimitExceededError,
-    SandboxEnvironmentLimits,
-    SandboxUnavailableError,
-)
+from inspect_ai.util import SandboxUnavailableError
 
 from .._compat import CircularByteBuffer
 
@@ -43,8 +34,6 @@ API_TIMEOUT = 120
 """Seconds one API request may take (an exec's stream is bounded by the command's timeout)."""
 _THREADS = anyio.CapacityLimiter(256)
 """Blocking SDK calls run on worker threads: one per running command, so allow many."""
-_GO_MODE_DIR = 1 << 31
-"""The directory bit of the engine's file modes (Go's ``os.ModeDir``)."""
 
 
 def api() -> APIClient:
@@ -312,106 +301,3 @@ def _exit_code(exec_id: str) -> int:
             return int(state["ExitCode"])
         time.sleep(0.02)
     return int(state.get("ExitCode") or -1)
-
-
-# -- files ---------------------------------------------------------------------------------------
-
-
-def put_file(container: str, path: str, data: bytes) -> None:
-    """Write ``data`` at ``path`` as one archive upload (parents created by the engine).
-
-    Raises:
-        IsADirectoryError: ``path`` is a directory (the engine would replace it).
-        PermissionError: The engine refused the write.
-        SandboxUnavailableError: The container is gone.
-    """
-    from docker.errors import APIError, NotFound
-
-    archive = io.BytesIO()
-    with tarfile.open(fileobj=archive, mode="w") as tar:
-        info = tarfile.TarInfo(path.lstrip("/"))
-        info.size = len(data)
-        info.mode = 0o644
-        info.mtime = int(time.time())
-        tar.addfile(info, io.BytesIO(data))
-    # The engine replaces whatever is at the path, a directory included; a local write would
-    # refuse. One stat request (no process in the container) tells.
-    client = api()
-    probe = client.head(client._url("/containers/{0}/archive", container), params={"path": path})
-    if probe.status_code == 200 and _is_directory(probe.headers):
-        raise IsADirectoryError(errno.EISDIR, "Is a directory.", path)
-    try:
-        client.put_archive(container, "/", archive.getvalue())
-    except NotFound as ex:
-        raise SandboxUnavailableError(f"The sandbox is gone: {first_line(ex)}") from ex
-    except APIError as ex:
-        message = str(ex).lower()
-        if "permission denied" in message or "read-only" in message:
-            raise PermissionError(errno.EACCES, "Permission denied.", path) from ex
-        raise
-
-
-def get_file(container: str, path: str, original: str) -> bytes:
-    """Read one regular file at ``path`` (``original`` is the name used in errors).
-
-    Raises:
-        FileNotFoundError, IsADirectoryError, PermissionError, OSError: As a local read would.
-        OutputLimitExceededError: The file is larger than inspect's read limit.
-    """
-    from docker.errors import APIError, NotFound
-
-    client = api()
-    limit = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE
-    # APIClient.get_archive, with the response closed on every path (see the module docstring).
-    response = client._get(
-        client._url("/containers/{0}/archive", container), params={"path": path}, stream=True
-    )
-    try:
-        try:
-            client._raise_for_status(response)
-        except NotFound as ex:
-            raise FileNotFoundError(errno.ENOENT, "No such file or directory.", original) from ex
-        except APIError as ex:
-            if "permission denied" in str(ex).lower():
-                raise PermissionError(errno.EACCES, "Permission denied.", original) from ex
-            raise
-        if _is_directory(response.headers):
-            raise IsADirectoryError(errno.EISDIR, "Is a directory.", original)
-        if int(_path_stat(response.headers).get("size", 0)) > limit:
-            raise _read_limit_error()
-        archive = bytearray()
-        for chunk in response.iter_content(chunk_size=1 << 16):
-            archive += chunk
-            if len(archive) > limit + (1 << 16):  # the tar headers are a few blocks
-                raise _read_limit_error()
-    finally:
-        response.close()
-    with tarfile.open(fileobj=io.BytesIO(bytes(archive)), mode="r:") as tar:
-        member = tar.next()
-        if member is None or not member.isreg() or tar.next() is not None:
-            raise OSError(errno.EINVAL, "Not a regular file.", original)
-        if member.size > limit:
-            raise _read_limit_error()
-        if not member.mode & stat_module.S_IRUSR:
-            raise PermissionError(errno.EACCES, "Permission denied.", original)
-        extracted = tar.extractfile(member)
-        if extracted is None:
-            raise OSError(errno.EINVAL, "Not a regular file.", original)
-        return extracted.read()
-
-
-def _read_limit_error() -> OutputLimitExceededError:
-    # the file's contents may be large or binary: none of it goes into the error
-    return OutputLimitExceededError(
-        limit_str=SandboxEnvironmentLimits.MAX_READ_FILE_SIZE_STR, truncated_output=None
-    )
-
-
-def _path_stat(headers: Mapping[str, str]) -> dict[str, Any]:
-    """The engine's stat of an archive path (name, size, mode, ...), sent as a header."""
-    header = headers.get("X-Docker-Container-Path-Stat", "")
-    return dict(json.loads(base64.b64decode(header))) if header else {}
-
-
-def _is_directory(headers: Mapping[str, str]) -> bool:
-    return bool(int(_path_stat(headers).get("mode", 0)) & _GO_MODE_DIR)

@@ -8,7 +8,8 @@ one forced removal; all samples of a run share one bridge network with inter-con
 off, so they need one address range and cannot reach one another.
 
 The provider is the lifecycle only; the translation of the compose service is ``service``, the
-SDK calls ``client``, what may be removed when ``cleanup``, the engine and image checks ``engine``.
+SDK calls ``client`` (file copies ``archive``), what may be removed when ``cleanup``, the engine
+and image checks ``engine``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from .. import _signals
 from .._compat import InjectedWrapper, classify_exec_failure, sample_active
 from .._faults import start_or_stand_in, started
 from ..errors import GaiaError
-from . import PROVIDER, client, engine
+from . import PROVIDER, archive, client, engine
 from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
 from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
@@ -264,7 +265,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
     async def write_file(self, file: str, contents: str | bytes) -> None:
         """Upload ``contents`` as one archive; the engine creates missing parent directories."""
         data = contents.encode() if isinstance(contents, str) else contents
-        await self._engine_call(client.put_file, self.container, self._path(file), data)
+        await self._engine_call(archive.put_file, self.container, self._path(file), data)
 
     @overload
     async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
@@ -277,7 +278,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         """Download ``file`` as an archive, refusing anything but one regular file."""
         if PurePosixPath(file.rstrip("/") or "/").name in ("", ".", ".."):
             raise IsADirectoryError(errno.EISDIR, "Is a directory.", file)
-        data = await self._engine_call(client.get_file, self.container, self._path(file), file)
+        data = await self._engine_call(archive.get_file, self.container, self._path(file), file)
         return data.decode("utf-8") if text else data
 
     @override
