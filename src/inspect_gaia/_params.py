@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from .answer_sources import AnswerSources, load_answer_sources
 from .errors import GaiaParameterError
 from .hub import HUBS, Hub, resolved_revision
 from .sandbox import (
@@ -177,6 +178,11 @@ class GaiaParams:
     sandbox: SandboxKind = DEFAULT_SANDBOX
     multimodal: bool = False
     view_file: bool = False
+    blocklist: str | None = None
+    answer_sources: AnswerSources = field(
+        default_factory=load_answer_sources, compare=False, repr=False
+    )
+    """The known answer sources (the package's list, plus ``blocklist``), read once."""
 
     @classmethod
     def parse(
@@ -202,6 +208,7 @@ class GaiaParams:
         sandbox: object = DEFAULT_SANDBOX,
         multimodal: object = False,
         view_file: object = False,
+        blocklist: object = None,
     ) -> GaiaParams:
         """Parse and validate raw ``-T`` values.
 
@@ -211,7 +218,11 @@ class GaiaParams:
         """
         if not isinstance(image, str) or not image.strip():
             raise GaiaParameterError(f"image must name a Docker image — got {image!r}")
-        for name, text in (("dataset_path", dataset_path), ("revision", revision)):
+        for name, text in (
+            ("dataset_path", dataset_path),
+            ("revision", revision),
+            ("blocklist", blocklist),
+        ):
             if text is not None and (not isinstance(text, str) or not text.strip()):
                 raise GaiaParameterError(f"{name} must be a non-empty string — got {text!r}")
         params = cls(
@@ -232,6 +243,8 @@ class GaiaParams:
             sandbox=choice("sandbox", sandbox, SANDBOX_KINDS),  # type: ignore[arg-type]
             multimodal=_flag("multimodal", multimodal),
             view_file=_flag("view_file", view_file),
+            blocklist=blocklist,  # type: ignore[arg-type]
+            answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
         )
         params._check_combinations()
         return params
@@ -319,6 +332,10 @@ class GaiaParams:
             "image": self.image,
             "image_id": image_id,
             "network": self.network,
+            "answer_sources": {
+                "list_sha256": self.answer_sources.sha256,
+                "blocklist": self.blocklist,
+            },
             "inspect_ai_version": _version("inspect_ai"),
             "inspect_gaia_version": _version("inspect-gaia"),
         }

@@ -76,6 +76,7 @@ def gaia(
     sandbox: SandboxKind = DEFAULT_SANDBOX,
     multimodal: bool = False,
     view_file: bool = False,
+    blocklist: str | None = None,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
 
@@ -117,6 +118,9 @@ def gaia(
             not comparable with evalscope's or inspect_evals'.
         view_file: Offer the ``view_file`` tool (see a sandbox file as an image, audio, video or
             PDF) without sending attachments natively. Default off.
+        blocklist: A file of URL rules (``HOST[/PATH]``, one a line, or the format of the
+            package's ``answer_sources.yaml``) that extends the list of known answer sources a
+            sample is flagged for reading (``Score.metadata["contamination"]``).
     """
     params = GaiaParams.parse(
         level=level,
@@ -139,6 +143,7 @@ def gaia(
         sandbox=sandbox,
         multimodal=multimodal,
         view_file=view_file,
+        blocklist=blocklist,
     )
     return gaia_task(params)
 
@@ -160,7 +165,7 @@ def gaia_task(params: GaiaParams) -> Task:
         dataset=dataset,
         sandbox=sandbox,
         solver=gaia_agent(params),
-        scorer=gaia_scorer(),
+        scorer=gaia_scorer(blocklist=params.blocklist),
         # The test split's answers are private: record them, report no accuracy.
         metrics=[] if params.split == "test" else None,
         message_limit=DEFAULT_MESSAGE_LIMIT,
