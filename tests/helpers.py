@@ -308,7 +308,7 @@ def write_log(
 
     Each sample is a dict: ``id``, ``level``, ``target``, ``answer``, ``value`` (``C``/``I``),
     optionally ``epoch``, ``error``, ``limit``, ``input_tokens``, ``output_tokens``,
-    ``working_time``.
+    ``working_time``, ``contamination`` (the score's flags).
     """
     from inspect_ai.log import (
         EvalConfig,
@@ -353,7 +353,14 @@ def write_log(
                     "gaia_scorer": Score(
                         value=sample["value"],
                         answer=sample.get("answer"),
-                        metadata={"answer_source": "submit"},
+                        metadata={
+                            "answer_source": "submit",
+                            **(
+                                {"contamination": sample["contamination"]}
+                                if sample.get("contamination")
+                                else {}
+                            ),
+                        },
                     )
                 },
                 model_usage={model: usage},

@@ -45,6 +45,9 @@ class SampleResult:
     usage: Mapping[str, ModelUsage] = field(default_factory=dict)
     """Tokens (and cost, when priced) per model called, as the log records them."""
     working_time: float | None = None
+    contamination: tuple[Any, ...] = ()
+    """``Score.metadata["contamination"]``: the evidence it looked its answer up (see
+    ``contamination_report``)."""
 
     @property
     def failed(self) -> bool:
@@ -183,6 +186,7 @@ def _sample_result(sample: EvalSample) -> SampleResult:
         epoch=sample.epoch,
         usage=dict(sample.model_usage),
         working_time=sample.working_time,
+        contamination=tuple((score.metadata or {}).get("contamination") or ()) if score else (),
     )
 
 

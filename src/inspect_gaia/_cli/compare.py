@@ -7,6 +7,11 @@ from typing import Any
 
 import click
 
+from ..contamination_report import (
+    COMPARE_FLAGGED_WRONG,
+    compare_flagged_wrong,
+    contamination_block,
+)
 from ..errors import GaiaError
 from ..results import (
     SampleResult,
@@ -110,6 +115,12 @@ def compare_runs(
     help="Which epoch of a multi-epoch inspect run to compare (evalscope has one answer each).",
 )
 @click.option("--plot", type=click.Path(dir_okay=False), help="Also write a PNG bar chart here.")
+@click.option(
+    "--flagged-wrong",
+    is_flag=True,
+    help="Also give the inspect run's accuracy with every sample flagged for reading an answer "
+    "source counted wrong.",
+)
 def compare(
     inspect_log: str,
     evalscope_output_dir: str,
@@ -117,6 +128,7 @@ def compare(
     table: str,
     epoch: int,
     plot: str | None,
+    flagged_wrong: bool,
 ) -> None:
     """Join INSPECT_LOG and an evalscope GAIA run on task id and compare them per level.
 
@@ -137,7 +149,15 @@ def compare(
     summary, disagreements, only_one = compare_runs(mine, list(theirs.samples))
     if not summary:
         raise GaiaError("the two runs share no task id — are they of the same split?")
-    flags = comparability_flags(comparable_settings(ours))
+    contamination = contamination_block(mine, graded=ours.split != "test")
+    flags = comparability_flags(comparable_settings(ours)) + (
+        [contamination["note"]] if contamination["note"] else []
+    )
+    columns: tuple[str, ...] = SUMMARY_COLUMNS
+    if flagged_wrong:
+        joined = {s.task_id for s in theirs.samples}
+        summary = compare_flagged_wrong(summary, mine, joined)
+        columns = (*SUMMARY_COLUMNS[:3], COMPARE_FLAGGED_WRONG, *SUMMARY_COLUMNS[3:])
     if fmt == "json":
         document = {
             "schema_version": SCHEMA_VERSION,
@@ -147,6 +167,7 @@ def compare(
                 "epoch": epoch,
                 "epochs": len(epochs),
                 "flags": flags,
+                "contamination": contamination,
             },
             "evalscope": {"source": theirs.source, "model": theirs.model},
             "levels": summary,
@@ -156,9 +177,7 @@ def compare(
         click.echo(dump_json(document))
     elif fmt == "csv":
         rows, columns = (
-            (summary, SUMMARY_COLUMNS)
-            if table == "levels"
-            else (disagreements, DISAGREEMENT_COLUMNS)
+            (summary, columns) if table == "levels" else (disagreements, DISAGREEMENT_COLUMNS)
         )
         click.echo(render(rows, columns, "csv"), nl=False)
     else:
@@ -166,7 +185,7 @@ def compare(
         if len(epochs) > 1:
             title += f", epoch {epoch} of {len(epochs)}"
         note = f"⚠ {'; '.join(flags)}" if flags else ""
-        click.echo(render(summary, SUMMARY_COLUMNS, fmt, title=title, note=note), nl=False)
+        click.echo(render(summary, columns, fmt, title=title, note=note), nl=False)
         click.echo("")
         click.echo(
             render(

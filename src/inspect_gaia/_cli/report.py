@@ -21,6 +21,7 @@ from .._params import (
     DEFAULT_SANDBOX,
     DEFAULT_SPLIT,
 )
+from ..contamination_report import CSV_FIELDS, contamination_block, with_flagged_wrong
 from ..results import (
     DEFAULT_TOOLS,
     LIMITS,
@@ -103,6 +104,7 @@ def report_document(
         samples = [priced(s, prices) for s in group.samples] if prices else list(group.samples)
         levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
         overall_cost = levels[-1]["cost"]
+        contamination = contamination_block(samples, graded=group.split != "test")
         repriced = bool(prices) and any(m in (prices or {}) for s in samples for m in s.usage)
         entries.append(
             {
@@ -113,13 +115,15 @@ def report_document(
                 "epochs": group.settings["epochs"],
                 "logs": [run.source for run in group.runs],
                 "flags": comparability_flags(group.settings)
-                + [f"incomplete run, questions may be missing: {log}" for log in group.incomplete],
+                + [f"incomplete run, questions may be missing: {log}" for log in group.incomplete]
+                + ([contamination["note"]] if contamination["note"] else []),
                 "differs": own,
                 "settings": group.settings,
                 "cost_source": None
                 if overall_cost is None
                 else ("model-cost-config" if repriced else "log"),
                 "levels": levels,
+                "contamination": contamination,
             }
         )
     entries.sort(key=_rank)
@@ -220,7 +224,7 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _human(document: Mapping[str, Any], fmt: str) -> str:
+def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -> str:
     groups = document["groups"]
     parts = []
     if len(groups) > 1:
@@ -239,6 +243,8 @@ def _human(document: Mapping[str, Any], fmt: str) -> str:
         )
         flags = "; ".join(group["flags"])
         rows = [_accuracy_row(level) for level in group["levels"]]
+        if flagged_wrong:
+            rows = with_flagged_wrong(rows, group["contamination"], fmt)
         parts.append(render(rows, list(rows[0]), fmt, title=title, note=flags and f"⚠ {flags}"))
         effort = [_effort_row(level) for level in group["levels"]]
         note = "" if group["cost_source"] else "no cost: see the README on --model-cost-config"
@@ -246,12 +252,12 @@ def _human(document: Mapping[str, Any], fmt: str) -> str:
     return "\n".join(parts)
 
 
-def _csv_rows(document: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {**{c: group[c] for c in GROUP_COLUMNS}, **level}
-        for group in document["groups"]
-        for level in group["levels"]
-    ]
+def _csv_rows(document: Mapping[str, Any], flagged_wrong: bool = False) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for group in document["groups"]:
+        own = [{**{c: group[c] for c in GROUP_COLUMNS}, **level} for level in group["levels"]]
+        rows += with_flagged_wrong(own, group["contamination"], "csv") if flagged_wrong else own
+    return rows
 
 
 @click.command()
@@ -270,7 +276,15 @@ def _csv_rows(document: Mapping[str, Any]) -> list[dict[str, Any]]:
     help="Also write a PNG: accuracy per level with 95% intervals, and accuracy against cost "
     "(or tokens) with the frontier when there are several groups.",
 )
-def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str | None) -> None:
+@click.option(
+    "--flagged-wrong",
+    is_flag=True,
+    help="Beside accuracy, also show it with every sample flagged for reading an answer source "
+    "counted wrong (JSON always has it, under contamination).",
+)
+def report(
+    logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str | None, flagged_wrong: bool
+) -> None:
     """Accuracy, its spread and its cost per model and level, from inspect_gaia LOGS.
 
     LOGS are log files or directories of logs. Logs of one model with the same settings (three
@@ -290,9 +304,10 @@ def report(logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str |
     if fmt == "json":
         click.echo(dump_json(document))
     elif fmt == "csv":
-        click.echo(render(_csv_rows(document), GROUP_COLUMNS + LEVEL_FIELDS, "csv"), nl=False)
+        columns = GROUP_COLUMNS + LEVEL_FIELDS + (CSV_FIELDS if flagged_wrong else ())
+        click.echo(render(_csv_rows(document, flagged_wrong), columns, "csv"), nl=False)
     else:
-        click.echo(_human(document, fmt), nl=False)
+        click.echo(_human(document, fmt, flagged_wrong), nl=False)
     if plot:
         from ._plot import plot_report
 
