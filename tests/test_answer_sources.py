@@ -107,6 +107,7 @@ def test_the_task_parameter_and_its_provenance(tmp_path: Path) -> None:
     assert default["answer_sources"] == {
         "list_sha256": load_answer_sources().sha256,
         "blocklist": None,
+        "blocked": False,
     }
     params = GaiaParams.parse(blocklist=str(extra))
     assert params.answer_sources.rules[-1].pattern == "mirror.example/gaia"

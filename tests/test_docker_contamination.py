@@ -4,8 +4,6 @@ not. The pages are served by a host-side server that only the engine's bridge ad
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from answer_pages import (
     SALTMERE,
     WEATHER,
     WEATHER_PATH,
+    bridge_address,
     leak_agent,
     serve_pages,
 )
@@ -27,17 +26,6 @@ from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 
 pytestmark = pytest.mark.docker
-
-
-def bridge_address() -> str:
-    """The host's address on the engine's default bridge: sandboxes reach it, the LAN does not."""
-    out = subprocess.run(
-        ["docker", "network", "inspect", "bridge", "-f", "{{json .IPAM.Config}}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return str(json.loads(out)[0]["Gateway"])
 
 
 def _sample(samples: list[EvalSample], word: str) -> EvalSample:

@@ -179,6 +179,7 @@ class GaiaParams:
     multimodal: bool = False
     view_file: bool = False
     blocklist: str | None = None
+    block_answer_sources: bool = False
     answer_sources: AnswerSources = field(
         default_factory=load_answer_sources, compare=False, repr=False
     )
@@ -209,6 +210,7 @@ class GaiaParams:
         multimodal: object = False,
         view_file: object = False,
         blocklist: object = None,
+        block_answer_sources: object = False,
     ) -> GaiaParams:
         """Parse and validate raw ``-T`` values.
 
@@ -244,6 +246,7 @@ class GaiaParams:
             multimodal=_flag("multimodal", multimodal),
             view_file=_flag("view_file", view_file),
             blocklist=blocklist,  # type: ignore[arg-type]
+            block_answer_sources=_flag("block_answer_sources", block_answer_sources),
             answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
         )
         params._check_combinations()
@@ -282,11 +285,53 @@ class GaiaParams:
                 "sandbox=k8s needs inspect-k8s-sandbox — install it with "
                 "`pip install 'inspect-gaia[k8s]'`"
             )
+        if self.block_answer_sources:
+            self._check_blocking()
         if self.limits.disk is not None and self.sandbox == "k8s":
             raise GaiaParameterError(
                 "disk is a Docker storage limit — on Kubernetes set ephemeral-storage in "
                 "values.yaml instead"
             )
+
+    def _check_blocking(self) -> None:
+        """A run that blocks answer sources has no route around its egress proxy."""
+        refusals = [
+            (
+                not self.network,
+                "block_answer_sources needs network=true: with network=false a sandbox reaches "
+                "nothing at all — drop block_answer_sources",
+            ),
+            (
+                self.sandbox == "compose",
+                "block_answer_sources starts an egress proxy that only the default sandbox "
+                "(gaia-docker) runs — drop sandbox=compose, or drop block_answer_sources",
+            ),
+            (
+                self.sandbox == "k8s",
+                "block_answer_sources is not built for Kubernetes — restrict egress with "
+                "values.yaml's allowDomains instead (see docs/answer-sources.md)",
+            ),
+            (
+                bool(self.mcp_servers),
+                "mcp_servers run on the host, outside the egress proxy of block_answer_sources "
+                "— drop mcp_servers, or drop block_answer_sources",
+            ),
+            (
+                self.web_search,
+                "web_search runs at the model provider, outside the egress proxy of "
+                "block_answer_sources — drop web_search, or drop block_answer_sources",
+            ),
+        ]
+        for refused, message in refusals:
+            if refused:
+                raise GaiaParameterError(message)
+
+    @property
+    def egress(self) -> dict[str, Any] | None:
+        """The sandbox's egress rules when the run blocks answer sources, else ``None``."""
+        if not self.block_answer_sources:
+            return None
+        return {"rules": self.answer_sources.as_json()["rules"]}
 
     @property
     def revision_read(self) -> str:
@@ -335,6 +380,7 @@ class GaiaParams:
             "answer_sources": {
                 "list_sha256": self.answer_sources.sha256,
                 "blocklist": self.blocklist,
+                "blocked": self.block_answer_sources,
             },
             "inspect_ai_version": _version("inspect_ai"),
             "inspect_gaia_version": _version("inspect-gaia"),

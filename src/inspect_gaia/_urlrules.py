@@ -39,7 +39,7 @@ class Rule:
 
     def matches(self, host: str, path: str) -> bool:
         """Whether a normalised host and path (``normalise``) fall under this rule."""
-        if not _host_matches(self.host, host):
+        if not host_matches(self.host, host):
             return False
         return self.path is None or _glob(self.path + "*").match(path) is not None
 
@@ -60,7 +60,8 @@ def parse_rule(text: str, source: str) -> Rule:
     return Rule(pattern, host, ("/" + path) if slash else None, source)
 
 
-def _host_matches(pattern: str, host: str) -> bool:
+def host_matches(pattern: str, host: str) -> bool:
+    """Whether a rule's host pattern covers a (lower-case) host name."""
     if pattern == "*":
         return True
     if "*" in pattern:

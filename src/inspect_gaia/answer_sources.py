@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,3 +99,21 @@ def _entries(sources: object, path: Path) -> Sequence[dict[str, Any]]:
             "see answer_sources.yaml in the package, or write one rule a line"
         )
     return sources
+
+
+def blocking_setting(gaia: Mapping[str, Any]) -> str | bool:
+    """What a run's ``gaia`` provenance says it blocked: the list's SHA-256, or ``False``.
+
+    A setting of its own in ``report``: runs that could reach the answer sources are never pooled
+    with runs that could not, nor runs blocked by different lists.
+    """
+    recorded = gaia.get("answer_sources") or {}
+    return str(recorded.get("list_sha256")) if recorded.get("blocked") else False
+
+
+def blocking_flags(settings: Mapping[str, Any]) -> list[str]:
+    """The report's flag for a run whose sandboxes could not reach the answer sources."""
+    blocked = settings.get("block_answer_sources")
+    if not blocked:
+        return []
+    return [f"answer sources blocked by the run's egress proxy (list sha256 {str(blocked)[:12]})"]

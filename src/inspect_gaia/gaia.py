@@ -77,6 +77,7 @@ def gaia(
     multimodal: bool = False,
     view_file: bool = False,
     blocklist: str | None = None,
+    block_answer_sources: bool = False,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
 
@@ -121,6 +122,10 @@ def gaia(
         blocklist: A file of URL rules (``HOST[/PATH]``, one a line, or the format of the
             package's ``answer_sources.yaml``) that extends the list of known answer sources a
             sample is flagged for reading (``Score.metadata["contamination"]``).
+        block_answer_sources: Sandboxes reach the network only through an egress proxy of the
+            run that refuses the known answer sources (and ``blocklist``'s). Default off; needs
+            the default sandbox, network=true and the proxy image (``inspect-gaia image build
+            --egress-proxy``); refused with mcp_servers and web_search (they bypass it).
     """
     params = GaiaParams.parse(
         level=level,
@@ -144,6 +149,7 @@ def gaia(
         multimodal=multimodal,
         view_file=view_file,
         blocklist=blocklist,
+        block_answer_sources=block_answer_sources,
     )
     return gaia_task(params)
 
@@ -160,7 +166,9 @@ def gaia_task(params: GaiaParams) -> Task:
         input_prompt=DEFAULT_INPUT_PROMPT,
         multimodal=params.multimodal,
     )
-    sandbox = gaia_sandbox(params.image, params.network, params.limits, params.sandbox)
+    sandbox = gaia_sandbox(
+        params.image, params.network, params.limits, params.sandbox, egress=params.egress
+    )
     return Task(
         dataset=dataset,
         sandbox=sandbox,

@@ -21,6 +21,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ModelUsage
 from inspect_ai.scorer import CORRECT
 
 from ._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
+from .answer_sources import blocking_flags, blocking_setting
 from .errors import GaiaError
 
 SCORER = "gaia_scorer"
@@ -231,6 +232,7 @@ def comparable_settings(run: RunResults) -> dict[str, Any]:
         **{name: gaia.get(name) for name in ("sandbox", "image", "network")},
         **{name: limits.get(name) for name in ("cpus", "memory", "pids", "disk")},
         "prompt_template_sha256": gaia.get("prompt_template_sha256"),
+        "block_answer_sources": blocking_setting(gaia),
     }
 
 
@@ -247,7 +249,7 @@ def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
     limit = settings.get("message_limit")
     if limit is not None and int(limit) != DEFAULT_MESSAGE_LIMIT:
         flags.append(f"message limit {limit} (default {DEFAULT_MESSAGE_LIMIT})")
-    return flags
+    return flags + blocking_flags(settings)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -17,7 +18,7 @@ from typing import Any, Literal, get_args
 import yaml
 from inspect_ai.util import ComposeConfig, SandboxEnvironmentSpec, parse_compose_yaml
 
-from ._docker import COMPOSE_PROVIDER, PROVIDER
+from ._docker import COMPOSE_PROVIDER, EGRESS_KEY, PROVIDER
 from .hub import cache_dir
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -75,8 +76,13 @@ def gaia_compose(
     image: str = DEFAULT_IMAGE,
     network: bool = DEFAULT_NETWORK,
     limits: SandboxLimits | None = None,
+    egress: Mapping[str, Any] | None = None,
 ) -> ComposeConfig:
-    """``compose.yaml`` with its ``default`` service's image, network and limits set as asked."""
+    """``compose.yaml`` with its ``default`` service's image, network and limits set as asked.
+
+    ``egress`` (answer-source rules) asks gaia-docker to reach the network only through the run's
+    egress proxy (``_docker/egress.py``), as the service extension ``EGRESS_KEY``.
+    """
     limits = limits or SandboxLimits()
     config = parse_compose_yaml(str(COMPOSE_FILE), multiple_services=False)
     service = config.services["default"]
@@ -92,6 +98,8 @@ def gaia_compose(
         update["storage_opt"] = {"size": limits.disk}
     if not network:
         update["network_mode"] = "none"
+    if egress is not None:
+        update[EGRESS_KEY] = dict(egress)
     return config.model_copy(update={"services": {"default": service.model_copy(update=update)}})
 
 
@@ -126,6 +134,7 @@ def gaia_sandbox(
     network: bool = DEFAULT_NETWORK,
     limits: SandboxLimits | None = None,
     kind: SandboxKind = "docker",
+    egress: Mapping[str, Any] | None = None,
 ) -> SandboxEnvironmentSpec:
     """Sandbox spec for GAIA samples.
 
@@ -136,9 +145,10 @@ def gaia_sandbox(
         kind: ``docker`` (compose.yaml, started through the Docker API: ``gaia-docker``),
             ``compose`` (compose.yaml, started by inspect's ``docker compose`` sandbox) or ``k8s``
             (values.yaml, needs inspect-k8s-sandbox).
+        egress: Answer-source rules the sandbox's traffic is filtered by (gaia-docker only).
     """
     if kind == "k8s":
         import k8s_sandbox  # noqa: F401 -- registers the "k8s" sandbox with inspect
 
         return SandboxEnvironmentSpec("k8s", str(gaia_k8s_values(image, network, limits)))
-    return SandboxEnvironmentSpec(PROVIDERS[kind], gaia_compose(image, network, limits))
+    return SandboxEnvironmentSpec(PROVIDERS[kind], gaia_compose(image, network, limits, egress))

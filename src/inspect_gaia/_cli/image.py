@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import click
 
+from .._egress import PROXY_IMAGE
+from .._egress.image import build_proxy_from_registry, build_proxy_offline
+from ..errors import GaiaError
 from ..image import build_from_registry, build_offline, default_tag, image_present
 
 
@@ -21,14 +24,27 @@ def image() -> None:
     is_flag=True,
     help="Add readers for GAIA attachments (xlsx, pdf, docx, pptx, images, ffmpeg).",
 )
+@click.option(
+    "--egress-proxy",
+    is_flag=True,
+    help=f"Build the egress proxy image of -T block_answer_sources=true ({PROXY_IMAGE}: "
+    "mitmproxy) instead of a sandbox image.",
+)
 @click.option("--tag", help="Image tag (default depends on --offline/--attachments).")
 @click.option("--force", is_flag=True, help="Rebuild even when the tag exists.")
-def build(offline: bool, attachments: bool, tag: str | None, force: bool) -> None:
+def build(
+    offline: bool, attachments: bool, egress_proxy: bool, tag: str | None, force: bool
+) -> None:
     """Build the GAIA sandbox image and print its tag; use it with `-T image=<tag>`.
+
+    With --egress-proxy, the image of the proxy that -T block_answer_sources=true runs (the run
+    finds it by its default tag).
 
     Example: inspect-gaia image build --offline --attachments
     """
-    chosen = tag or default_tag(offline, attachments)
+    if egress_proxy and attachments:
+        raise GaiaError("--attachments is for sandbox images — drop it with --egress-proxy")
+    chosen = tag or (PROXY_IMAGE if egress_proxy else default_tag(offline, attachments))
     if image_present(chosen) and not force:
         click.echo(f"{chosen} is already present (--force rebuilds it)", err=True)
         click.echo(chosen)
@@ -37,6 +53,11 @@ def build(offline: bool, attachments: bool, tag: str | None, force: bool) -> Non
     def log(message: str) -> None:
         click.echo(f"… {message}", err=True)
 
+    if egress_proxy:
+        (build_proxy_offline if offline else build_proxy_from_registry)(chosen, log)
+        click.echo(f"built {chosen}; runs with -T block_answer_sources=true use it", err=True)
+        click.echo(chosen)
+        return
     if offline:
         build_offline(chosen, attachments, log)
     else:

@@ -80,6 +80,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "image": DEFAULT_IMAGE,
     "network": DEFAULT_NETWORK,
     "disk": None,
+    "block_answer_sources": False,
 }
 """The task's defaults among ``comparable_settings`` (a label names a setting only off these)."""
 

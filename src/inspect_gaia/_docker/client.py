@@ -144,8 +144,16 @@ def create_network(name: str, labels: Mapping[str, str]) -> None:
     )
 
 
-def start_container(name: str, kwargs: Mapping[str, Any], labels: Mapping[str, str]) -> str:
-    """Create and start a container (``kwargs`` as ``service.create_kwargs`` makes them)."""
+def start_container(
+    name: str,
+    kwargs: Mapping[str, Any],
+    labels: Mapping[str, str],
+    files: Mapping[str, bytes] | None = None,
+) -> str:
+    """Create and start a container (``kwargs`` as ``service.create_kwargs`` makes them).
+
+    ``files`` (absolute path: contents) are written into it before it starts, in one upload.
+    """
     client = api()
     arguments = dict(kwargs)
     host_config = client.create_host_config(**arguments.pop("host_config"))
@@ -154,11 +162,24 @@ def start_container(name: str, kwargs: Mapping[str, Any], labels: Mapping[str, s
     )
     container = str(created["Id"])
     try:
+        if files:
+            client.put_archive(container, "/", tar_of(files))
         client.start(container)
     except BaseException:
         remove_container(container)
         raise
     return container
+
+
+def tar_of(files: Mapping[str, bytes]) -> bytes:
+    """A tar archive of ``files`` (absolute path: contents), mode 0644."""
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        for path, data in files.items():
+            info = tarfile.TarInfo(path.lstrip("/"))
+            info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+            tar.addfile(info, io.BytesIO(data))
+    return archive.getvalue()
 
 
 def create_only(image: str, host_config: Mapping[str, Any]) -> str:
@@ -327,13 +348,6 @@ def put_file(container: str, path: str, data: bytes) -> None:
     """
     from docker.errors import APIError, NotFound
 
-    archive = io.BytesIO()
-    with tarfile.open(fileobj=archive, mode="w") as tar:
-        info = tarfile.TarInfo(path.lstrip("/"))
-        info.size = len(data)
-        info.mode = 0o644
-        info.mtime = int(time.time())
-        tar.addfile(info, io.BytesIO(data))
     # The engine replaces whatever is at the path, a directory included; a local write would
     # refuse. One stat request (no process in the container) tells.
     client = api()
@@ -341,7 +355,7 @@ def put_file(container: str, path: str, data: bytes) -> None:
     if probe.status_code == 200 and _is_directory(probe.headers):
         raise IsADirectoryError(errno.EISDIR, "Is a directory.", path)
     try:
-        client.put_archive(container, "/", archive.getvalue())
+        client.put_archive(container, "/", tar_of({path: data}))
     except NotFound as ex:
         raise SandboxUnavailableError(f"The sandbox is gone: {first_line(ex)}") from ex
     except APIError as ex:
