@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The sandbox images the Docker tests run, built from Debian packages when missing (no registry
-# needed: debootstrap + docker import, see `inspect-gaia image build --offline`). Idempotent.
+# The sandbox images the Docker tests run, and the egress proxy's (-T block_answer_sources=true),
+# built from Debian packages when missing (no registry needed: debootstrap + docker import, see
+# `inspect-gaia image build --offline`). Idempotent.
 set -euo pipefail
 
 missing=0
-for tag in inspect-gaia/sandbox:bookworm inspect-gaia/sandbox:bookworm-attachments; do
+proxy=$(python -c "from inspect_gaia._egress import PROXY_IMAGE; print(PROXY_IMAGE)")
+for tag in inspect-gaia/sandbox:bookworm inspect-gaia/sandbox:bookworm-attachments "$proxy"; do
   docker image inspect "$tag" >/dev/null 2>&1 || missing=1
 done
 if [ "$missing" -eq 0 ]; then
-  echo "sandbox-images: both images present"
+  echo "sandbox-images: all images present"
   exit 0
 fi
 if ! command -v debootstrap >/dev/null 2>&1; then
@@ -17,3 +19,4 @@ if ! command -v debootstrap >/dev/null 2>&1; then
 fi
 inspect-gaia image build --offline
 inspect-gaia image build --offline --attachments
+inspect-gaia image build --offline --egress-proxy

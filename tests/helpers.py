@@ -347,7 +347,7 @@ def write_log(
     Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
     ``value`` (``C``/``I``), optionally ``epoch``, ``error``, ``limit``, ``input_tokens``,
     ``output_tokens``, ``reasoning_tokens``, ``cache_read``, ``cache_write``, ``cost`` (dollars, as
-    inspect records a priced call), ``working_time`` and ``metadata`` (more sample metadata:
+    inspect records a priced call), ``working_time``, ``contamination`` (the score's flags) and ``metadata`` (more sample metadata:
     ``file_name``, ``annotator_metadata``). ``.json`` paths write inspect's JSON format.
     """
     from inspect_ai.event import Event, ModelEvent
@@ -400,7 +400,14 @@ def write_log(
                     "gaia_scorer": Score(
                         value=sample["value"],
                         answer=sample.get("answer"),
-                        metadata={"answer_source": "submit"},
+                        metadata={
+                            "answer_source": "submit",
+                            **(
+                                {"contamination": sample["contamination"]}
+                                if sample.get("contamination")
+                                else {}
+                            ),
+                        },
                     )
                 },
                 model_usage={model: usage},

@@ -43,7 +43,7 @@ def _of(**params: object) -> GaiaProvenance:
 
 def test_the_record_of_a_run() -> None:
     record = _of(level="1,2", python=True, dataset_path="/data/GAIA", memory="2g")
-    assert record.schema_version == SCHEMA_VERSION == 2
+    assert record.schema_version == SCHEMA_VERSION == 3
     assert (record.split, record.levels, record.hub, record.revision) == (
         "validation",
         (1, 2),

@@ -15,7 +15,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolCall
 
 from inspect_gaia import gaia_scorer
-from inspect_gaia.scorer import contamination, final_answer
+from inspect_gaia.scorer import final_answer
 
 
 def _score(completion: str, target: str) -> Score:
@@ -131,55 +131,36 @@ def test_scorer_records_where_the_answer_came_from() -> None:
     assert score.metadata == {"answer_source": "final_answer_marker"}
 
 
-def test_contamination_warning() -> None:
+def test_contamination_is_recorded_and_does_not_change_the_score() -> None:
+    url = "https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/2023/validation/metadata.jsonl"
     state = _state(
         ChatMessageAssistant(
             content="",
-            tool_calls=[
-                ToolCall(
-                    id="1",
-                    function="bash",
-                    arguments={
-                        "command": "curl https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/2023/validation/metadata.jsonl"
-                    },
-                ),
-                ToolCall(id="2", function="bash", arguments={"command": "grep -r S /data"}),
-            ],
+            tool_calls=[ToolCall(id="1", function="bash", arguments={"command": f"curl {url}"})],
         ),
         ChatMessageAssistant(content="FINAL ANSWER: 3"),
     )
     score = asyncio.run(gaia_scorer()(state, Target("3")))
     assert score is not None and score.value == CORRECT  # a warning, not a penalty
     assert score.metadata is not None
-    assert score.metadata["contamination"] == ["gaia-benchmark", "datasets/gaia", "metadata.jsonl"]
+    assert score.metadata["contamination"] == [
+        {
+            "kind": "answer_source",
+            "tool": "bash",
+            "message": 0,
+            "where": "call",
+            "url": url,
+            "source": "GAIA on Hugging Face",
+        }
+    ]
     clean = asyncio.run(
         gaia_scorer()(_state(ChatMessageAssistant(content="FINAL ANSWER: 3")), Target("3"))
     )
     assert clean is not None and clean.metadata == {"answer_source": "final_answer_marker"}
 
 
-def test_contamination_flags_the_task_id() -> None:
-    call = ToolCall(
-        id="1", function="bash", arguments={"command": "find / -name '*0C5B0E3E-TASK*'"}
-    )
-    assert contamination(_state(ChatMessageAssistant(content="", tool_calls=[call]))) == [
-        "0c5b0e3e-task"
-    ]
-    submit = ToolCall(id="2", function="submit", arguments={"answer": "metadata.parquet"})
-    assert contamination(_state(ChatMessageAssistant(content="", tool_calls=[submit]))) == []
+def test_a_missing_blocklist_is_one_line() -> None:
+    from inspect_gaia.errors import GaiaParameterError
 
-
-def test_reading_the_own_attachment_is_not_contamination() -> None:
-    """Issue #10 finding 8: attachments are named after the task id, so every read was flagged."""
-    task_id = "9410e454-b071-52ff-ac24-dce9845bebd0"
-    own = f"{task_id}.csv"
-    read = _bash(
-        f"python3 -c \"print(open('/shared_files/{own}').read())\"; wc -l /shared_files/{own}"
-    )
-    assert contamination(_state(read, sample_id=task_id, file_name=own)) == []
-    # the task id anywhere else is still flagged, beside the attachment read or not
-    search = _bash(f"wc -l /shared_files/{own}; curl 'https://example.org/?q={task_id}'")
-    assert contamination(_state(search, sample_id=task_id, file_name=own)) == [task_id]
-    # and so are the dataset's metadata files, even next to the own attachment
-    peek = _bash(f"ls /shared_files/{own} /shared_files/metadata.parquet")
-    assert contamination(_state(peek, sample_id=task_id, file_name=own)) == ["metadata.parquet"]
+    with pytest.raises(GaiaParameterError, match="blocklist /no/such is not a file"):
+        gaia_scorer(blocklist="/no/such")

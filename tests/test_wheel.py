@@ -157,6 +157,9 @@ def test_wheel_in_a_fresh_venv(
     with zipfile.ZipFile(wheel) as archive:
         for name in ("compose.yaml", "values.yaml"):
             assert archive.read(f"inspect_gaia/{name}").decode() == (REPO / name).read_text()
+        # the answer-source list, and what the egress proxy's container is given
+        for name in ("answer_sources.yaml", "_urlrules.py", "_egress/addon.py"):
+            assert archive.getinfo(f"inspect_gaia/{name}").file_size > 0
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

@@ -15,8 +15,9 @@ import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
+from .answer_sources import AnswerSources, load_answer_sources
 from .errors import GaiaParameterError
 from .hub import HUBS, Hub, resolved_revision
 from .questionset import QuestionSet, parse_question_set
@@ -229,6 +230,12 @@ class GaiaParams:
     view_file: bool = False
     question_set: QuestionSet = field(default_factory=QuestionSet)
     """``-T exclude`` and ``-T answers``: questions left out, answers corrected."""
+    blocklist: str | None = None
+    block_answer_sources: bool = False
+    answer_sources: AnswerSources = field(
+        default_factory=load_answer_sources, compare=False, repr=False
+    )
+    """The known answer sources (the package's list, plus ``blocklist``), read once."""
 
     @classmethod
     def parse(
@@ -256,6 +263,8 @@ class GaiaParams:
         view_file: object = False,
         exclude: object = None,
         answers: object = None,
+        blocklist: object = None,
+        block_answer_sources: object = False,
     ) -> GaiaParams:
         """Parse and validate raw ``-T`` values.
 
@@ -265,7 +274,11 @@ class GaiaParams:
         """
         if not isinstance(image, str) or not image.strip():
             raise GaiaParameterError(f"image must name a Docker image — got {image!r}")
-        for name, text in (("dataset_path", dataset_path), ("revision", revision)):
+        for name, text in (
+            ("dataset_path", dataset_path),
+            ("revision", revision),
+            ("blocklist", blocklist),
+        ):
             if text is not None and (not isinstance(text, str) or not text.strip()):
                 raise GaiaParameterError(f"{name} must be a non-empty string — got {text!r}")
         params = cls(
@@ -287,6 +300,9 @@ class GaiaParams:
             multimodal=_flag("multimodal", multimodal),
             view_file=_flag("view_file", view_file),
             question_set=parse_question_set(exclude, answers),
+            blocklist=blocklist,  # type: ignore[arg-type]
+            block_answer_sources=_flag("block_answer_sources", block_answer_sources),
+            answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
         )
         params._check_combinations()
         return params
@@ -329,11 +345,53 @@ class GaiaParams:
                 "sandbox=k8s needs inspect-k8s-sandbox — install it with "
                 "`pip install 'inspect-gaia[k8s]'`"
             )
+        if self.block_answer_sources:
+            self._check_blocking()
         if self.limits.disk is not None and self.sandbox == "k8s":
             raise GaiaParameterError(
                 "disk is a Docker storage limit — on Kubernetes set ephemeral-storage in "
                 "values.yaml instead"
             )
+
+    def _check_blocking(self) -> None:
+        """A run that blocks answer sources has no route around its egress proxy."""
+        refusals = [
+            (
+                not self.network,
+                "block_answer_sources needs network=true: with network=false a sandbox reaches "
+                "nothing at all — drop block_answer_sources",
+            ),
+            (
+                self.sandbox == "compose",
+                "block_answer_sources starts an egress proxy that only the default sandbox "
+                "(gaia-docker) runs — drop sandbox=compose, or drop block_answer_sources",
+            ),
+            (
+                self.sandbox == "k8s",
+                "block_answer_sources is not built for Kubernetes — restrict egress with "
+                "values.yaml's allowDomains instead (see docs/answer-sources.md)",
+            ),
+            (
+                bool(self.mcp_servers),
+                "mcp_servers run on the host, outside the egress proxy of block_answer_sources "
+                "— drop mcp_servers, or drop block_answer_sources",
+            ),
+            (
+                self.web_search,
+                "web_search runs at the model provider, outside the egress proxy of "
+                "block_answer_sources — drop web_search, or drop block_answer_sources",
+            ),
+        ]
+        for refused, message in refusals:
+            if refused:
+                raise GaiaParameterError(message)
+
+    @property
+    def egress(self) -> dict[str, Any] | None:
+        """The sandbox's egress rules when the run blocks answer sources, else ``None``."""
+        if not self.block_answer_sources:
+            return None
+        return {"rules": self.answer_sources.as_json()["rules"]}
 
     @property
     def revision_read(self) -> str:

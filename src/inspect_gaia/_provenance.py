@@ -8,8 +8,8 @@ rather than string keys, and a damaged or hand-edited record is one line naming 
 The record carries a ``schema_version``. Version 1 is the untyped dict inspect_gaia 0.1.0 wrote
 (no version key); it reads as it is, with the fields added during 0.1.0 (``multimodal``,
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
-the fields bumps ``SCHEMA_VERSION``; a record newer than this reader knows is refused with the fix
-(upgrade), never half-read.
+the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``); a record newer than this
+reader knows is refused with the fix (upgrade), never half-read.
 
 Which runs may be pooled (``comparable_settings``) and why a score is not a plain pass@1 GAIA score
 (``comparability_flags``) are decided here too, from the typed record and from what the task cannot
@@ -35,7 +35,7 @@ from .errors import short, validation_problem
 from .questionset import QuestionSetRecord, describe
 from .sandbox import PROVIDERS, SandboxKind
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -76,6 +76,17 @@ class ProvenanceLimits(_Record):
     disk: str | None = None
 
 
+class AnswerSourcesRecord(_Record):
+    """The known answer sources a run flagged samples for reading, and whether it blocked them."""
+
+    list_sha256: str
+    """The SHA-256 of the list used (the package's, plus ``blocklist``'s rules)."""
+    blocklist: str | None = None
+    """``-T blocklist``: the file that extended the package's list."""
+    blocked: bool = False
+    """``-T block_answer_sources``: sandboxes reached the network only through the run's proxy."""
+
+
 class GaiaProvenance(_Record):
     """The ``gaia`` record of a log: dataset, prompt, agent, limits, sandbox and versions."""
 
@@ -101,6 +112,8 @@ class GaiaProvenance(_Record):
     inspect_gaia_version: str | None = None
     question_set: QuestionSetRecord | None = None
     """Questions left out or answers corrected; ``None`` (not written): the split as published."""
+    answer_sources: AnswerSourcesRecord | None = None
+    """``None``: a record from before version 3 (nothing blocked)."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -164,6 +177,11 @@ class GaiaProvenance(_Record):
             inspect_ai_version=_version("inspect_ai"),
             inspect_gaia_version=_version("inspect-gaia"),
             question_set=question_set,
+            answer_sources=AnswerSourcesRecord(
+                list_sha256=params.answer_sources.sha256,
+                blocklist=params.blocklist,
+                blocked=params.block_answer_sources,
+            ),
         )
 
     @classmethod
@@ -251,8 +269,18 @@ class GaiaProvenance(_Record):
                 "disk": limits.disk,
                 "prompt_template_sha256": self.prompt_template_sha256,
                 "question_set": self.question_set and self.question_set.fingerprint(),
+                "block_answer_sources": self.blocked_list(),
             },
         )
+
+    def blocked_list(self) -> str | bool:
+        """The SHA-256 of the answer-source list the run's egress proxy refused, else ``False``.
+
+        A setting of its own: runs that could reach the answer sources are never pooled with runs
+        that could not, nor runs blocked by different lists.
+        """
+        sources = self.answer_sources
+        return sources.list_sha256 if sources is not None and sources.blocked else False
 
 
 @dataclass(frozen=True)
@@ -271,7 +299,7 @@ class Scaffold:
 
 _RECORD_ONLY = (
     *("command_timeout", "sandbox", "image", "network", "cpus", "memory", "pids", "disk"),
-    *("prompt_template_sha256", "question_set"),
+    *("prompt_template_sha256", "question_set", "block_answer_sources"),
 )
 """Settings only a ``gaia`` record tells (another harness's run: ``None``)."""
 
@@ -369,6 +397,11 @@ def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
     limit = settings.get("message_limit")
     if limit is not None and limit != DEFAULT_MESSAGE_LIMIT:
         flags.append(f"message limit {limit} (default {DEFAULT_MESSAGE_LIMIT})")
+    blocked = settings.get("block_answer_sources")
+    if blocked:
+        flags.append(
+            f"answer sources blocked by the run's egress proxy (list sha256 {blocked[:12]})"
+        )
     return flags
 
 

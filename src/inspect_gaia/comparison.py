@@ -6,6 +6,11 @@ their datasets'. The comparison is on the questions both sides answered; how man
 said. With one epoch a question's score is its verdict; with several (or ``epoch`` not given), its
 mean over the epochs; the test and interval follow (``paired``). Each side's own recorded verdicts
 are shown beside, re-scored ones first.
+
+A side whose samples carry contamination flags (an inspect_gaia log) also gets its
+``contamination`` block (``contamination_report``) over the compared samples, its one line among
+the side's flags, and per level its accuracy with every flagged sample counted wrong
+(``a_accuracy_flagged_wrong``; ``None`` for a side that records no flags).
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ._provenance import OWN_HARNESS
+from .contamination_report import contamination_block, flagged
 from .errors import GaiaError
 from .paired import ALPHA, CONFIDENCE, PairedResult, compare_paired, verdict
 from .results import SampleResult
@@ -47,8 +54,10 @@ def _by_question(
     for task_id, answered in grouped.items():
         target = key.questions[task_id].answer
         verdicts = [question_scorer(s.answer, target)[0] for s in answered]
+        clean = [v and not flagged(s) for v, s in zip(verdicts, answered, strict=True)]
         scores[task_id] = {
             "score": sum(verdicts) / len(verdicts),
+            "score_flagged_wrong": sum(clean) / len(clean),
             "reported": sum(s.correct for s in answered) / len(answered) if own_verdicts else None,
             "answer": majority_answer([(s.epoch, s.answer) for s in answered], target)
             if len(answered) > 1
@@ -58,7 +67,11 @@ def _by_question(
 
 
 def _row(
-    label: str, ids: list[str], a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]
+    label: str,
+    ids: list[str],
+    a: dict[str, dict[str, Any]],
+    b: dict[str, dict[str, Any]],
+    flags_recorded: tuple[bool, bool],
 ) -> tuple[dict[str, Any], PairedResult]:
     result = compare_paired([a[t]["score"] for t in ids], [b[t]["score"] for t in ids])
     row = {"level": label, **result.as_dict()}
@@ -71,6 +84,9 @@ def _row(
     for name, side in (("a", a), ("b", b)):
         reported = [side[t]["reported"] for t in ids]
         row[f"{name}_reported"] = None if None in reported else sum(reported) / n
+    for name, side, recorded in (("a", a, flags_recorded[0]), ("b", b, flags_recorded[1])):
+        clean = sum(side[t]["score_flagged_wrong"] for t in ids) / n if n else None
+        row[f"{name}_accuracy_flagged_wrong"] = clean if recorded else None
     row["agreement"] = sum(a[t]["score"] == b[t]["score"] for t in ids) / n if n else None
     return row, result
 
@@ -100,7 +116,7 @@ def compare_sides(a: Side, b: Side, key: AnswerKey, epoch: int | None = None) ->
         present = {t for t in union if level in (0, key.questions[t].level)}
         if not ids:
             continue
-        row, result = _row(label, ids, mine, theirs)
+        row, result = _row(label, ids, mine, theirs, (_records_flags(a), _records_flags(b)))
         row["a_lacks"] = len(present - set(mine))
         row["b_lacks"] = len(present - set(theirs))
         rows.append(row)
@@ -141,7 +157,17 @@ def compare_sides(a: Side, b: Side, key: AnswerKey, epoch: int | None = None) ->
     }
 
 
+def _records_flags(side: Side) -> bool:
+    """Whether the side's log records contamination flags (only inspect_gaia's scorer does)."""
+    return side.harness == OWN_HARNESS
+
+
 def _side_info(side: Side, epoch: int | None, questions: set[str]) -> dict[str, Any]:
+    contamination = None
+    if _records_flags(side):
+        compared = [s for s in _select(side, epoch) if s.task_id in questions]
+        contamination = contamination_block(compared, graded=True)
+    note = contamination and contamination["note"]
     return {
         "label": side.label,
         "harness": side.harness,
@@ -152,7 +178,8 @@ def _side_info(side: Side, epoch: int | None, questions: set[str]) -> dict[str, 
         "epoch": epoch if len(side.epochs) > 1 else None,
         "questions": len(questions),
         "own_verdicts": side.verdicts,
-        "flags": list(side.flags),
+        "flags": list(side.flags) + ([note] if note else []),
+        "contamination": contamination,
     }
 
 

@@ -82,6 +82,8 @@ def gaia(
     view_file: bool = False,
     exclude: str | Sequence[str] | None = None,
     answers: str | None = None,
+    blocklist: str | None = None,
+    block_answer_sources: bool = False,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
 
@@ -130,6 +132,13 @@ def gaia(
             re-annotation's defective questions). Recorded and flagged as a question set.
         answers: A file of corrected answers (JSON ``{task_id: answer}`` or JSON lines), scored
             instead of the dataset's. Recorded and flagged as a question set.
+        blocklist: A file of URL rules (``HOST[/PATH]``, one a line, or the format of the
+            package's ``answer_sources.yaml``) that extends the list of known answer sources a
+            sample is flagged for reading (``Score.metadata["contamination"]``).
+        block_answer_sources: Sandboxes reach the network only through an egress proxy of the
+            run that refuses the known answer sources (and ``blocklist``'s). Default off; needs
+            the default sandbox, network=true and the proxy image (``inspect-gaia image build
+            --egress-proxy``); refused with mcp_servers and web_search (they bypass it).
     """
     params = GaiaParams.parse(
         level=level,
@@ -154,6 +163,8 @@ def gaia(
         view_file=view_file,
         exclude=exclude,
         answers=answers,
+        blocklist=blocklist,
+        block_answer_sources=block_answer_sources,
     )
     return gaia_task(params)
 
@@ -185,12 +196,14 @@ def gaia_questions(params: GaiaParams) -> tuple[Dataset, QuestionSetRecord | Non
 def gaia_task(params: GaiaParams) -> Task:
     """The Task for parsed parameters: the dataset, the sandbox, the agent and the scorer."""
     dataset, question_set = gaia_questions(params)
-    sandbox = gaia_sandbox(params.image, params.network, params.limits, params.sandbox)
+    sandbox = gaia_sandbox(
+        params.image, params.network, params.limits, params.sandbox, egress=params.egress
+    )
     return Task(
         dataset=dataset,
         sandbox=sandbox,
         solver=gaia_agent(params),
-        scorer=gaia_scorer(),
+        scorer=gaia_scorer(blocklist=params.blocklist),
         # The test split's answers are private: record them, report no accuracy.
         metrics=[] if params.split == "test" else None,
         message_limit=DEFAULT_MESSAGE_LIMIT,

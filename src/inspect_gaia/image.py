@@ -10,6 +10,7 @@ them, and nothing parses an untrusted attachment on the host.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import re
@@ -17,7 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .errors import GaiaError
@@ -135,13 +136,41 @@ def build_offline(tag: str, attachments: bool, log: Log) -> None:
     Raises:
         GaiaError: Not root, debootstrap missing, or a step failed (the message has its output).
     """
+    debootstrap_image(
+        tag,
+        BASE_PACKAGES + (ATTACHMENT_PACKAGES if attachments else ()),
+        ATTACHMENT_PIP_NO_DEPS if attachments else (),
+        log,
+        command=["tail", "-f", "/dev/null"],
+    )
+
+
+def debootstrap_image(
+    tag: str,
+    packages: Sequence[str],
+    wheels: Sequence[str],
+    log: Log,
+    command: Sequence[str],
+    platforms: Sequence[str] = ("manylinux_2_28", "manylinux2014"),
+    pure_sources: Sequence[str] = (),
+) -> None:
+    """An image of Debian ``packages`` plus pinned ``wheels``, with no registry.
+
+    The root filesystem is debootstrap's; the wheels (each ``name==version``, installed without
+    their dependencies, which must be among the Debian packages or the wheels) are fetched by the
+    host's pip for the image's Python and ``platforms`` and installed inside it from local files;
+    ``pure_sources`` are pure-Python packages published without a wheel, built into one by the
+    host's pip. ``docker import`` makes it ``tag`` with ``command`` as its CMD.
+
+    Raises:
+        GaiaError: Not root, debootstrap missing, or a step failed (the message has its output).
+    """
     if os.geteuid() != 0:
         raise GaiaError("an offline build runs debootstrap, which needs root — run it with sudo")
     if shutil.which("debootstrap") is None:
         raise GaiaError(
             "debootstrap is not installed — `apt-get install debootstrap` (Debian/Ubuntu)"
         )
-    packages = BASE_PACKAGES + (ATTACHMENT_PACKAGES if attachments else ())
     with tempfile.TemporaryDirectory(prefix="gaia-rootfs-") as temp:
         rootfs = Path(temp)
         log(f"debootstrap {DEBIAN_SUITE} with {len(packages)} packages into {rootfs}")
@@ -156,11 +185,11 @@ def build_offline(tag: str, attachments: bool, log: Log) -> None:
             ],
             "debootstrap",
         )
-        if attachments:
+        if wheels:
             # Wheels are fetched by the host's pip (its index, proxy and certificates) and
             # installed inside the root filesystem from local files.
-            wheels = rootfs / "tmp" / "wheels"
-            log(f"pip install {' '.join(ATTACHMENT_PIP_NO_DEPS)} into the root filesystem")
+            directory = rootfs / "tmp" / "wheels"
+            log(f"pip install {' '.join(wheels)} into the root filesystem")
             _run(
                 [
                     sys.executable,
@@ -177,16 +206,25 @@ def build_offline(tag: str, attachments: bool, log: Log) -> None:
                     "cp",
                     "--abi",
                     "cp311",
-                    "--platform",
-                    f"manylinux_2_28_{platform.machine()}",
-                    "--platform",
-                    f"manylinux2014_{platform.machine()}",
+                    *(
+                        arg
+                        for platform_tag in platforms
+                        for arg in ("--platform", f"{platform_tag}_{platform.machine()}")
+                    ),
                     "--dest",
-                    str(wheels),
-                    *ATTACHMENT_PIP_NO_DEPS,
+                    str(directory),
+                    *wheels,
                 ],
                 "pip download",
             )
+            if pure_sources:
+                _run(
+                    [
+                        *(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"),
+                        *("--wheel-dir", str(directory), *pure_sources),
+                    ],
+                    "pip wheel",
+                )
             _run(
                 [
                     "chroot",
@@ -209,7 +247,7 @@ def build_offline(tag: str, attachments: bool, log: Log) -> None:
                 "docker",
                 "import",
                 "--change",
-                'CMD ["tail", "-f", "/dev/null"]',
+                f"CMD {json.dumps(list(command))}",
                 "--change",
                 "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                 "-",

@@ -278,6 +278,7 @@ def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -
         usage=dict(sample.model_usage),
         working_time=sample.working_time,
         metadata=recorded_metadata(sample),
+        contamination=tuple((score.metadata or {}).get("contamination") or ()) if score else (),
     )
 
 

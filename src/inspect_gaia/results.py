@@ -43,6 +43,9 @@ class SampleResult:
     working_time: float | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     """What the log recorded of the question: level, ``file_name``, annotator metadata."""
+    contamination: tuple[Any, ...] = ()
+    """``Score.metadata["contamination"]``: the evidence it looked its answer up (see
+    ``contamination_report``)."""
 
     @property
     def failed(self) -> bool:

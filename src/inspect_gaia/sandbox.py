@@ -11,14 +11,15 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import yaml
 from inspect_ai.util import SandboxEnvironmentSpec, parse_compose_yaml
 
-from ._docker import COMPOSE_PROVIDER, PROVIDER
+from ._docker import COMPOSE_PROVIDER, EGRESS_KEY, PROVIDER
 from ._docker.config import GaiaComposeConfig, gaia_config
 from .hub import cache_dir
 
@@ -104,11 +105,14 @@ def gaia_compose(
     image: str = DEFAULT_IMAGE,
     network: bool = DEFAULT_NETWORK,
     limits: SandboxLimits | None = None,
+    egress: Mapping[str, Any] | None = None,
 ) -> GaiaComposeConfig:
     """``compose.yaml`` with its ``default`` service's image, network and limits set as asked.
 
     Every value is validated into a ``GaiaComposeConfig``, the model both Docker providers read
-    back from a log (``_docker.config``).
+    back from a log (``_docker.config``). ``egress`` (answer-source rules) asks gaia-docker to
+    reach the network only through the run's egress proxy (``_docker/egress.py``), as the service
+    extension ``EGRESS_KEY``.
     """
     limits = limits or SandboxLimits()
     config = parse_compose_yaml(str(COMPOSE_FILE), multiple_services=False)
@@ -123,6 +127,7 @@ def gaia_compose(
         pids_limit=limits.pids,
         storage_opt=None if limits.disk is None else {"size": limits.disk},
         **({} if network else {"network_mode": "none"}),
+        **({} if egress is None else {EGRESS_KEY: dict(egress)}),
     )
 
 
@@ -157,6 +162,7 @@ def gaia_sandbox(
     network: bool = DEFAULT_NETWORK,
     limits: SandboxLimits | None = None,
     kind: SandboxKind = "docker",
+    egress: Mapping[str, Any] | None = None,
 ) -> SandboxEnvironmentSpec:
     """Sandbox spec for GAIA samples.
 
@@ -167,9 +173,10 @@ def gaia_sandbox(
         kind: ``docker`` (compose.yaml, started through the Docker API: ``gaia-docker``),
             ``compose`` (compose.yaml, started by inspect's ``docker compose`` sandbox) or ``k8s``
             (values.yaml, needs inspect-k8s-sandbox).
+        egress: Answer-source rules the sandbox's traffic is filtered by (gaia-docker only).
     """
     if kind == "k8s":
         import k8s_sandbox  # noqa: F401 -- registers the "k8s" sandbox with inspect
 
         return SandboxEnvironmentSpec("k8s", str(gaia_k8s_values(image, network, limits)))
-    return SandboxEnvironmentSpec(PROVIDERS[kind], gaia_compose(image, network, limits))
+    return SandboxEnvironmentSpec(PROVIDERS[kind], gaia_compose(image, network, limits, egress))

@@ -2,8 +2,8 @@
 
 The rules themselves are in ``_official_scorer`` (a port of the leaderboard's scorer, kept diffable
 against upstream). Here: which answer is scored (``final_answer``), what the transcript says about
-how the sample ended and what it touched (``how_it_ended``, ``contamination``), and the metrics,
-overall and per GAIA level.
+how the sample ended (``how_it_ended``), what it looked up (``contamination``, in its own module),
+and the metrics, overall and per GAIA level.
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ from inspect_ai.solver import TaskState
 
 from ._faults import not_started
 from ._official_scorer import question_scorer
+from .answer_sources import load_answer_sources
+from .contamination import contamination
 
-__all__ = ["final_answer", "gaia_scorer", "question_scorer"]
+__all__ = ["contamination", "final_answer", "gaia_scorer", "question_scorer"]
 
 TEST_SPLIT_ANSWER = "?"
 """What GAIA's test split holds in ``Final answer``: the real answers are private."""
@@ -66,42 +68,6 @@ def final_answer(state: TaskState) -> tuple[str, str]:
     return last, ("last_message" if last else "none")
 
 
-_CONTAMINATION = (
-    "gaia-benchmark",
-    "datasets/gaia",
-    "metadata.jsonl",
-    "metadata.parquet",
-    "metadata.level",
-    "huggingface.co/spaces/gaia",
-)
-
-
-def contamination(state: TaskState) -> list[str]:
-    """What the agent's tool calls touched that hints at looking up the answer key.
-
-    The dataset's name or repository, its metadata files, or this sample's task id in a command
-    (a URL, a path, a search). Attachments are named ``<task id>.<ext>``, so the sample's own
-    attachment name is taken out of a command before the task id is looked for: reading one's own
-    file is the point, not a leak. A hit does not change the score: it is a warning for a human.
-    """
-    own_file = str((state.metadata or {}).get("file_name") or "").lower()
-    task_id = str(state.sample_id).lower()
-    seen: list[str] = []
-    for message in state.messages:
-        if not isinstance(message, ChatMessageAssistant):
-            continue
-        for call in message.tool_calls or []:
-            if call.function == SUBMIT_TOOL:
-                continue
-            text = str(call.arguments).lower()
-            seen += [n for n in _CONTAMINATION if n in text and n not in seen]
-            if own_file:
-                text = text.replace(own_file, "")
-            if task_id and task_id in text and task_id not in seen:
-                seen.append(task_id)
-    return seen
-
-
 def how_it_ended() -> dict[str, str]:
     """``error`` and/or ``limit`` when the sample did not end on its own (from its transcript).
 
@@ -127,21 +93,29 @@ def how_it_ended() -> dict[str, str]:
         grouped(stderr(), "level", all=False, name_template="level{group_name}_stderr"),
     ]
 )
-def gaia_scorer() -> Scorer:
+def gaia_scorer(blocklist: str | None = None) -> Scorer:
     """Score the agent's final answer with the official GAIA rules (``question_scorer``).
 
     The answer is the submission, or else the last assistant message (after ``FINAL ANSWER:``
     when present): see ``final_answer``; ``Score.metadata["answer_source"]`` says which.
     Metrics: accuracy and stderr overall and per GAIA level. On the test split, whose answers are
     private, the answer is recorded with ``NOANSWER`` and not graded.
+
+    ``Score.metadata["contamination"]`` lists the evidence that the sample looked its answer up
+    (``contamination``), never changing the score.
+
+    Args:
+        blocklist: A file of answer-source URL rules that extends the package's list.
     """
+    sources = load_answer_sources(blocklist)
 
     async def score(state: TaskState, target: Target) -> Score:
         answer, source = final_answer(state)
         metadata: dict[str, object] = {"answer_source": source}
-        touched = contamination(state)
-        if touched:
-            metadata["contamination"] = touched
+        graded = target.text != TEST_SPLIT_ANSWER
+        flags = contamination(state, target.text, sources, graded=graded)
+        if flags:
+            metadata["contamination"] = flags
         metadata.update(how_it_ended())
         if not_started() is not None:
             metadata["sandbox"] = "not started"

@@ -39,6 +39,8 @@ LEVEL_COLUMNS = (
     "a_lacks",
     "b_lacks",
 )
+FLAGGED_WRONG_COLUMNS = ("a_accuracy_flagged_wrong", "b_accuracy_flagged_wrong")
+"""Columns ``--flagged-wrong`` adds after B's accuracy (JSON always has them)."""
 DISAGREEMENT_COLUMNS = (
     "task_id",
     "level",
@@ -61,12 +63,17 @@ def _number(value: Any, signed: bool = False) -> str:
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
-def _table_row(row: Mapping[str, Any]) -> dict[str, str]:
+def _table_row(row: Mapping[str, Any], flagged_wrong: bool) -> dict[str, str]:
+    clean = {
+        "A (flagged wrong)": _number(row["a_accuracy_flagged_wrong"]),
+        "B (flagged wrong)": _number(row["b_accuracy_flagged_wrong"]),
+    }
     return {
         "level": row["level"],
         "n": str(row["n"]),
         "A": _number(row["a_accuracy"]),
         "B": _number(row["b_accuracy"]),
+        **(clean if flagged_wrong else {}),
         "A − B": _number(row["difference"], signed=True),
         "95% CI": f"{_number(row['ci_low'], True)} to {_number(row['ci_high'], True)}",
         "p": MISSING if math.isnan(row["p_value"]) else f"{row['p_value']:.3g}",
@@ -100,14 +107,14 @@ def _notes(document: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _human(document: Mapping[str, Any], fmt: str) -> str:
+def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool) -> str:
     a, b = document["a"], document["b"]
     title = f"A: {a['label']} vs B: {b['label']}"
     for side, name in ((a, "A"), (b, "B")):
         if side["epochs"] > 1:
             which = f"epoch {side['epoch']}" if side["epoch"] else "mean"
             title += f", {name}: {which} of {side['epochs']} epochs"
-    rows = [_table_row(row) for row in document["levels"]]
+    rows = [_table_row(row, flagged_wrong) for row in document["levels"]]
     notes = _notes(document)
     if fmt == "markdown":
         levels = render(rows, list(rows[0]), fmt, title=title, note="\n\n".join(notes))
@@ -153,6 +160,12 @@ def _human(document: Mapping[str, Any], fmt: str) -> str:
     help="Corrected answers: JSON {task_id: answer} or JSON lines; they replace the snapshot's.",
 )
 @click.option("--plot", type=click.Path(dir_okay=False), help="Also write a PNG bar chart here.")
+@click.option(
+    "--flagged-wrong",
+    is_flag=True,
+    help="Also give each inspect_gaia side's accuracy with every sample flagged for reading an "
+    "answer source counted wrong (JSON always has it).",
+)
 def compare(
     run_a: str,
     run_b: str,
@@ -163,6 +176,7 @@ def compare(
     exclude: str | None,
     answers: str | None,
     plot: str | None,
+    flagged_wrong: bool,
 ) -> None:
     """Put two GAIA runs A and B side by side on the questions both answered.
 
@@ -191,14 +205,15 @@ def compare(
     if fmt == "json":
         click.echo(dump_json(document))
     elif fmt == "csv":
+        levels = LEVEL_COLUMNS[:4] + FLAGGED_WRONG_COLUMNS + LEVEL_COLUMNS[4:]
         rows, columns = (
-            (document["levels"], LEVEL_COLUMNS)
+            (document["levels"], levels if flagged_wrong else LEVEL_COLUMNS)
             if table == "levels"
             else (document["differences"], DISAGREEMENT_COLUMNS)
         )
         click.echo(render(rows, columns, "csv"), nl=False)
     else:
-        click.echo(_human(document, fmt), nl=False)
+        click.echo(_human(document, fmt, flagged_wrong), nl=False)
     for name in ("a", "b"):
         lacking = document["only_in_one"]["b" if name == "a" else "a"]
         if lacking:

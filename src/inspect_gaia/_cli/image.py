@@ -7,6 +7,8 @@ import shutil
 import click
 
 from .._docker import engine
+from .._egress import PROXY_IMAGE
+from .._egress.image import build_proxy_from_registry, build_proxy_offline
 from ..errors import GaiaError
 from ..image import build_from_registry, build_offline, default_tag, is_image_name
 
@@ -38,25 +40,37 @@ def _tag(ctx: click.Context, param: click.Parameter, value: str | None) -> str |
     help="Add readers for GAIA attachments (xlsx, pdf, docx, pptx, images, ffmpeg).",
 )
 @click.option(
+    "--egress-proxy",
+    is_flag=True,
+    help=f"Build the egress proxy image of -T block_answer_sources=true ({PROXY_IMAGE}: "
+    "mitmproxy) instead of a sandbox image.",
+)
+@click.option(
     "--tag",
     callback=_tag,
     help="Image tag (default: an inspect-gaia/sandbox tag for --offline/--attachments).",
 )
 @click.option("--force", is_flag=True, help="Rebuild even when the tag exists.")
-def build(offline: bool, attachments: bool, tag: str | None, force: bool) -> None:
+def build(
+    offline: bool, attachments: bool, egress_proxy: bool, tag: str | None, force: bool
+) -> None:
     """Build the GAIA sandbox image and print its tag; use it with `-T image=<tag>`.
 
-    The engine is checked first: a build never starts without one.
+    The engine is checked first: a build never starts without one. With --egress-proxy, the
+    image of the proxy that -T block_answer_sources=true runs (the run finds it by its default tag).
 
     \b
     Examples:
       inspect-gaia image build --offline --attachments
+      inspect-gaia image build --offline --egress-proxy
       inspect-gaia image build --tag my-registry.example/gaia:1
     """
+    if egress_proxy and attachments:
+        raise GaiaError("--attachments is for sandbox images — drop it with --egress-proxy")
     engine.check_engine()
     if shutil.which("docker") is None:
         raise GaiaError("the docker CLI is not installed — install it (Debian: docker-ce-cli)")
-    chosen = tag or default_tag(offline, attachments)
+    chosen = tag or (PROXY_IMAGE if egress_proxy else default_tag(offline, attachments))
     if engine.local_image_id(chosen) is not None and not force:
         click.echo(f"{chosen} is already present (--force rebuilds it)", err=True)
         click.echo(chosen)
@@ -65,6 +79,11 @@ def build(offline: bool, attachments: bool, tag: str | None, force: bool) -> Non
     def log(message: str) -> None:
         click.echo(f"… {message}", err=True)
 
+    if egress_proxy:
+        (build_proxy_offline if offline else build_proxy_from_registry)(chosen, log)
+        click.echo(f"built {chosen}; runs with -T block_answer_sources=true use it", err=True)
+        click.echo(chosen)
+        return
     if offline:
         build_offline(chosen, attachments, log)
     else:

@@ -16,6 +16,7 @@ from inspect_ai.model import ModelCost
 
 from .._provenance import OWN_HARNESS, default_settings
 from ..breakdown import where_it_fails
+from ..contamination_report import CSV_FIELDS, contamination_block, with_flagged_wrong
 from ..errors import GaiaError
 from ..inspect_logs import read_inspect_logs
 from ..results import RunGroup, group_runs
@@ -86,6 +87,7 @@ def report_document(
         samples = [priced(s, prices) for s in group.samples] if prices else list(group.samples)
         levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
         overall_cost = levels[-1]["cost"]
+        contamination = contamination_block(samples, graded=group.split != "test")
         repriced = bool(prices) and any(m in (prices or {}) for s in samples for m in s.usage)
         entries.append(
             {
@@ -95,13 +97,14 @@ def report_document(
                 "task_version": group.settings["task_version"],
                 "epochs": group.settings["epochs"],
                 "logs": [run.source for run in group.runs],
-                "flags": group.flags,
+                "flags": group.flags + ([contamination["note"]] if contamination["note"] else []),
                 "differs": own,
                 "settings": group.settings,
                 "cost_source": None
                 if overall_cost is None
                 else ("model-cost-config" if repriced else "log"),
                 "levels": levels,
+                "contamination": contamination,
                 **(where_it_fails(samples) if group.split != "test" else {}),
             }
         )
@@ -207,7 +210,7 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _human(document: Mapping[str, Any], fmt: str) -> str:
+def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -> str:
     groups = document["groups"]
     parts = []
     if len(groups) > 1:
@@ -226,6 +229,8 @@ def _human(document: Mapping[str, Any], fmt: str) -> str:
         )
         flags = "; ".join(group["flags"])
         rows = [_accuracy_row(level) for level in group["levels"]]
+        if flagged_wrong:
+            rows = with_flagged_wrong(rows, group["contamination"], fmt)
         parts.append(render(rows, list(rows[0]), fmt, title=title, note=flags and f"⚠ {flags}"))
         effort = [_effort_row(level) for level in group["levels"]]
         note = "" if group["cost_source"] else "no cost: see the README on --model-cost-config"
@@ -233,12 +238,12 @@ def _human(document: Mapping[str, Any], fmt: str) -> str:
     return "\n".join(parts)
 
 
-def _csv_rows(document: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {**{c: group[c] for c in GROUP_COLUMNS}, **level}
-        for group in document["groups"]
-        for level in group["levels"]
-    ]
+def _csv_rows(document: Mapping[str, Any], flagged_wrong: bool = False) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for group in document["groups"]:
+        own = [{**{c: group[c] for c in GROUP_COLUMNS}, **level} for level in group["levels"]]
+        rows += with_flagged_wrong(own, group["contamination"], "csv") if flagged_wrong else own
+    return rows
 
 
 @click.command()
@@ -263,8 +268,19 @@ def _csv_rows(document: Mapping[str, Any]) -> list[dict[str, Any]]:
     help="Also show where each group fails: accuracy by attachment type, annotator steps and "
     "tools, and near misses (with --format csv: the breakdown table instead of the levels).",
 )
+@click.option(
+    "--flagged-wrong",
+    is_flag=True,
+    help="Beside accuracy, also show it with every sample flagged for reading an answer source "
+    "counted wrong (JSON always has it, under contamination).",
+)
 def report(
-    logs: tuple[str, ...], fmt: str, prices_file: str | None, plot: str | None, breakdown: bool
+    logs: tuple[str, ...],
+    fmt: str,
+    prices_file: str | None,
+    plot: str | None,
+    breakdown: bool,
+    flagged_wrong: bool,
 ) -> None:
     """Accuracy, its spread and its cost per model and level, from GAIA LOGS.
 
@@ -305,9 +321,10 @@ def report(
     elif fmt == "csv" and breakdown:
         click.echo(render(csv_rows(document), ("group", *BREAKDOWN_COLUMNS), "csv"), nl=False)
     elif fmt == "csv":
-        click.echo(render(_csv_rows(document), GROUP_COLUMNS + LEVEL_FIELDS, "csv"), nl=False)
+        columns = GROUP_COLUMNS + LEVEL_FIELDS + (CSV_FIELDS if flagged_wrong else ())
+        click.echo(render(_csv_rows(document, flagged_wrong), columns, "csv"), nl=False)
     else:
-        click.echo(_human(document, fmt), nl=False)
+        click.echo(_human(document, fmt, flagged_wrong), nl=False)
         if breakdown:
             click.echo(failures_text(document, fmt), nl=False)
     if plot:

@@ -13,3 +13,7 @@ PROVIDER = "gaia-docker"
 
 COMPOSE_PROVIDER = "gaia-compose"
 """inspect's ``docker compose`` sandbox behind the start guard (``-T sandbox=compose``)."""
+
+EGRESS_KEY = "x-inspect-gaia-egress"
+"""Compose service extension: the answer-source rules the run's egress proxy refuses
+(``{"rules": [[pattern, source], ...]}``, ``-T block_answer_sources=true``)."""

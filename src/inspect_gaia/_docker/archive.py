@@ -14,7 +14,6 @@ import json
 import posixpath
 import stat as stat_module
 import tarfile
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +23,7 @@ from inspect_ai.util import (
     SandboxUnavailableError,
 )
 
-from .client import api, first_line
+from .client import api, first_line, tar_of
 
 if TYPE_CHECKING:
     from docker import APIClient
@@ -45,13 +44,6 @@ def put_file(container: str, path: str, data: bytes) -> None:
     """
     from docker.errors import APIError, NotFound
 
-    archive = io.BytesIO()
-    with tarfile.open(fileobj=archive, mode="w") as tar:
-        info = tarfile.TarInfo(path.lstrip("/"))
-        info.size = len(data)
-        info.mode = 0o644
-        info.mtime = int(time.time())
-        tar.addfile(info, io.BytesIO(data))
     # The engine replaces whatever is at the path, a directory included; a local write would
     # refuse. One stat request (no process in the container) tells.
     client = api()
@@ -59,7 +51,7 @@ def put_file(container: str, path: str, data: bytes) -> None:
     if probe.status_code == 200 and _is_directory(probe.headers):
         raise IsADirectoryError(errno.EISDIR, "Is a directory.", path)
     try:
-        client.put_archive(container, "/", archive.getvalue())
+        client.put_archive(container, "/", tar_of({path: data}))
     except NotFound as ex:
         raise SandboxUnavailableError(f"The sandbox is gone: {first_line(ex)}") from ex
     except APIError as ex:

@@ -14,6 +14,7 @@ import functools
 import io
 import os
 import socket
+import tarfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -133,8 +134,16 @@ def create_network(name: str, labels: Mapping[str, str]) -> None:
     )
 
 
-def start_container(name: str, kwargs: Mapping[str, Any], labels: Mapping[str, str]) -> str:
-    """Create and start a container (``kwargs`` as ``service.create_kwargs`` makes them)."""
+def start_container(
+    name: str,
+    kwargs: Mapping[str, Any],
+    labels: Mapping[str, str],
+    files: Mapping[str, bytes] | None = None,
+) -> str:
+    """Create and start a container (``kwargs`` as ``service.create_kwargs`` makes them).
+
+    ``files`` (absolute path: contents) are written into it before it starts, in one upload.
+    """
     client = api()
     arguments = dict(kwargs)
     host_config = client.create_host_config(**arguments.pop("host_config"))
@@ -143,11 +152,24 @@ def start_container(name: str, kwargs: Mapping[str, Any], labels: Mapping[str, s
     )
     container = str(created["Id"])
     try:
+        if files:
+            client.put_archive(container, "/", tar_of(files))
         client.start(container)
     except BaseException:
         remove_container(container)
         raise
     return container
+
+
+def tar_of(files: Mapping[str, bytes]) -> bytes:
+    """A tar archive of ``files`` (absolute path: contents), mode 0644."""
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        for path, data in files.items():
+            info = tarfile.TarInfo(path.lstrip("/"))
+            info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+            tar.addfile(info, io.BytesIO(data))
+    return archive.getvalue()
 
 
 def create_only(image: str, host_config: Mapping[str, Any]) -> str:

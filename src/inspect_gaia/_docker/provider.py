@@ -40,7 +40,7 @@ from .. import _signals
 from .._compat import InjectedWrapper, classify_exec_failure, sample_active
 from .._faults import start_or_stand_in, started
 from ..errors import GaiaError
-from . import PROVIDER, archive, client, engine
+from . import PROVIDER, archive, client, egress, engine
 from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
 from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
@@ -111,6 +111,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
             print(f"Removed {swept} container(s)/network(s) left by killed {PROVIDER} runs")
         await client.call(engine.ensure_image, service["image"])
         await client.call(engine.check_limits, service)
+        spec = egress.wanted(service)
+        if spec is not None and network_wanted(service):
+            await _start_egress(task_name, spec)
         _signals.install()
 
     @override
@@ -133,12 +136,19 @@ class GaiaDockerSandbox(SandboxEnvironment):
         name = container_name(
             task_name, active.sample.id if active else "sample", active.epoch if active else 1
         )
-        network = await client.call(_run_network, task_name) if network_wanted(service) else None
+        spec = egress.wanted(service) if network_wanted(service) else None
+        files: dict[str, bytes] | None = None
+        if spec is not None:  # the run's internal network, reaching out only through its proxy
+            proxy = await client.call(egress.ensure, task_name, spec)
+            kwargs = egress.sample_kwargs(create_kwargs(service, None), proxy)
+            files = await client.call(egress.sample_files, proxy, service["image"])
+        else:
+            network = (
+                await client.call(_run_network, task_name) if network_wanted(service) else None
+            )
+            kwargs = create_kwargs(service, network)
         container = await client.call(
-            client.start_container,
-            name,
-            create_kwargs(service, network),
-            labels(task_name),
+            client.start_container, name, kwargs, labels(task_name), files
         )
         working_dir = str(
             service.get("working_dir") or await client.call(engine.image_workdir, service["image"])
@@ -174,7 +184,13 @@ class GaiaDockerSandbox(SandboxEnvironment):
                         print(f"Sandbox kept: docker exec -it {name} bash -l")
                     print(f"Remove them with: inspect sandbox cleanup {PROVIDER}")
                     return
+                proxies = egress.egress_state().proxies
+                for proxy in list(proxies.values()):
+                    refused = await client.call(egress.refusals, proxy)
+                    if refused:
+                        print(f"The egress proxy refused {refused} request(s) to answer sources")
                 await client.call(remove_run, state.run_id)
+                proxies.clear()
                 with state.lock:
                     state.network = None
             except Exception as ex:
@@ -309,6 +325,24 @@ class GaiaDockerSandbox(SandboxEnvironment):
             if client.engine_unreachable(ex):
                 raise SandboxUnavailableError(engine.engine_stopped(ex)) from ex
             raise
+
+
+async def _start_egress(task_name: str, spec: dict[str, Any]) -> None:
+    """Start the run's egress proxy; a run cancelled meanwhile removes what it started.
+
+    The start is shielded (a half-started proxy would outlive the run: inspect registers a
+    provider's cleanup only once ``task_init`` returns), and a cancellation that arrived during it
+    removes the run's resources before it goes on.
+    """
+    with anyio.CancelScope(shield=True):
+        await client.call(egress.ensure, task_name, spec)
+    try:
+        await anyio.lowlevel.checkpoint()
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await client.call(remove_run, run_state().run_id)
+            egress.egress_state().proxies.clear()
+        raise
 
 
 def _run_network(task_name: str) -> str:

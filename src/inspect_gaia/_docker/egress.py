@@ -1,0 +1,252 @@
+"""The egress proxy of a gaia-docker run that blocks answer sources (``block_answer_sources``).
+
+Per run (and per list of rules), started by ``task_init`` before any sample:
+
+* an *internal* bridge network for the sandboxes: no route off the host, no DNS for outside names,
+  and no address of the host's on it (Docker's ``inhibit_ipv4``: a host service listening on all
+  addresses is no way out), so a sandbox reaches nothing but what is on that network;
+* an ordinary bridge network, the proxy's way out;
+* the proxy: mitmproxy (``_egress``) on both networks, with the run's rules and a CA it generates
+  on its first start, so a fresh CA per run.
+
+Each sandbox of the run joins the internal network with ``HTTP(S)_PROXY`` pointing at the proxy,
+and the run's CA written into its trust store before it starts (``sample_kwargs``,
+``sample_files``). Everything is labelled as the run's other resources are, so the run's cleanup,
+the orphan sweep and ``inspect sandbox cleanup gaia-docker`` remove it with them.
+
+One trade-off: on the internal network, traffic between containers stays on. Docker's switch for
+it (``enable_icc``) is per network, and with it off the sandboxes could not reach the proxy
+either; so in a blocking run a sandbox can reach another sandbox of the run (each holds only its
+own attachment), which it cannot in an ordinary run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._compat import sandbox_lifecycle_state
+from .._egress import ADDON_FILES, PROXY_IMAGE
+from ..errors import GaiaError
+from . import EGRESS_KEY, archive, client
+from .cleanup import RUN_LABEL
+from .cleanup import labels as run_labels
+
+EGRESS_LABEL = "inspect_gaia.egress"
+PORT = 3128
+CA_FILE = "/usr/local/share/ca-certificates/inspect-gaia-egress.crt"
+"""Where a sandbox gets the run's CA (``update-ca-certificates`` keeps it)."""
+BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+"""Debian's (and the ``python`` images') CA bundle: the image's, plus the run's CA."""
+READY_TIMEOUT = 60.0
+_PROXY_CA = "/egress/conf/mitmproxy-ca-cert.pem"
+_READY = "proxy listening at"
+_NO_PROXY = "localhost,127.0.0.1,::1"
+
+
+@dataclass
+class Egress:
+    """A started proxy: its networks, its address on the sandboxes' network, its CA."""
+
+    network: str
+    outside: str
+    proxy: str
+    address: str
+    ca: bytes
+    bundles: dict[str, bytes] = field(default_factory=dict)
+    """The CA bundle a sandbox of each image gets (its image's, plus ``ca``)."""
+
+
+@dataclass
+class EgressState:
+    """The run's proxies, one per list of rules (one inspect sandbox lifecycle scope)."""
+
+    proxies: dict[str, Egress] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_OUTSIDE_ANY_RUN = EgressState()
+_FIRST_USE = threading.Lock()
+
+
+def egress_state() -> EgressState:
+    """This run's state (created once, under a lock: samples ask for it from several threads)."""
+    scope = sandbox_lifecycle_state()
+    if scope is None:
+        return _OUTSIDE_ANY_RUN
+    with _FIRST_USE:
+        return scope.get(EgressState)
+
+
+def wanted(service: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The rules the service's sandboxes must be kept from, when it blocks answer sources."""
+    spec = service.get(EGRESS_KEY)
+    return dict(spec) if isinstance(spec, Mapping) else None
+
+
+def _key(spec: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+
+
+def ensure(task_name: str, spec: Mapping[str, Any]) -> Egress:
+    """The run's proxy for ``spec``, started now if it is not yet (blocking; idempotent).
+
+    Raises:
+        GaiaError: The proxy image is missing, or the proxy did not come up.
+    """
+    state = egress_state()
+    with state.lock:
+        key = _key(spec)
+        if key not in state.proxies:
+            state.proxies[key] = _start(task_name, spec, key)
+        return state.proxies[key]
+
+
+def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
+    from docker.errors import ImageNotFound
+
+    try:
+        client.image_config(PROXY_IMAGE)
+    except ImageNotFound as ex:
+        raise GaiaError(
+            f"-T block_answer_sources=true needs the egress proxy image {PROXY_IMAGE} — build it "
+            "with `inspect-gaia image build --egress-proxy --offline` (no registry needed) or "
+            "`inspect-gaia image build --egress-proxy`"
+        ) from ex
+    api = client.api()
+    labels = {**run_labels(task_name), EGRESS_LABEL: key[:16]}
+    stem = f"gaia-egress-{labels[RUN_LABEL]}-{uuid.uuid4().hex[:6]}"
+    created: list[tuple[str, str]] = []
+    try:
+        network = str(
+            api.create_network(
+                stem,
+                driver="bridge",
+                internal=True,
+                # no address of the host's on it either: its services are no way out
+                options={"com.docker.network.bridge.inhibit_ipv4": "true"},
+                labels=labels,
+            )["Id"]
+        )
+        created.append(("network", network))
+        outside = str(api.create_network(f"{stem}-out", driver="bridge", labels=labels)["Id"])
+        created.append(("network", outside))
+        subnet = api.inspect_network(network)["IPAM"]["Config"][0]["Subnet"]
+        proxy = str(
+            api.create_container(
+                PROXY_IMAGE,
+                command=_command(subnet),
+                # its log is how the run knows it listens (and counts refusals): unbuffered
+                environment=["PYTHONUNBUFFERED=1"],
+                name=stem,
+                labels=labels,
+                detach=True,
+                host_config=api.create_host_config(
+                    network_mode=outside, init=True, mem_limit="1g", pids_limit=1024
+                ),
+            )["Id"]
+        )
+        created.append(("container", proxy))
+        files = {f"/egress/{path.name}": path.read_bytes() for path in ADDON_FILES}
+        files["/egress/rules.json"] = json.dumps({"rules": spec.get("rules", [])}).encode()
+        api.put_archive(proxy, "/", client.tar_of(files))
+        api.connect_container_to_network(proxy, network)
+        api.start(proxy)
+        _wait_ready(proxy)
+        address = api.inspect_container(proxy)["NetworkSettings"]["Networks"]
+        ip = next(v["IPAddress"] for v in address.values() if v.get("NetworkID") == network)
+        ca = archive.get_file(proxy, _PROXY_CA, _PROXY_CA)
+        return Egress(network=network, outside=outside, proxy=proxy, address=ip, ca=ca)
+    except BaseException:
+        for kind, ident in reversed(created):
+            try:
+                (client.remove_container if kind == "container" else client.remove_network)(ident)
+            except Exception:  # the run's cleanup (or the next run's sweep) removes it
+                pass
+        raise
+
+
+def _command(subnet: str) -> list[str]:
+    return [
+        "mitmdump",
+        *("--listen-port", str(PORT)),
+        *("--set", "confdir=/egress/conf"),
+        # never connect to a server before a request is allowed (a refusal reaches nothing)
+        *("--set", "connection_strategy=lazy", "--set", "upstream_cert=false"),
+        *("-s", "/egress/addon.py"),
+        *("--set", "gaia_rules=/egress/rules.json", "--set", f"gaia_clients={subnet}"),
+        *("--set", "flow_detail=0"),
+    ]
+
+
+def _wait_ready(proxy: str) -> None:
+    api = client.api()
+    deadline = time.monotonic() + READY_TIMEOUT
+    while time.monotonic() < deadline:
+        logs = api.logs(proxy).decode("utf-8", errors="replace")
+        if _READY in logs:
+            return
+        if not api.inspect_container(proxy)["State"]["Running"]:
+            tail = " / ".join(logs.strip().splitlines()[-3:])
+            raise GaiaError(f"the egress proxy stopped at its start: {tail[:400]}")
+        time.sleep(0.1)
+    raise GaiaError(
+        f"the egress proxy did not start within {READY_TIMEOUT:.0f} s — check "
+        "`inspect-gaia doctor` and the Docker Engine's load, then rerun"
+    )
+
+
+def sample_kwargs(kwargs: Mapping[str, Any], egress: Egress) -> dict[str, Any]:
+    """A sandbox's container arguments on the internal network, with the proxy in its env."""
+    proxy = f"http://{egress.address}:{PORT}"
+    environment = list(kwargs.get("environment") or [])
+    for name, value in {
+        "HTTP_PROXY": proxy,
+        "HTTPS_PROXY": proxy,
+        "NO_PROXY": _NO_PROXY,
+        # the run's CA, for the clients that do not read the system bundle by default
+        "SSL_CERT_FILE": BUNDLE,
+        "REQUESTS_CA_BUNDLE": BUNDLE,
+        "CURL_CA_BUNDLE": BUNDLE,
+        "PIP_CERT": BUNDLE,
+        "GIT_SSL_CAINFO": BUNDLE,
+        "NODE_EXTRA_CA_CERTS": CA_FILE,
+    }.items():
+        environment += [f"{name}={value}"] + (
+            [f"{name.lower()}={value}"] if "PROXY" in name else []
+        )
+    host = {**kwargs["host_config"], "network_mode": egress.network}
+    return {**kwargs, "environment": environment, "host_config": host}
+
+
+def sample_files(egress: Egress, image: str) -> dict[str, bytes]:
+    """The files a sandbox of ``image`` gets before it starts: the CA, and the bundle with it."""
+    if image not in egress.bundles:
+        egress.bundles[image] = _image_bundle(image).rstrip(b"\n") + b"\n" + egress.ca
+    return {CA_FILE: egress.ca, BUNDLE: egress.bundles[image]}
+
+
+def _image_bundle(image: str) -> bytes:
+    """The image's own CA bundle (empty when it has none), read from a container never started."""
+    probe = client.create_only(image, {})
+    try:
+        return archive.get_file(probe, BUNDLE, BUNDLE)
+    except OSError:
+        return b""
+    finally:
+        client.remove_container(probe)
+
+
+def refusals(egress: Egress) -> int:
+    """How many requests the proxy refused so far (its log's JSON lines)."""
+    try:
+        logs = client.api().logs(egress.proxy).decode("utf-8", errors="replace")
+    except Exception:
+        return 0
+    return sum('"refused"' in line for line in logs.splitlines() if '"inspect_gaia"' in line)

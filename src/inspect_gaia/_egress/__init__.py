@@ -1,0 +1,21 @@
+"""The egress proxy of a run that cannot look its answers up (``-T block_answer_sources=true``).
+
+``image`` builds the proxy's image (mitmproxy, from PyPI); ``addon.py`` is the mitmproxy addon that
+refuses known answer sources, copied into each run's proxy container with ``_urlrules.py`` (the
+same URL rules the scorer's detection uses). The container's lifecycle is the Docker provider's:
+``_docker/egress.py``.
+"""
+
+from pathlib import Path
+
+MITMPROXY_VERSION = "11.0.2"
+"""The newest mitmproxy for Python 3.11 (Debian bookworm's, the image's base); 11.1+ need 3.12."""
+
+PROXY_IMAGE = f"inspect-gaia/egress-proxy:mitmproxy-{MITMPROXY_VERSION}"
+"""The proxy image a run starts (``inspect-gaia image build --egress-proxy [--offline]``)."""
+
+ADDON_FILES = (
+    Path(__file__).resolve().parent / "addon.py",
+    Path(__file__).resolve().parent.parent / "_urlrules.py",
+)
+"""Copied into the proxy container beside each other: the addon imports ``_urlrules``."""

@@ -1,0 +1,172 @@
+"""Contamination in ``report`` and ``compare``: flagged samples per level, evidence, one line.
+
+A sample is *flagged* when its ``Score.metadata["contamination"]`` (``contamination``) holds a
+flag of a kind that says it saw an answer source or asked one unrefused (``READ_KINDS``); a
+request the run's egress proxy refused is counted apart (``refused``), since nothing was read.
+"Flagged counted wrong" is the accuracy with every flagged sample scored as wrong, beside the
+plain one: the share of the score no lookup can explain.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from .contamination import READ_KINDS
+from .results import SampleResult
+from .stats import summarise
+
+FLAGGED_WRONG = "accuracy_flagged_wrong"
+"""The accuracy with flagged samples counted wrong (JSON field and CSV column)."""
+FLAGGED_WRONG_COLUMN = "acc. (flagged wrong)"
+"""Its column in the human tables, right after ``accuracy``."""
+
+_WHAT = {
+    "answer_source": "a known answer source",
+    "question_with_answer": "their question with its answer on a page",
+    "dataset_reference": "the dataset or their task id",
+}
+
+
+def flags_of(sample: SampleResult) -> list[dict[str, Any]]:
+    """A sample's contamination flags.
+
+    A log written before flags had kinds holds strings (what a call touched: the dataset's name,
+    a metadata file, the task id): they are read as dataset references.
+    """
+    return [
+        f if isinstance(f, dict) else {"kind": "dataset_reference", "excerpt": str(f)}
+        for f in sample.contamination
+    ]
+
+
+def flagged(sample: SampleResult) -> bool:
+    """Whether the sample saw (or asked, unrefused) an answer source."""
+    return any(f.get("kind") in READ_KINDS for f in flags_of(sample))
+
+
+def refusals(sample: SampleResult) -> int:
+    """Requests of the sample the egress proxy refused (seen in its tool results)."""
+    return sum(f.get("kind") == "refused" and f.get("where") == "result" for f in flags_of(sample))
+
+
+def flagged_wrong(samples: Sequence[SampleResult]) -> list[SampleResult]:
+    """``samples`` with every flagged one scored as wrong."""
+    return [replace(s, correct=False) if flagged(s) else s for s in samples]
+
+
+def contamination_block(samples: Sequence[SampleResult], graded: bool = True) -> dict[str, Any]:
+    """The ``contamination`` entry of a report group (or of ``compare``'s inspect run).
+
+    Per level present, then ``all``: samples, flagged samples, refused requests, and accuracy
+    plain and with flagged samples counted wrong (``None`` on a split without answers). Then every
+    flagged or refused sample with its evidence, and the one line a reader sees (``note``).
+    """
+    plain = {row.level: row for row in summarise(samples, graded)}
+    strict = {row.level: row for row in summarise(flagged_wrong(samples), graded)}
+    levels = []
+    for label, row in plain.items():
+        members = [s for s in samples if label == "all" or str(s.level) == label]
+        levels.append(
+            {
+                "level": label,
+                "samples": row.samples,
+                "flagged": sum(flagged(s) for s in members),
+                "refused_requests": sum(refusals(s) for s in members),
+                "accuracy": row.accuracy,
+                FLAGGED_WRONG: strict[label].accuracy,
+            }
+        )
+    listed = [
+        {
+            "task_id": s.task_id,
+            "epoch": s.epoch,
+            "level": str(s.level),
+            "correct": s.correct,
+            "flagged": flagged(s),
+            "flags": flags_of(s),
+        }
+        for s in samples
+        if s.contamination and (flagged(s) or refusals(s))
+    ]
+    block = {"levels": levels, "samples": listed}
+    return {**block, "note": contamination_note(block)}
+
+
+def contamination_note(block: Mapping[str, Any]) -> str | None:
+    """The one line: how many samples read an answer source (and how), refusals; else ``None``."""
+    overall = block["levels"][-1]
+    parts = []
+    if overall["flagged"]:
+        kinds: Counter[str] = Counter()
+        for sample in block["samples"]:
+            kinds.update({f["kind"] for f in sample["flags"] if f.get("kind") in _WHAT})
+        how = ", ".join(f"{kinds[k]} {_WHAT[k]}" for k in _WHAT if kinds[k])
+        n = overall["flagged"]
+        parts.append(
+            f"{n} sample{'s' * (n != 1)} read a known answer source or their answer off a page "
+            f"({how}; evidence in --format json)"
+        )
+    if overall["refused_requests"]:
+        refused = sum(
+            1 for s in block["samples"] if any(f["kind"] == "refused" for f in s["flags"])
+        )
+        parts.append(
+            f"the egress proxy refused {overall['refused_requests']} request"
+            f"{'s' * (overall['refused_requests'] != 1)} to answer sources "
+            f"in {refused} sample{'s' * (refused != 1)}"
+        )
+    return "; ".join(parts) or None
+
+
+def with_flagged_wrong(
+    rows: Sequence[dict[str, Any]], block: Mapping[str, Any], fmt: str
+) -> list[dict[str, Any]]:
+    """Table rows (one per level) with the flagged-wrong accuracy (and counts) added.
+
+    Human tables get ``FLAGGED_WRONG_COLUMN`` right after ``accuracy``; CSV rows get the
+    ``flagged``, ``refused_requests`` and ``FLAGGED_WRONG`` fields.
+    """
+    by_level = {level["level"]: level for level in block["levels"]}
+    out = []
+    for row in rows:
+        level = by_level.get(str(row.get("level")), {})
+        if fmt == "csv":
+            out.append({**row, **{k: level.get(k) for k in CSV_FIELDS}})
+            continue
+        value = level.get(FLAGGED_WRONG)
+        cell = "—" if value is None else f"{value:.4f}"
+        items = list(row.items())
+        at = next((i + 1 for i, (k, _) in enumerate(items) if k == "accuracy"), len(items))
+        out.append(dict(items[:at] + [(FLAGGED_WRONG_COLUMN, cell)] + items[at:]))
+    return out
+
+
+CSV_FIELDS = ("flagged", "refused_requests", FLAGGED_WRONG)
+"""Columns ``--flagged-wrong`` adds to a CSV report."""
+
+
+COMPARE_FLAGGED_WRONG = "inspect_acc_flagged_wrong"
+"""``compare``'s per-level field: the inspect run's accuracy with flagged samples counted wrong."""
+
+
+def compare_flagged_wrong(
+    summary: Sequence[dict[str, Any]], ours: Sequence[SampleResult], joined: set[str]
+) -> list[dict[str, Any]]:
+    """``compare``'s summary rows with ``COMPARE_FLAGGED_WRONG`` after ``inspect_acc``.
+
+    Over the same questions as the row (those in both runs, per level, then ``all``).
+    """
+    shared = [s for s in ours if s.task_id in joined]
+    out = []
+    for row in summary:
+        members = [s for s in shared if row["level"] == "all" or str(s.level) == row["level"]]
+        value = (
+            sum(s.correct and not flagged(s) for s in members) / len(members) if members else None
+        )
+        items = list(row.items())
+        at = next((i + 1 for i, (k, _) in enumerate(items) if k == "inspect_acc"), len(items))
+        out.append(dict(items[:at] + [(COMPARE_FLAGGED_WRONG, value)] + items[at:]))
+    return out

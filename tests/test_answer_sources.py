@@ -1,0 +1,129 @@
+"""The list of known answer sources: the package's file, a user's file, the hash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from inspect_gaia._urlrules import match_url
+from inspect_gaia.answer_sources import PACKAGE_LIST, load_answer_sources
+from inspect_gaia.errors import GaiaParameterError
+
+# One URL per kind of place the package's list names (none of them is ever fetched).
+KNOWN = {
+    "https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/2023/validation/metadata.parquet": "GAIA on Hugging Face",
+    "https://huggingface.co/datasets/gaia-benchmark/results_public": "GAIA on Hugging Face",
+    "https://huggingface.co/api/datasets/gaia-benchmark/GAIA/parquet/2023_all/validation/0.parquet": "GAIA on Hugging Face",
+    "https://hf-mirror.com/datasets/gaia-benchmark/GAIA": "GAIA on Hugging Face",
+    "https://gaia-benchmark-leaderboard.hf.space/": "GAIA on Hugging Face",
+    "https://datasets-server.huggingface.co/first-rows?dataset=gaia-benchmark%2FGAIA&config=2023_all&split=validation": "GAIA on Hugging Face",
+    "https://www.modelscope.cn/datasets/AI-ModelScope/GAIA/files": "GAIA on ModelScope",
+    "https://modelscope.cn/api/v1/datasets/gaia-benchmark/GAIA/repo?Revision=master&FilePath=2023/validation/metadata.jsonl": "GAIA on ModelScope",
+    "https://huggingface.co/datasets/miromind-ai/MiroFlow-Benchmarks/resolve/main/gaia-val.zip": "MiroFlow benchmark bundle",
+    "https://agents-course-unit4-scoring.hf.space/questions": "Hugging Face agents course, unit 4",
+    "https://huggingface.co/spaces/someone/Final_Assignment_Template/raw/main/app.py": "Hugging Face agents course, unit 4",
+    "https://raw.githubusercontent.com/someone/agent/main/data/GAIA/2023/validation/metadata.jsonl": "GAIA files, any host",
+    "https://github.com/someone/agent/tree/main/datasets--gaia-benchmark--GAIA/snapshots/x": "GAIA files, any host",
+}
+INNOCENT = [
+    "https://huggingface.co/datasets/other/dataset",
+    "https://huggingface.co/spaces/someone/weather",
+    "https://en.wikipedia.org/wiki/Lighthouse",
+    "https://modelscope.cn/models/qwen/Qwen3-8B",
+    "https://arxiv.org/abs/2311.12983",
+]
+
+
+def test_the_package_list_names_each_kind_of_source() -> None:
+    sources = load_answer_sources()
+    for url, source in KNOWN.items():
+        rule = match_url(sources.rules, url)
+        assert rule is not None and rule.source == source, url
+    for url in INNOCENT:
+        assert match_url(sources.rules, url) is None, url
+
+
+def test_every_entry_is_documented() -> None:
+    data = yaml.safe_load(PACKAGE_LIST.read_text())
+    for entry in data["sources"]:
+        assert entry["name"] and len(entry["why"]) > 40 and entry["urls"], entry
+
+
+def test_a_user_file_in_either_format(tmp_path: Path) -> None:
+    lines = tmp_path / "lines.txt"
+    lines.write_text("mirror.example/gaia   # a copy\n\nhttps://other.example/answers\n")
+    as_yaml = tmp_path / "more.yaml"
+    as_yaml.write_text(
+        yaml.safe_dump(
+            {
+                "sources": [
+                    {
+                        "name": "Our mirror",
+                        "urls": ["mirror.example/gaia"],
+                        "mentions": ["ours/gaia"],
+                    }
+                ]
+            }
+        )
+    )
+    base = load_answer_sources()
+    from_lines = load_answer_sources(str(lines))
+    assert len(from_lines.rules) == len(base.rules) + 2
+    assert from_lines.files == (str(PACKAGE_LIST), str(lines.resolve()))
+    from_yaml = load_answer_sources(str(as_yaml))
+    assert from_yaml.rules[-1].source == "Our mirror"
+    assert ("ours/gaia", "Our mirror") in from_yaml.mentions
+    assert len({base.sha256, from_lines.sha256, from_yaml.sha256}) == 3
+
+
+def test_the_hash_is_over_the_rules_not_the_bytes(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one, two = tmp_path / "a" / "extra.txt", tmp_path / "b" / "extra.txt"
+    one.write_text("mirror.example/gaia\n")
+    two.write_text("# the same rule, commented\n  MIRROR.example/gaia  \n")
+    assert load_answer_sources(str(one)).sha256 == load_answer_sources(str(two)).sha256
+
+
+def test_a_bad_user_file_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("fine.example/x\n/no-host\n")
+    with pytest.raises(GaiaParameterError, match=r"blocklist .*bad.txt: '/no-host' is not HOST"):
+        load_answer_sources(str(bad))
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("sources: nope\n")
+    with pytest.raises(GaiaParameterError, match="`sources` must be a list"):
+        load_answer_sources(str(broken))
+
+
+def test_the_task_parameter_and_its_provenance(tmp_path: Path) -> None:
+    from inspect_gaia._params import GaiaParams
+
+    extra = tmp_path / "extra.txt"
+    extra.write_text("mirror.example/gaia\n")
+    from inspect_gaia._provenance import GaiaProvenance
+
+    def record(params: GaiaParams) -> dict[str, Any]:
+        made = GaiaProvenance.of(params, prompt="p", image_id=None, sandbox_provider="x")
+        return made.as_metadata()
+
+    default = record(GaiaParams.parse())
+    assert default["answer_sources"] == {
+        "list_sha256": load_answer_sources().sha256,
+        "blocklist": None,
+        "blocked": False,
+    }
+    params = GaiaParams.parse(blocklist=str(extra))
+    assert params.answer_sources.rules[-1].pattern == "mirror.example/gaia"
+    meta = record(params)
+    assert meta["answer_sources"]["list_sha256"] == load_answer_sources(str(extra)).sha256
+    assert meta["answer_sources"]["blocklist"] == str(extra)
+    for bad, message in (
+        ("", "blocklist must be a non-empty string"),
+        ("/no/such", "is not a file"),
+    ):
+        with pytest.raises(GaiaParameterError, match=message):
+            GaiaParams.parse(blocklist=bad)

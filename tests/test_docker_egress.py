@@ -1,0 +1,333 @@
+"""A run that cannot look its answers up (``-T block_answer_sources=true``): the egress proxy
+refuses the answer sources over HTTP and HTTPS and passes the rest, sandboxes have no other way
+out, and the proxy and its networks leave with the run, whatever ends it.
+
+The "internet" is a stand-in container on an internal network of the test's own, which Docker
+network aliases give the names of real hosts (huggingface.co among them); each run's proxy is
+connected to it as soon as it exists. Nothing can leave the host.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from answer_pages import (
+    GAIA_LEAK,
+    MIRROR_HOST,
+    MIRROR_PATH,
+    NOTES_HOST,
+    NOTES_PATH,
+    ORRINDALE,
+    PELLBROOK,
+    SALTMERE,
+    STANDIN_LABEL,
+    STANDIN_SCRIPT,
+    WAIT_FOR_STANDINS,
+    WEATHER,
+    WEATHER_HOST,
+    WEATHER_PATH,
+    blocking_agent,
+    bridge_address,
+    serve_pages,
+    standin_routes,
+)
+from helpers import (
+    Play,
+    docker_leftovers,
+    eval_command,
+    eval_gaia,
+    inspect_cli,
+    invoke,
+    started_as,
+    wait_for_containers,
+)
+from inspect_ai.log import EvalSample, read_eval_log
+from inspect_ai.model import ChatMessageTool
+from scripted_model import Entry
+
+from inspect_gaia._docker.egress import EGRESS_LABEL
+from inspect_gaia._egress import PROXY_IMAGE
+from inspect_gaia._urlrules import REFUSAL_MARKER
+from inspect_gaia.answer_sources import load_answer_sources
+
+pytestmark = pytest.mark.docker
+
+
+def _docker(*args: str) -> str:
+    return subprocess.run(
+        ["docker", *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def egress_image() -> str:
+    """The proxy image; missing, the test fails (CI builds it in .ci/sandbox-images.sh)."""
+    found = subprocess.run(["docker", "image", "inspect", PROXY_IMAGE], capture_output=True)
+    assert found.returncode == 0, (
+        f"egress proxy image {PROXY_IMAGE} is missing — build it with "
+        "`inspect-gaia image build --offline --egress-proxy`"
+    )
+    return PROXY_IMAGE
+
+
+@dataclass
+class StandIns:
+    """The stand-in "internet": an internal network, and one container answering as every host."""
+
+    network: str
+    container: str
+    attached: list[str] = field(default_factory=list)
+
+    @contextmanager
+    def attaching(self) -> Iterator[None]:
+        """Connect every egress proxy that appears meanwhile to the stand-ins' network."""
+        known = set(_docker("ps", "-aq", "--no-trunc", "--filter", f"label={EGRESS_LABEL}").split())
+        stop = threading.Event()
+
+        def attach() -> None:
+            while not stop.is_set():
+                listed = _docker("ps", "-aq", "--no-trunc", "--filter", f"label={EGRESS_LABEL}")
+                for proxy in set(listed.split()) - known:
+                    known.add(proxy)
+                    connect = ["docker", "network", "connect", self.network, proxy]
+                    if subprocess.run(connect, capture_output=True).returncode == 0:
+                        self.attached.append(proxy)
+                stop.wait(0.1)
+
+        thread = threading.Thread(target=attach, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
+    def requests(self) -> list[dict[str, str]]:
+        """What reached the stand-in: HTTP requests (host, path, client) and TLS connections."""
+        logs = _docker("logs", self.container)
+        return [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
+
+
+@pytest.fixture
+def standins(sandbox_image: str) -> Iterator[StandIns]:
+    label = f"{STANDIN_LABEL}=standin"
+    network = _docker("network", "create", "--internal", "--label", label, "gaia-test-standins")
+    aliases = [MIRROR_HOST, NOTES_HOST, WEATHER_HOST, "modelscope.cn"]
+    container = ""
+    try:
+        container = _docker(
+            "run",
+            "-d",
+            "--label",
+            label,
+            "--network",
+            network,
+            *(arg for alias in aliases for arg in ("--network-alias", alias)),
+            sandbox_image,
+            "python3",
+            "-c",
+            STANDIN_SCRIPT,
+            standin_routes(),
+        )
+        yield StandIns(network, container)
+    finally:
+        if container:
+            subprocess.run(["docker", "rm", "-f", container], capture_output=True)
+        subprocess.run(["docker", "network", "rm", network], capture_output=True)
+
+
+def _sample(samples: list[EvalSample], word: str) -> EvalSample:
+    return next(s for s in samples if word in str(s.input))
+
+
+def _outputs(sample: EvalSample) -> list[str]:
+    return [m.text for m in sample.messages if isinstance(m, ChatMessageTool)]
+
+
+def _flags(sample: EvalSample) -> list[dict[str, str]]:
+    return list(((sample.scores or {})["gaia_scorer"].metadata or {}).get("contamination", []))
+
+
+def test_answer_sources_are_refused_everything_else_passes_and_there_is_no_way_around(
+    sandbox_image: str, egress_image: str, standins: StandIns, scripted: Play, tmp_path: Path
+) -> None:
+    before = docker_leftovers()
+    address = bridge_address()
+    with serve_pages(address) as (port, host_seen), standins.attaching():
+        scripted(blocking_agent(f"http://{address}:{port}{WEATHER_PATH}"))
+        log = eval_gaia(
+            tmp_path,
+            dataset_path=str(GAIA_LEAK),
+            image=sandbox_image,
+            block_answer_sources=True,
+        )
+    assert log.status == "success" and log.samples is not None
+    assert len(standins.attached) == 1, "one proxy for the run"
+
+    # HTTP and HTTPS to the mirror: refused, and the agent reads why
+    mirror = _sample(log.samples, SALTMERE)
+    http, https, raw = _outputs(mirror)[:3]
+    assert f"{REFUSAL_MARKER} http://{MIRROR_HOST}{MIRROR_PATH}" in http
+    assert f"{REFUSAL_MARKER} https://{MIRROR_HOST}{MIRROR_PATH}" in https
+    assert "GAIA on Hugging Face is a known GAIA answer source" in https
+    # a raw tunnel to a listed host (no path to judge it by) is closed before it reaches it
+    assert "proxy: HTTP/1.1 200" in raw and ("tunnel answered b''" in raw or "tunnel failed" in raw)
+    assert {(f["kind"], f["where"]) for f in _flags(mirror)} == {
+        ("refused", "call"),
+        ("refused", "result"),
+    }
+    # an innocent host passes (the page that lists the question is the detection's to flag)
+    listing = _sample(log.samples, ORRINDALE)
+    assert "Answer: 41" in _outputs(listing)[0]
+    assert [f["kind"] for f in _flags(listing)] == ["question_with_answer"]
+    own = _sample(log.samples, PELLBROOK)
+    attachment, weather, direct = _outputs(own)[:3]
+    assert WEATHER in weather and _flags(own) == []
+    # by its address, around the proxy: no route; nor to the host, which ordinary runs reach
+    assert "stand-in at " in direct and "direct exit 0" not in direct and "direct exit" in direct
+    assert "host exit 0" not in direct and "host exit" in direct and host_seen == []
+
+    # nothing refused reached the stand-in, over HTTP or TLS; everything that did came by the proxy
+    seen = standins.requests()
+    paths = [r.get("path") for r in seen]
+    assert MIRROR_PATH not in paths and not any("tls" in r for r in seen), seen
+    assert NOTES_PATH in paths and WEATHER_PATH in paths
+    assert len({r["client"] for r in seen}) == 1, "one client: the proxy"
+
+    recorded = (log.eval.metadata or {})["gaia"]["answer_sources"]
+    assert recorded == {
+        "list_sha256": load_answer_sources().sha256,
+        "blocklist": None,
+        "blocked": True,
+    }
+    code, out, _ = invoke("report", str(log.location), "--format", "json")
+    (group,) = json.loads(out)["groups"]
+    assert any(
+        f.startswith("answer sources blocked by the run's egress proxy") for f in group["flags"]
+    )
+    assert group["contamination"]["levels"][-1]["refused_requests"] == 2
+    assert "refused 2 requests to answer sources in 1 sample" in group["contamination"]["note"]
+    assert docker_leftovers() == before, "the proxy and its networks left with the run"
+
+
+def test_a_failed_sample_leaves_no_proxy(
+    sandbox_image: str, egress_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    before = docker_leftovers()
+    scripted([Entry(SALTMERE, [{"http_error": 400}]), Entry("", [{"submit": "x"}])])
+    log = eval_gaia(
+        tmp_path, dataset_path=str(GAIA_LEAK), image=sandbox_image, block_answer_sources=True
+    )
+    assert log.status == "error"
+    assert docker_leftovers() == before
+
+
+def test_sigterm_mid_run_leaves_no_proxy(
+    sandbox_image: str, egress_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    before = docker_leftovers()
+    scripted([Entry("", [{"bash": "sleep 120"}, {"submit": "x"}])])
+    args = [f"dataset_path={GAIA_LEAK}", f"image={sandbox_image}", "block_answer_sources=true"]
+    run = subprocess.Popen(
+        eval_command(args, tmp_path / "logs"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,
+        start_new_session=True,
+        preexec_fn=started_as("terminal"),
+    )
+    try:
+        wait_for_containers(4, besides=before)  # three sandboxes and the proxy
+        time.sleep(2)
+        os.kill(run.pid, signal.SIGTERM)
+        output, _ = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert "Traceback" not in output
+    assert docker_leftovers() == before, output[-2000:]
+    (log_file,) = (tmp_path / "logs").glob("*.eval")
+    assert read_eval_log(str(log_file), header_only=True).status == "cancelled"
+
+
+def test_a_kept_proxy_goes_with_inspect_sandbox_cleanup(
+    sandbox_image: str, egress_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    before = docker_leftovers()
+    scripted([Entry("", [{"submit": "x"}])])
+    args = [f"dataset_path={GAIA_LEAK}", f"image={sandbox_image}", "block_answer_sources=true"]
+    run = subprocess.run(
+        [*eval_command(args, tmp_path / "logs"), "--no-sandbox-cleanup"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    kept = docker_leftovers() - before
+    assert sum(k.startswith("container:") for k in kept) == 4, kept  # three sandboxes, the proxy
+    assert sum(k.startswith("network:") for k in kept) == 2, kept  # internal, and the way out
+    cleanup = subprocess.run(
+        [inspect_cli(), "sandbox", "cleanup", "gaia-docker"], capture_output=True, text=True
+    )
+    assert cleanup.returncode == 0, cleanup.stderr
+    assert docker_leftovers() <= before
+
+
+def test_two_runs_at_once_each_have_their_own_proxy(
+    sandbox_image: str, egress_image: str, standins: StandIns, scripted: Play, tmp_path: Path
+) -> None:
+    before = docker_leftovers()
+    scripted(
+        [
+            Entry(
+                "",
+                [
+                    {"bash": f"{WAIT_FOR_STANDINS}; echo proxy=$HTTPS_PROXY; sleep 4"},
+                    {"submit": "x"},
+                ],
+            )
+        ]
+    )
+    pellbrook = "df237641-72ca-50d9-8a8e-d1261dad439d"
+    args = [
+        f"dataset_path={GAIA_LEAK}",
+        f"image={sandbox_image}",
+        "block_answer_sources=true",
+        f"ids={pellbrook}",
+    ]
+    with standins.attaching():
+        runs = [
+            subprocess.Popen(
+                eval_command(args, tmp_path / f"logs{n}"),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                cwd=tmp_path,
+            )
+            for n in (1, 2)
+        ]
+        outputs = [run.communicate(timeout=300)[0] for run in runs]
+    for run, output in zip(runs, outputs, strict=True):
+        assert run.returncode == 0, output[-2000:]
+    assert len(standins.attached) == 2, "two proxies"
+    proxies = set()
+    for n in (1, 2):
+        (log_file,) = (tmp_path / f"logs{n}").glob("*.eval")
+        (sample,) = read_eval_log(str(log_file)).samples or []
+        (line,) = [x for x in _outputs(sample)[0].splitlines() if x.startswith("proxy=")]
+        proxies.add(line)
+    assert len(proxies) == 2, proxies
+    clients = {r["client"] for r in standins.requests()}
+    assert len(clients) == 2, "each run's sandbox reached the stand-ins through its own proxy"
+    assert docker_leftovers() == before

@@ -1,0 +1,107 @@
+"""-T block_answer_sources=true without an engine: the parameters, the sandbox spec, a sandbox's
+container arguments, the report's setting and flag, the proxy image's recipe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from helpers import invoke
+
+from inspect_gaia._docker import EGRESS_KEY
+from inspect_gaia._docker.egress import BUNDLE, CA_FILE, PORT, Egress, sample_kwargs, wanted
+from inspect_gaia._docker.service import create_kwargs, service_config
+from inspect_gaia._egress import MITMPROXY_VERSION
+from inspect_gaia._egress.image import PURE_SOURCES, WHEELS, proxy_dockerfile
+from inspect_gaia._params import GaiaParams
+from inspect_gaia._provenance import GaiaProvenance, comparability_flags
+from inspect_gaia.answer_sources import load_answer_sources
+from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.sandbox import gaia_compose, gaia_sandbox
+
+REFUSED: list[tuple[dict[str, Any], str]] = [
+    ({"network": False}, "block_answer_sources needs network=true"),
+    ({"sandbox": "compose"}, "only the default sandbox (gaia-docker) runs — drop sandbox=compose"),
+    ({"sandbox": "k8s"}, "restrict egress with values.yaml's allowDomains"),
+    ({"mcp_servers": "fetch"}, "mcp_servers run on the host, outside the egress proxy"),
+    ({"web_search": True}, "web_search runs at the model provider, outside the egress proxy"),
+    ({"block_answer_sources": "yes"}, "block_answer_sources must be true or false"),
+]
+
+
+@pytest.mark.parametrize(("raw", "message"), REFUSED, ids=[str(r) for r, _ in REFUSED])
+def test_what_cannot_go_with_blocking_is_refused_in_one_line(
+    raw: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(GaiaParameterError) as caught:
+        GaiaParams.parse(**{"block_answer_sources": True, **raw})
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_rules_reach_the_sandbox_spec_and_provenance(tmp_path: Any) -> None:
+    extra = tmp_path / "extra.txt"
+    extra.write_text("mirror.example/gaia\n")
+    params = GaiaParams.parse(block_answer_sources=True, blocklist=str(extra))
+    assert params.egress is not None
+    assert params.egress["rules"][-1] == ["mirror.example/gaia", "extra.txt (blocklist)"]
+    record = GaiaProvenance.of(params, prompt="p", image_id=None, sandbox_provider="gaia-docker")
+    assert record.as_metadata()["answer_sources"]["blocked"] is True
+    service = service_config(gaia_compose(egress=params.egress))
+    assert wanted(service) == params.egress
+    assert "environment" not in create_kwargs(service, "net")  # an extension, not a field
+    assert GaiaParams.parse().egress is None
+    assert EGRESS_KEY not in service_config(gaia_compose())
+    spec = gaia_sandbox(egress=params.egress)
+    assert spec.type == "gaia-docker"
+
+
+def test_a_sandbox_reaches_out_only_through_the_proxy() -> None:
+    proxy = Egress(network="n1", outside="o1", proxy="p1", address="10.1.2.3", ca=b"CA")
+    service = service_config(gaia_compose())
+    kwargs = sample_kwargs(create_kwargs({**service, "environment": {"A": "1"}}, "run-net"), proxy)
+    assert kwargs["host_config"]["network_mode"] == "n1"
+    env = dict(item.split("=", 1) for item in kwargs["environment"])
+    assert env["A"] == "1"
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"):
+        assert env[name] == f"http://10.1.2.3:{PORT}"
+    assert env["NO_PROXY"] == env["no_proxy"] == "localhost,127.0.0.1,::1"
+    assert env["SSL_CERT_FILE"] == env["REQUESTS_CA_BUNDLE"] == BUNDLE
+    assert env["NODE_EXTRA_CA_CERTS"] == CA_FILE
+
+
+def test_the_report_keeps_blocked_runs_apart_and_says_so() -> None:
+    def record(**answer_sources: Any) -> GaiaProvenance:
+        made = GaiaProvenance.of(
+            GaiaParams.parse(), prompt="p", image_id=None, sandbox_provider="gaia-docker"
+        )
+        metadata = made.as_metadata()
+        if answer_sources:
+            metadata["answer_sources"] = answer_sources
+        else:
+            del metadata["answer_sources"]  # a log from before the setting existed
+            metadata["schema_version"] = 2
+        read = GaiaProvenance.from_metadata({"gaia": metadata})
+        assert read is not None
+        return read
+
+    blocked = record(list_sha256="ab" * 32, blocked=True)
+    assert blocked.blocked_list() == "ab" * 32
+    assert record(list_sha256="x", blocked=False).blocked_list() is False
+    assert record().blocked_list() is False
+    settings = blocked.comparable_settings(model="m", task_version="1", epochs=1, run_config={})
+    assert settings["block_answer_sources"] == "ab" * 32
+    assert comparability_flags(settings)[-1] == (
+        "answer sources blocked by the run's egress proxy (list sha256 abababababab)"
+    )
+    unblocked = record().comparable_settings(model="m", task_version="1", epochs=1, run_config={})
+    assert not any("blocked" in flag for flag in comparability_flags(unblocked))
+    assert len(load_answer_sources().sha256) == 64
+
+
+def test_the_proxy_image_recipe() -> None:
+    assert f"mitmproxy=={MITMPROXY_VERSION}" in proxy_dockerfile()
+    assert WHEELS[0] == f"mitmproxy=={MITMPROXY_VERSION}"
+    pinned = [w.split("==")[0].lower() for w in WHEELS + PURE_SOURCES]
+    assert len(pinned) == len(set(pinned)) and all("==" in w for w in WHEELS + PURE_SOURCES)
+    code, _, err = invoke("image", "build", "--egress-proxy", "--attachments")
+    assert code == 1 and "drop it with --egress-proxy" in err
