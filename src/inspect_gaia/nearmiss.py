@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ._official_scorer import normalize_number_str, normalize_str, question_scorer, split_string
+from .vote import is_number
 
 RULES: tuple[str, ...] = (
     "thousands_separators",
@@ -61,7 +62,7 @@ def _ungroup(text: str) -> str:
 
 def _no_units(text: str, target: str) -> str:
     text = _CURRENCY.sub("", text).strip()
-    if _is_float(target) or not any(c in target for c in ",;"):
+    if is_number(target) or not any(c in target for c in ",;"):
         return _UNIT.sub("", text).strip()
     return ",".join(_UNIT.sub("", item.strip()).strip() for item in split_string(text))
 
@@ -76,17 +77,9 @@ def _no_articles(text: str) -> str:
     return re.sub(r"\s+", " ", _ARTICLE.sub("", text)).strip(" ,;")
 
 
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _item_matches(answer: str, truth: str) -> bool:
     """The official scorer's rule for one list item."""
-    if _is_float(truth):
+    if is_number(truth):
         return normalize_number_str(answer) == float(truth)
     return normalize_str(answer, remove_punct=False) == normalize_str(truth, remove_punct=False)
 

@@ -21,7 +21,8 @@ from collections.abc import Hashable, Sequence
 from ._official_scorer import normalize_number_str, normalize_str, question_scorer, split_string
 
 
-def _is_float(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """Whether the official scorer reads ``text`` as a number (its ``is_float``)."""
     try:
         float(text)
     except ValueError:
@@ -37,7 +38,7 @@ def _number_or_text(answer: str) -> Hashable:
 
 def normalised(answer: str, target: str) -> Hashable:
     """``answer`` as the official scorer reads it against ``target``: equal keys, equal verdicts."""
-    if _is_float(target):
+    if is_number(target):
         return ("number", _number_or_text(answer))
     if any(char in target for char in (",", ";")):
         truths: list[str | None] = list(split_string(target))
@@ -48,7 +49,7 @@ def normalised(answer: str, target: str) -> Hashable:
             len(items),
             tuple(
                 _number_or_text(item)
-                if truth is not None and _is_float(truth)
+                if truth is not None and is_number(truth)
                 else normalize_str(item, remove_punct=False)
                 for item, truth in zip(items, truths, strict=False)
             ),
