@@ -31,8 +31,9 @@ from inspect_gaia._cli.main import cli
 from inspect_gaia._params import GaiaParams
 
 README = REPO / "README.md"
+CHANGELOG = REPO / "CHANGELOG.md"
 DOCS = sorted((REPO / "docs").glob("*.md"))
-PAGES = [README, *DOCS]
+PAGES = [README, CHANGELOG, *DOCS]
 REPO_URL = "https://github.com/inspect-gaia/inspect-gaia/blob/main/"
 """Where the README's links to the repository's files point (absolute: PyPI shows the README)."""
 TASKS = {"inspect_gaia/gaia", *(f"inspect_gaia/gaia_level{n}" for n in (1, 2, 3))}
@@ -204,12 +205,12 @@ def _task_values(args: list[str]) -> dict[str, Any]:
     return values
 
 
-def check_inspect_eval(args: list[str]) -> None:
-    """Assert ``inspect eval ARGS``: a GAIA task, inspect's flags, and ``-T`` values gaia takes."""
+def check_inspect_eval(args: list[str], verb: str = "eval") -> None:
+    """Assert ``inspect VERB ARGS``: GAIA tasks, the verb's flags, and ``-T`` values gaia takes."""
     if args == ["--help"]:
         return
     assert args and args[0] in TASKS, f"not a GAIA task: {args[:1]}"
-    helps = inspect_help("eval")
+    helps = inspect_help(verb)
     for word in args[1:]:
         if word.startswith("--"):
             flag = word.partition("=")[0]
@@ -228,13 +229,13 @@ def check_inspect_eval(args: list[str]) -> None:
 
 def test_every_inspect_command_line_parses() -> None:
     found = commands("inspect")
-    evals = [(page, args[1:]) for page, args in found if args[:1] == ["eval"]]
-    assert len(evals) >= 8
-    for page, args in evals:
+    runs = [(page, args) for page, args in found if args[:1] in (["eval"], ["eval-set"])]
+    assert len(runs) >= 8 and any(args[0] == "eval-set" for _, args in runs)
+    for page, (verb, *args) in runs:
         try:
-            check_inspect_eval(args)
+            check_inspect_eval(args, verb)
         except Exception as ex:
-            raise AssertionError(f"{page}: inspect eval {' '.join(args)}: {ex}") from ex
+            raise AssertionError(f"{page}: inspect {verb} {' '.join(args)}: {ex}") from ex
     others = {args[0] for _, args in found if args[:1] != ["eval"] and args[0] != "--help"}
     listed = inspect_help()
     for name in others:
@@ -250,6 +251,76 @@ def test_the_eval_checker_refuses_a_typo() -> None:
     ):
         with pytest.raises(Exception):  # noqa: B017 -- an assertion or the task's own refusal
             check_inspect_eval(wrong)
+
+
+TASK_PARAMETER = re.compile(r"(?<![\w-])-T (\w+)(?:=|`)")
+"""``-T name=...`` or ``-T name`` in backticks: a task parameter named anywhere in the prose."""
+
+
+def test_every_task_parameter_named_in_prose_is_one_gaia_takes() -> None:
+    names = set(inspect.signature(gaia).parameters)
+    named = 0
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        text = text.replace("-T levle=1", "").replace("-T name=value", "")  # a typo demo, syntax
+        for name in TASK_PARAMETER.findall(text):
+            named += 1
+            assert name in names, f"{_name(page)}: -T {name} is not a parameter of gaia()"
+    assert named >= 20
+
+
+def _parameter_table() -> list[tuple[str, str]]:
+    """``(name, default)`` of each row of the README's Parameters table, in order."""
+    section = README.read_text(encoding="utf-8").split("## Parameters\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `(\w+)` \| ([^|]+?) \|", section, re.MULTILINE)
+
+
+def _shown(default: object) -> str | None:
+    """How the README's table writes a scalar default (``None`` for defaults it words)."""
+    if isinstance(default, bool):
+        return f"`{str(default).lower()}`"
+    if isinstance(default, float) and default.is_integer():
+        return f"`{int(default)}`"
+    if isinstance(default, (int, float, str)):
+        return f"`{default}`"
+    return None
+
+
+def test_the_parameter_table_is_gaias_signature() -> None:
+    rows = _parameter_table()
+    parameters = inspect.signature(gaia).parameters
+    assert [name for name, _ in rows] == list(parameters), "every parameter, in signature order"
+    for name, default in rows:
+        value = parameters[name].default
+        if value is None:
+            assert default in ("none", "all", "pinned"), f"{name}: default {default}"
+        elif _shown(value) is not None:
+            assert default == _shown(value), f"{name}: README says {default}, gaia() {value!r}"
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _sections(path: Path) -> set[str]:
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.M | re.S)
+    return {_slug(heading) for heading in re.findall(r"^#+ (.+)$", text, re.MULTILINE)}
+
+
+def test_links_to_a_section_find_its_heading() -> None:
+    links = [
+        (README, REPO / path, anchor)
+        for path, anchor in re.findall(
+            rf"{re.escape(REPO_URL)}([^#\s)]+\.md)#([\w-]+)", README.read_text(encoding="utf-8")
+        )
+    ]
+    for page in [*DOCS, CHANGELOG]:
+        for path, anchor in re.findall(r"\]\(([^)\s]+\.md)#([^)\s]+)\)", page.read_text("utf-8")):
+            links.append((page, (page.parent / path).resolve(), anchor))
+    assert links
+    for page, path, anchor in links:
+        assert anchor in _sections(path), f"{_name(page)}: no #{anchor} in {path.name}"
 
 
 def test_python_blocks_are_python() -> None:
@@ -276,7 +347,7 @@ def test_readme_links_are_absolute_and_resolve() -> None:
 
 
 def test_docs_links_resolve() -> None:
-    for page in DOCS:
+    for page in [*DOCS, CHANGELOG]:
         for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
             if target.startswith(("https://", "http://", "#")):
                 continue
@@ -311,6 +382,9 @@ def test_changelog_version_is_the_package_version() -> None:
     assert versions[0] == project["version"] == importlib.metadata.version("inspect-gaia")
     shown = CliRunner().invoke(cli, ["--version"])
     assert shown.exit_code == 0 and shown.output.split()[-1] == versions[0]
+    # CHANGELOG.md, the full list, starts with the same release and date as the README's entry
+    full = re.search(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", CHANGELOG.read_text(), re.M)
+    assert full is not None and full.groups() == entries[0]
 
 
 def test_readme_test_command_is_the_one_ci_runs() -> None:
