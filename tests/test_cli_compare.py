@@ -193,7 +193,9 @@ def test_an_empty_directory_is_refused(tmp_path: Path) -> None:
     empty.mkdir()
     code, _, err = invoke("compare", str(EVALSCOPE_RUN), str(empty))
     assert code == 1
-    assert err.strip() == f"inspect-gaia: no inspect logs (*.eval, *.json) in directory {empty}"
+    assert err.strip().startswith(
+        f"inspect-gaia: no inspect logs (*.eval, *.json) in directory {empty} — name the folder"
+    )
 
 
 def _evalscope_dir(tmp_path: Path, line: str) -> Path:
@@ -284,6 +286,7 @@ def test_a_leaderboard_file_lacking_questions(tmp_path: Path) -> None:
         "compare", str(EVALSCOPE_RUN), str(jsonl), *SNAPSHOT, "--format", "json"
     )
     assert code == 0 and "B lacks 6 question(s) the other answered" in err
+    assert err.count("\n") == 1 and err.strip().endswith(" and 3 more"), "a few ids, not all"
     document = json.loads(out)
     assert document["b"]["label"] == "smolagents (leaderboard-jsonl)"
     assert document["b"]["own_verdicts"] is False

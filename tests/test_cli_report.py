@@ -493,9 +493,10 @@ def test_report_refuses_two_runs_of_the_same_questions(tmp_path: Path) -> None:
 
 def test_report_of_an_empty_directory(tmp_path: Path) -> None:
     code, _, err = invoke("report", str(tmp_path))
-    assert (
-        code == 1
-        and err.strip() == f"inspect-gaia: no inspect logs (*.eval, *.json) in directory {tmp_path}"
+    assert code == 1 and err.count("\n") == 1
+    assert err.strip() == (
+        f"inspect-gaia: no inspect logs (*.eval, *.json) in directory {tmp_path} — name the "
+        "folder that `inspect eval --log-dir` wrote to (inspect's default: ./logs), or log files"
     )
 
 

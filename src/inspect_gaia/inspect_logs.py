@@ -101,7 +101,10 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
             continue
         found = [_local(info.name) for info in list_eval_logs(str(path), recursive=True)]
         if not found:
-            raise GaiaError(f"no inspect logs (*.eval, *.json) in directory {path}")
+            raise GaiaError(
+                f"no inspect logs (*.eval, *.json) in directory {path} — name the folder that "
+                "`inspect eval --log-dir` wrote to (inspect's default: ./logs), or log files"
+            )
         for log in sorted(found):
             add(log, named=False)
     runs: list[RunResults] = []

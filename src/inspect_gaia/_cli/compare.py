@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from ..comparison import compare_sides
+from ..errors import few
 from ..questionset import parse_question_set
 from ..sides import answer_key, read_side
 from ._output import MISSING, dump_json, format_option, render
@@ -219,7 +220,7 @@ def compare(
         if lacking:
             click.echo(
                 f"{name.upper()} lacks {len(lacking)} question(s) the other answered: "
-                + ", ".join(lacking),
+                + few(lacking),
                 err=True,
             )
     if plot:

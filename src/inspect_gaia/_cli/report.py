@@ -164,14 +164,15 @@ def _accuracy_row(level: Mapping[str, Any]) -> dict[str, str]:
         "k": str(level["epochs"]),
         "accuracy": _fraction(level["accuracy"]),
         "95% CI": _range(level["ci_low"], level["ci_high"]),
+        # errors and limits count as wrong: on a narrow terminal they are the last to go
+        "errored": str(level["errored"]),
+        "limit_hit": str(level["limit_hit"]),
         "stderr": _fraction(level["stderr"]),
         "epoch min–max": _range(level["epoch_accuracy_min"], level["epoch_accuracy_max"]),
         "pass@k": _fraction(level["pass_at_k"]),
         "pass^k": _fraction(level["pass_hat_k"]),
         "maj@k": _fraction(level["maj_at_k"]),
         "consistent": _fraction(level["consistent"]),
-        "errored": str(level["errored"]),
-        "limit_hit": str(level["limit_hit"]),
     }
 
 
@@ -200,13 +201,14 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
         "k": str(overall["epochs"]),
         "accuracy": _fraction(overall["accuracy"]),
         "95% CI": _range(overall["ci_low"], overall["ci_high"]),
+        # before the rest: on a narrow terminal, columns are dropped from the right
+        "flags": "; ".join(group["flags"]),
         "pass@k": _fraction(overall["pass_at_k"]),
         "pass^k": _fraction(overall["pass_hat_k"]),
         "maj@k": _fraction(overall["maj_at_k"]),
         "tokens/question": _number(overall["tokens_per_question"]),
         "cost": _dollars(overall["cost"]),
         "$/correct": _dollars(overall["cost_per_correct"]),
-        "flags": "; ".join(group["flags"]),
     }
 
 
