@@ -171,3 +171,31 @@ def test_compare_counts_and_the_flagged_wrong_accuracy(tmp_path: Path) -> None:
         "compare", str(log), str(EVALSCOPE_RUN), "--format", "csv", "--flagged-wrong"
     )
     assert out.startswith("level,n,inspect_acc,inspect_acc_flagged_wrong,evalscope_acc,")
+
+
+def test_a_default_run_pools_with_older_logs_and_a_blocking_run_stands_apart(
+    tmp_path: Path,
+) -> None:
+    clean = [{k: v for k, v in s.items() if k != "contamination"} for s in SAMPLES]
+    sha = "cd" * 32
+    older = write_log(tmp_path / "older.eval", clean)  # before the setting existed
+    default = write_log(
+        tmp_path / "default.eval",
+        [{**s, "id": f"new-{s['id']}"} for s in clean],  # other questions: one pool
+        settings={"answer_sources": {"list_sha256": sha, "blocklist": None, "blocked": False}},
+    )
+    blocking = write_log(
+        tmp_path / "blocking.eval",
+        clean,
+        settings={"answer_sources": {"list_sha256": sha, "blocklist": None, "blocked": True}},
+    )
+    code, out, err = invoke("report", str(older), str(default), str(blocking), "--format", "json")
+    assert code == 0, err
+    groups = json.loads(out)["groups"]
+    assert sorted(len(g["logs"]) for g in groups) == [1, 2], groups
+    pooled = next(g for g in groups if len(g["logs"]) == 2)
+    apart = next(g for g in groups if len(g["logs"]) == 1)
+    assert pooled["flags"] == []
+    assert apart["flags"] == [
+        f"answer sources blocked by the run's egress proxy (list sha256 {sha[:12]})"
+    ]
