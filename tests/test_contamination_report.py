@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import invoke, write_log
+from helpers import gaia_record, invoke, write_log
 from scenario import EVALSCOPE_RUN, GAIA_MINI
 
+from inspect_gaia.answer_sources import load_answer_sources
 from inspect_gaia.results import read_evalscope_run
 
 
@@ -178,3 +179,29 @@ def test_compare_counts_and_the_flagged_wrong_accuracy(tmp_path: Path) -> None:
     assert out.startswith(
         "level,n,a_accuracy,b_accuracy,a_accuracy_flagged_wrong,b_accuracy_flagged_wrong,"
     )
+
+
+def test_a_default_run_pools_with_older_logs_and_a_blocking_run_stands_apart(
+    tmp_path: Path,
+) -> None:
+    clean = [{k: v for k, v in s.items() if k != "contamination"} for s in SAMPLES]
+    before = gaia_record()  # a record written before the setting existed (schema 2)
+    del before["answer_sources"]
+    before["schema_version"] = 2
+    older = write_log(tmp_path / "older.eval", clean, metadata={"gaia": before})
+    default = write_log(
+        tmp_path / "default.eval",
+        [{**s, "id": f"new-{s['id']}"} for s in clean],  # other questions: one pool
+    )
+    blocking = write_log(tmp_path / "blocking.eval", clean, params={"block_answer_sources": True})
+    code, out, err = invoke("report", str(older), str(default), str(blocking), "--format", "json")
+    assert code == 0, err
+    groups = json.loads(out)["groups"]
+    assert sorted(len(g["logs"]) for g in groups) == [1, 2], groups
+    pooled = next(g for g in groups if len(g["logs"]) == 2)
+    apart = next(g for g in groups if len(g["logs"]) == 1)
+    assert pooled["flags"] == []
+    sha = load_answer_sources().sha256
+    assert apart["flags"] == [
+        f"answer sources blocked by the run's egress proxy (list sha256 {sha[:12]})"
+    ]

@@ -232,9 +232,15 @@ def test_a_failed_sample_leaves_no_proxy(
     assert docker_leftovers() == before
 
 
-def test_sigterm_mid_run_leaves_no_proxy(
-    sandbox_image: str, egress_image: str, scripted: Play, tmp_path: Path
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_signal_mid_run_leaves_no_proxy(
+    signum: signal.Signals,
+    sandbox_image: str,
+    egress_image: str,
+    scripted: Play,
+    tmp_path: Path,
 ) -> None:
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) and SIGTERM."""
     before = docker_leftovers()
     scripted([Entry("", [{"bash": "sleep 120"}, {"submit": "x"}])])
     args = [f"dataset_path={GAIA_LEAK}", f"image={sandbox_image}", "block_answer_sources=true"]
@@ -250,7 +256,10 @@ def test_sigterm_mid_run_leaves_no_proxy(
     try:
         wait_for_containers(4, besides=before)  # three sandboxes and the proxy
         time.sleep(2)
-        os.kill(run.pid, signal.SIGTERM)
+        if signum == signal.SIGINT:
+            os.killpg(run.pid, signum)
+        else:
+            os.kill(run.pid, signum)
         output, _ = run.communicate(timeout=120)
     finally:
         if run.poll() is None:
