@@ -17,15 +17,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS
 from .errors import GaiaParameterError
 from .hub import HUBS, Hub, resolved_revision
 from .questionset import QuestionSet, parse_question_set
 from .sandbox import (
-    DEFAULT_CPUS,
     DEFAULT_IMAGE,
-    DEFAULT_MEMORY,
     DEFAULT_NETWORK,
-    DEFAULT_PIDS,
     MAX_PIDS,
     MAX_SIZE,
     MIN_CPUS,
@@ -45,9 +43,6 @@ LEVELS: tuple[int, ...] = (1, 2, 3)
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
 DEFAULT_SPLIT: Split = "validation"
 DEFAULT_HUB: Hub = "huggingface"
-DEFAULT_COMMAND_TIMEOUT = 180
-"""Seconds one bash command may run (inspect_evals' and evalscope's default)."""
-DEFAULT_MAX_ATTEMPTS = 1
 DEFAULT_MESSAGE_LIMIT = 100
 DEFAULT_SANDBOX: SandboxKind = "docker"
 
@@ -234,30 +229,34 @@ class GaiaParams:
     def parse(
         cls,
         *,
-        level: object = DEFAULT_LEVEL,
-        split: object = DEFAULT_SPLIT,
-        hub: object = DEFAULT_HUB,
-        dataset_path: object = None,
-        revision: object = None,
-        ids: object = None,
-        command_timeout: object = DEFAULT_COMMAND_TIMEOUT,
-        image: object = DEFAULT_IMAGE,
-        network: object = DEFAULT_NETWORK,
-        max_attempts: object = DEFAULT_MAX_ATTEMPTS,
-        python: object = False,
-        web_search: object = False,
-        mcp_servers: object = None,
-        cpus: object = DEFAULT_CPUS,
-        memory: object = DEFAULT_MEMORY,
-        pids: object = DEFAULT_PIDS,
-        disk: object = None,
-        sandbox: object = DEFAULT_SANDBOX,
-        multimodal: object = False,
-        view_file: object = False,
-        exclude: object = None,
-        answers: object = None,
+        level: object,
+        split: object,
+        hub: object,
+        dataset_path: object,
+        revision: object,
+        ids: object,
+        command_timeout: object,
+        image: object,
+        network: object,
+        max_attempts: object,
+        python: object,
+        web_search: object,
+        mcp_servers: object,
+        cpus: object,
+        memory: object,
+        pids: object,
+        disk: object,
+        sandbox: object,
+        multimodal: object,
+        view_file: object,
+        exclude: object,
+        answers: object,
     ) -> GaiaParams:
-        """Parse and validate raw ``-T`` values.
+        """Parse and validate raw ``-T`` values: ``gaia()``'s arguments, passed on one by one.
+
+        No argument has a default: the defaults are ``gaia()``'s, so one that ``gaia()`` forgets
+        to pass on is a type error, never a silent default (tests/test_params.py holds the two
+        signatures together).
 
         Raises:
             GaiaParameterError: A value is invalid, or two values cannot go together; the one
@@ -341,12 +340,17 @@ class GaiaParams:
         return resolved_revision(self.hub, self.revision, self.dataset_path)
 
     @property
+    def offers_view_file(self) -> bool:
+        """Whether the agent gets ``view_file``: asked for, or implied by ``multimodal``."""
+        return self.view_file or self.multimodal
+
+    @property
     def tools(self) -> list[str]:
         """The names of the tools offered, in the order the agent gets them."""
         return (
             ["bash", "submit"]
             + (["python"] if self.python else [])
             + (["web_search"] if self.web_search else [])
-            + (["view_file"] if self.view_file or self.multimodal else [])
+            + (["view_file"] if self.offers_view_file else [])
             + [f"mcp:{' '.join(command)}" for command in self.mcp_servers]
         )

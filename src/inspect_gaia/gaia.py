@@ -28,10 +28,8 @@ from inspect_ai.model import GenerateConfig
 
 from ._docker.engine import local_image_id
 from ._params import (
-    DEFAULT_COMMAND_TIMEOUT,
     DEFAULT_HUB,
     DEFAULT_LEVEL,
-    DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MESSAGE_LIMIT,
     DEFAULT_SANDBOX,
     DEFAULT_SPLIT,
@@ -39,7 +37,7 @@ from ._params import (
     Split,
 )
 from ._provenance import METADATA_KEY, GaiaProvenance
-from .agent import gaia_agent
+from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, gaia_agent
 from .dataset import DEFAULT_INPUT_PROMPT, gaia_dataset, split_levels
 from .hub import Hub
 from .questionset import QuestionSetRecord, apply_question_set
@@ -189,7 +187,14 @@ def gaia_task(params: GaiaParams) -> Task:
     return Task(
         dataset=dataset,
         sandbox=sandbox,
-        solver=gaia_agent(params),
+        solver=gaia_agent(
+            command_timeout=params.command_timeout,
+            max_attempts=params.max_attempts,
+            python=params.python,
+            web_search=params.web_search,
+            view_file=params.offers_view_file,
+            mcp_servers=params.mcp_servers,
+        ),
         scorer=gaia_scorer(),
         # The test split's answers are private: record them, report no accuracy.
         metrics=[] if params.split == "test" else None,
