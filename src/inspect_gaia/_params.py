@@ -15,10 +15,10 @@ import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, get_args
 
 from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS
-from .errors import GaiaParameterError
+from .dataset import LEVELS, SPLITS, Split, parse_level
+from .errors import GaiaParameterError, one_of
 from .hub import HUBS, Hub, resolved_revision
 from .questionset import QuestionSet, parse_question_set
 from .sandbox import (
@@ -35,10 +35,6 @@ from .sandbox import (
     docker_size,
     size_bytes,
 )
-
-Split = Literal["validation", "test"]
-SPLITS: tuple[str, ...] = get_args(Split)
-LEVELS: tuple[int, ...] = (1, 2, 3)
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
 DEFAULT_SPLIT: Split = "validation"
@@ -69,8 +65,8 @@ def parse_levels(level: object) -> tuple[int, ...]:
         items = [level]
     levels: set[int] = set()
     for item in items:
-        value = _whole_number(item)
-        if value not in LEVELS:
+        value = parse_level(item)
+        if value is None:
             raise GaiaParameterError(
                 f"level must be 1, 2 or 3, or a list of them such as 1,2 — got {level!r}"
             )
@@ -78,17 +74,6 @@ def parse_levels(level: object) -> tuple[int, ...]:
     if not levels:
         raise GaiaParameterError(f"level must name at least one of 1, 2, 3 — got {level!r}")
     return tuple(sorted(levels))
-
-
-def _whole_number(item: object) -> int | None:
-    """``2``, ``"2"``, ``2.0`` or ``"2.0"`` -> 2; anything else (``2.5``, ``True``) -> None."""
-    if isinstance(item, bool):
-        return None
-    try:
-        number = float(str(item).strip())
-    except ValueError:
-        return None
-    return int(number) if number.is_integer() else None
 
 
 def parse_ids(ids: object) -> tuple[str, ...] | None:
@@ -135,13 +120,6 @@ def parse_mcp_servers(mcp_servers: object) -> tuple[tuple[str, ...], ...]:
 
 def _as_list(value: object) -> list[object]:
     return list(value) if isinstance(value, Iterable) and not isinstance(value, str) else [value]
-
-
-def choice(name: str, value: object, choices: Sequence[str]) -> str:
-    """``value`` when it is one of ``choices``, else a one-line error listing them."""
-    if value not in choices:
-        raise GaiaParameterError(f"{name} must be one of {', '.join(choices)} — got {value!r}")
-    return str(value)
 
 
 def _positive_int(name: str, value: object) -> int:
@@ -269,8 +247,8 @@ class GaiaParams:
                 raise GaiaParameterError(f"{name} must be a non-empty string — got {text!r}")
         params = cls(
             levels=parse_levels(level),
-            split=choice("split", split, SPLITS),  # type: ignore[arg-type]
-            hub=choice("hub", hub, HUBS),  # type: ignore[arg-type]
+            split=one_of("split", split, SPLITS),
+            hub=one_of("hub", hub, HUBS),
             dataset_path=dataset_path,  # type: ignore[arg-type]
             revision=revision,  # type: ignore[arg-type]
             ids=parse_ids(ids),
@@ -282,7 +260,7 @@ class GaiaParams:
             web_search=_flag("web_search", web_search),
             mcp_servers=parse_mcp_servers(mcp_servers),
             limits=_limits(cpus, memory, pids, disk),
-            sandbox=choice("sandbox", sandbox, SANDBOX_KINDS),  # type: ignore[arg-type]
+            sandbox=one_of("sandbox", sandbox, SANDBOX_KINDS),
             multimodal=_flag("multimodal", multimodal),
             view_file=_flag("view_file", view_file),
             question_set=parse_question_set(exclude, answers),

@@ -29,9 +29,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ._params import DEFAULT_MESSAGE_LIMIT, LEVELS, GaiaParams, Split
+from ._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
 from .agent import DEFAULT_MAX_ATTEMPTS
-from .dataset import DEFAULT_INPUT_PROMPT
+from .dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
 from .errors import short, validation_problem
 from .questionset import QuestionSetRecord, describe
 from .sandbox import PROVIDERS, SandboxKind
