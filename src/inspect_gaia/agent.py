@@ -17,7 +17,7 @@ from inspect_ai.tool import Tool, bash
 from inspect_ai.tool import python as python_tool
 from inspect_ai.tool import web_search as web_search_tool
 
-from ._compat import DEFAULT_SYSTEM_MESSAGE
+from ._compat import DEFAULT_SYSTEM_MESSAGE, guard_task_state
 from ._faults import ending_on_sandbox_loss, require_started
 from .media import view_file as view_file_tool
 from .scorer import SUBMIT_TOOL
@@ -79,7 +79,8 @@ class _IdleGuardedState(TaskState):
     """A TaskState that also reports completion after too many empty turns in a row.
 
     basic_agent answers an empty turn with "please proceed" and asks again until the message
-    limit; its loop runs ``while not state.completed``, so this is where an idle loop can end.
+    limit; its loop runs ``while not state.completed``, so this is where an idle loop can end
+    (the state is re-classed by ``_compat.guard_task_state``, which records that reliance).
     """
 
     max_idle_turns: int = DEFAULT_MAX_IDLE_TURNS
@@ -108,10 +109,9 @@ def idle_guard(max_idle_turns: int = DEFAULT_MAX_IDLE_TURNS) -> Solver:
     """End the agent loop after ``max_idle_turns`` empty model turns in a row (logged)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state.__class__ = _IdleGuardedState
-        assert isinstance(state, _IdleGuardedState)
-        state.max_idle_turns = max_idle_turns
-        return state
+        guarded = guard_task_state(state, _IdleGuardedState)
+        guarded.max_idle_turns = max_idle_turns
+        return guarded
 
     return solve
 

@@ -20,15 +20,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from ._docker import OFFLINE_ATTACHMENTS_TAG, OFFLINE_TAG, REGISTRY_ATTACHMENTS_TAG, REGISTRY_TAG
 from .errors import GaiaError
 from .sandbox import DEFAULT_IMAGE
-
-OFFLINE_TAG = "inspect-gaia/sandbox:bookworm"
-OFFLINE_ATTACHMENTS_TAG = "inspect-gaia/sandbox:bookworm-attachments"
-REGISTRY_TAG = "inspect-gaia/sandbox:py3.11"
-"""The registry build without attachment readers: ``python:3.11`` plus the sandbox's command. Never
-``python:3.11`` itself, which a build would shadow for everything else on the host."""
-REGISTRY_ATTACHMENTS_TAG = "inspect-gaia/sandbox:py3.11-attachments"
 
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
 DEBIAN_SUITE = "bookworm"

@@ -5,7 +5,8 @@
 ``client``, the only places with docker-py internals), ``cleanup`` (labels,
 run-scoped removal, the orphan sweep), ``engine`` (engine and image checks shared by the task, the
 provider and ``doctor``), ``compose`` (inspect's compose sandbox with the start guard). This module
-only names the providers, so the spec builders can name them without importing the SDK.
+only names the providers and the images ``inspect-gaia image build`` makes, so the spec builders,
+the image builder and the engine checks can name them without importing the SDK or each other.
 """
 
 PROVIDER = "gaia-docker"
@@ -13,3 +14,11 @@ PROVIDER = "gaia-docker"
 
 COMPOSE_PROVIDER = "gaia-compose"
 """inspect's ``docker compose`` sandbox behind the start guard (``-T sandbox=compose``)."""
+
+OFFLINE_TAG = "inspect-gaia/sandbox:bookworm"
+"""The image built without a registry (``inspect-gaia image build --offline``)."""
+OFFLINE_ATTACHMENTS_TAG = "inspect-gaia/sandbox:bookworm-attachments"
+REGISTRY_TAG = "inspect-gaia/sandbox:py3.11"
+"""The registry build without attachment readers: ``python:3.11`` plus the sandbox's command. Never
+``python:3.11`` itself, which a build would shadow for everything else on the host."""
+REGISTRY_ATTACHMENTS_TAG = "inspect-gaia/sandbox:py3.11-attachments"
