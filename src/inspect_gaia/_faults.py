@@ -29,6 +29,7 @@ the log is marked as an error, and ``inspect eval-retry`` reruns exactly those s
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, TypeVar, overload
 
@@ -350,14 +351,8 @@ def ending_on_sandbox_loss(tool: Tool) -> Tool:
         except SandboxUnavailableError as ex:
             raise SandboxLostError(str(ex)) from ex
 
-    return ToolDef(
-        execute,
-        name=definition.name,
-        description=definition.description,
-        parameters=definition.parameters,
-        parallel=definition.parallel,
-        viewer=definition.viewer,
-        model_input=definition.model_input,
-        max_output=definition.max_output,
-        options=definition.options,
-    ).as_tool()
+    # A copy with only the function swapped: every other field of the definition (a field a later
+    # inspect adds included) is the tool's own.
+    ending = copy.copy(definition)
+    ending.tool = execute
+    return ending.as_tool()

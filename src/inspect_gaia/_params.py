@@ -35,6 +35,7 @@ from .sandbox import (
     docker_size,
     size_bytes,
 )
+from .scorer import SUBMIT_TOOL
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
 DEFAULT_SPLIT: Split = "validation"
@@ -326,7 +327,7 @@ class GaiaParams:
     def tools(self) -> list[str]:
         """The names of the tools offered, in the order the agent gets them."""
         return (
-            ["bash", "submit"]
+            ["bash", SUBMIT_TOOL]
             + (["python"] if self.python else [])
             + (["web_search"] if self.web_search else [])
             + (["view_file"] if self.offers_view_file else [])

@@ -126,6 +126,9 @@ def _run(cmd: list[str], what: str, **kwargs: object) -> None:
 def build_offline(tag: str, attachments: bool, log: Log) -> None:
     """Build ``tag`` from Debian packages with debootstrap and ``docker import``.
 
+    Three stages, in a temporary root filesystem: ``_debootstrap`` (the Debian packages), with
+    ``attachments`` ``_install_wheels`` (what Debian does not package), then ``_import``.
+
     Raises:
         GaiaError: Not root, debootstrap missing, or a step failed (the message has its output).
     """
@@ -138,81 +141,98 @@ def build_offline(tag: str, attachments: bool, log: Log) -> None:
     packages = BASE_PACKAGES + (ATTACHMENT_PACKAGES if attachments else ())
     with tempfile.TemporaryDirectory(prefix="gaia-rootfs-") as temp:
         rootfs = Path(temp)
-        log(f"debootstrap {DEBIAN_SUITE} with {len(packages)} packages into {rootfs}")
-        _run(
-            [
-                "debootstrap",
-                "--variant=minbase",
-                f"--include={','.join(packages)}",
-                DEBIAN_SUITE,
-                str(rootfs),
-                DEBIAN_MIRROR,
-            ],
-            "debootstrap",
-        )
+        _debootstrap(rootfs, packages, log)
         if attachments:
-            # Wheels are fetched by the host's pip (its index, proxy and certificates) and
-            # installed inside the root filesystem from local files.
-            wheels = rootfs / "tmp" / "wheels"
-            log(f"pip install {' '.join(ATTACHMENT_PIP_NO_DEPS)} into the root filesystem")
-            _run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pip",
-                    "download",
-                    "--quiet",
-                    "--no-deps",
-                    "--only-binary=:all:",
-                    # for the image's Python (bookworm's 3.11), not the host's
-                    "--python-version",
-                    "3.11",
-                    "--implementation",
-                    "cp",
-                    "--abi",
-                    "cp311",
-                    "--platform",
-                    f"manylinux_2_28_{platform.machine()}",
-                    "--platform",
-                    f"manylinux2014_{platform.machine()}",
-                    "--dest",
-                    str(wheels),
-                    *ATTACHMENT_PIP_NO_DEPS,
-                ],
-                "pip download",
-            )
-            _run(
-                [
-                    "chroot",
-                    str(rootfs),
-                    "sh",
-                    "-c",
-                    "python3 -m pip install --quiet --no-index --no-deps --break-system-packages "
-                    "/tmp/wheels/*.whl && rm -rf /tmp/wheels",
-                ],
-                "pip install in the root filesystem",
-            )
-        for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
-            for item in (rootfs / junk).glob("*"):
-                if item.is_file():
-                    item.unlink()
-        log(f"docker import as {tag}")
-        tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
-        _run(
-            [
-                "docker",
-                "import",
-                "--change",
-                'CMD ["tail", "-f", "/dev/null"]',
-                "--change",
-                "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                "-",
-                tag,
-            ],
-            "docker import",
-            stdin=tar.stdout,
-        )
-        tar.wait()
+            _install_wheels(rootfs, ATTACHMENT_PIP_NO_DEPS, log)
+        _import(rootfs, tag, log)
+
+
+def _debootstrap(rootfs: Path, packages: tuple[str, ...], log: Log) -> None:
+    """A minimal Debian root filesystem with ``packages``, from the Debian mirror."""
+    log(f"debootstrap {DEBIAN_SUITE} with {len(packages)} packages into {rootfs}")
+    _run(
+        [
+            "debootstrap",
+            "--variant=minbase",
+            f"--include={','.join(packages)}",
+            DEBIAN_SUITE,
+            str(rootfs),
+            DEBIAN_MIRROR,
+        ],
+        "debootstrap",
+    )
+
+
+def _install_wheels(rootfs: Path, requirements: tuple[str, ...], log: Log) -> None:
+    """Install ``requirements`` (no dependencies) into the root filesystem's Python.
+
+    Wheels are fetched by the host's pip (its index, proxy and certificates) and installed inside
+    the root filesystem from local files.
+    """
+    wheels = rootfs / "tmp" / "wheels"
+    log(f"pip install {' '.join(requirements)} into the root filesystem")
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            # for the image's Python (bookworm's 3.11), not the host's
+            "--python-version",
+            "3.11",
+            "--implementation",
+            "cp",
+            "--abi",
+            "cp311",
+            "--platform",
+            f"manylinux_2_28_{platform.machine()}",
+            "--platform",
+            f"manylinux2014_{platform.machine()}",
+            "--dest",
+            str(wheels),
+            *requirements,
+        ],
+        "pip download",
+    )
+    _run(
+        [
+            "chroot",
+            str(rootfs),
+            "sh",
+            "-c",
+            "python3 -m pip install --quiet --no-index --no-deps --break-system-packages "
+            "/tmp/wheels/*.whl && rm -rf /tmp/wheels",
+        ],
+        "pip install in the root filesystem",
+    )
+
+
+def _import(rootfs: Path, tag: str, log: Log) -> None:
+    """Drop apt's caches from the root filesystem and ``docker import`` it as ``tag``."""
+    for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
+        for item in (rootfs / junk).glob("*"):
+            if item.is_file():
+                item.unlink()
+    log(f"docker import as {tag}")
+    tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
+    _run(
+        [
+            "docker",
+            "import",
+            "--change",
+            'CMD ["tail", "-f", "/dev/null"]',
+            "--change",
+            "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "-",
+            tag,
+        ],
+        "docker import",
+        stdin=tar.stdout,
+    )
+    tar.wait()
 
 
 def dockerfile(attachments: bool) -> str:

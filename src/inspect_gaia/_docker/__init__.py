@@ -1,12 +1,15 @@
 """The Docker side of GAIA's sandboxes: the ``gaia-docker`` provider and its guard on inspect's.
 
-``provider`` (the SandboxEnvironment), ``service`` (compose service -> container arguments),
-``client`` (the Docker SDK calls) and ``archive`` (files in and out of a container: with
-``client``, the only places with docker-py internals), ``cleanup`` (labels,
-run-scoped removal, the orphan sweep), ``engine`` (engine and image checks shared by the task, the
-provider and ``doctor``), ``compose`` (inspect's compose sandbox with the start guard). This module
-only names the providers and the images ``inspect-gaia image build`` makes, so the spec builders,
-the image builder and the engine checks can name them without importing the SDK or each other.
+Each provider module is named after what it registers: ``gaia_docker`` (the ``gaia-docker``
+SandboxEnvironment, one container per sample through the Engine API) and ``gaia_compose``
+(``gaia-compose``: inspect's compose sandbox with GAIA's checks and start guard). Beneath them:
+``service`` (compose service -> container arguments), ``client`` (the Docker SDK calls) and
+``archive`` (files in and out of a container; with ``client``, the only places with docker-py
+internals), ``cleanup`` (labels, run-scoped removal, the orphan sweep), ``engine`` (every engine and
+image check and diagnosis, shared by the task, both providers and ``doctor``) and ``config`` (the
+compose config a log holds). This module only names the providers and the images
+``inspect-gaia image build`` makes, so the spec builders, the image builder and the engine checks
+can name them without importing the SDK or each other.
 """
 
 PROVIDER = "gaia-docker"
