@@ -23,7 +23,11 @@ from .media import view_file as view_file_tool
 from .scorer import SUBMIT_TOOL
 
 DEFAULT_COMMAND_TIMEOUT = 180
-"""Seconds one bash (or python) command may run (inspect_evals' default; evalscope's is 60)."""
+"""Seconds one bash (or python) command may run: inspect_evals' default (its ``code_timeout``).
+
+evalscope 1.14.1's ``bash`` gives a command 60 s unless the model asks for more or the run sets
+``agent_config.command_timeout`` (the README's EvalScope command sets 180).
+"""
 DEFAULT_MAX_ATTEMPTS = 1
 """Submissions allowed per sample: pass@1."""
 
