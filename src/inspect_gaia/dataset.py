@@ -398,7 +398,8 @@ def gaia_dataset(
     """
     split = one_of("split", split, SPLITS)
     hub = one_of("hub", hub, HUBS)
-    levels = _checked_levels(levels)
+    if not levels or any(parse_level(level) != level for level in levels):
+        raise GaiaParameterError(f"levels must be 1, 2 or 3, or a list of them — got {levels!r}")
     root, _ = resolve_snapshot(split, hub, revision, dataset_path)
     wanted = None if ids is None else set(ids)
     samples = load_samples(
@@ -417,13 +418,3 @@ def gaia_dataset(
                 f"{', '.join(missing)}"
             )
     return MemoryDataset(samples, name=f"gaia-{split}", location=str(root))
-
-
-def _checked_levels(levels: Sequence[int]) -> tuple[int, ...]:
-    """``gaia_dataset``'s levels, each read with ``parse_level``, or a one-line refusal."""
-    checked = tuple(parse_level(level) for level in levels)
-    if not checked or None in checked:
-        raise GaiaParameterError(
-            f"levels must be 1, 2 or 3, or a list of them — got {list(levels)!r}"
-        )
-    return tuple(level for level in checked if level is not None)
