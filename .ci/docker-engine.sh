@@ -5,7 +5,8 @@
 # containerd, runc and tini named from bookworm (trixie's runc would pull trixie's libc6 and dpkg,
 # its recommends trixie's python3 3.13). Then start dockerd.
 # The system's python3, libc6 and dpkg are read before and after; any change fails the script.
-# Recipe: shared/notes/docker-offline.md.
+# Why each package comes from where it does: docs/development.md, "A Docker Engine without a
+# registry".
 set -euo pipefail
 
 if docker info >/dev/null 2>&1; then

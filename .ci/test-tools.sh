@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tools the Docker tests need besides an engine: btrfs-progs (mkfs.btrfs), for the test-only
 # engine whose data root is a loop-mounted btrfs, the one here that can enforce `-T disk=`
-# (tests/engine.py). Installed from the machine's own Debian release; nothing else changes.
+# (tests/spare_engine.py). Installed from the machine's own Debian release; nothing else changes.
 set -euo pipefail
 
 if command -v mkfs.btrfs >/dev/null 2>&1; then

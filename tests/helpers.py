@@ -5,6 +5,7 @@ Fixtures live in ``conftest.py``; everything a test imports by name lives here.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -298,6 +299,18 @@ class StandInDownload:
         return str(target)
 
 
+# -- parameters ------------------------------------------------------------------------------------
+
+
+def parse_params(**raw: object) -> GaiaParams:
+    """What ``gaia(**raw)`` parses: ``GaiaParams.parse`` with ``gaia()``'s defaults for the rest.
+
+    ``parse`` has no defaults of its own (a value ``gaia()`` forgot to pass on is a type error).
+    """
+    defaults = {name: p.default for name, p in inspect.signature(gaia).parameters.items()}
+    return GaiaParams.parse(**{**defaults, **raw})
+
+
 # -- logs without a run ----------------------------------------------------------------------------
 
 
@@ -306,7 +319,7 @@ def gaia_record(**params: object) -> dict[str, Any]:
 
     Built by the task's own code from parsed parameters, so test logs cannot drift from real ones.
     """
-    parsed = GaiaParams.parse(**{"dataset_path": str(GAIA_TINY), **params})
+    parsed = parse_params(**{"dataset_path": str(GAIA_TINY), **params})
     # -T exclude / -T answers, applied to the questions as the task applies them
     question_set = None if parsed.question_set.empty else gaia_questions(parsed)[1]
     return GaiaProvenance.of(

@@ -12,7 +12,6 @@ from scenario import GAIA_TINY, LAGOON
 from scripted_model import Entry
 
 from inspect_gaia import gaia
-from inspect_gaia._params import GaiaParams
 
 
 @pytest.mark.docker
@@ -113,7 +112,7 @@ def test_web_search_is_offered(gaia_tiny: Path) -> None:
 
     from inspect_gaia.agent import gaia_tools
 
-    names = [registry_info(t).name for t in gaia_tools(GaiaParams.parse(web_search=True))]
+    names = [registry_info(t).name for t in gaia_tools(web_search=True)]
     assert names[0].endswith("bash") and names[1].endswith("web_search")
     task = gaia(dataset_path=str(gaia_tiny), web_search=True, image=SANDBOX_IMAGE)
     assert task.metadata is not None and task.metadata["gaia"]["tools"] == [

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import yaml
+from helpers import parse_params
 
 from inspect_gaia._urlrules import match_url
 from inspect_gaia.answer_sources import PACKAGE_LIST, load_answer_sources
@@ -110,13 +111,13 @@ def test_the_task_parameter_and_its_provenance(tmp_path: Path) -> None:
         made = GaiaProvenance.of(params, prompt="p", image_id=None, sandbox_provider="x")
         return made.as_metadata()
 
-    default = record(GaiaParams.parse())
+    default = record(parse_params())
     assert default["answer_sources"] == {
         "list_sha256": load_answer_sources().sha256,
         "blocklist": None,
         "blocked": False,
     }
-    params = GaiaParams.parse(blocklist=str(extra))
+    params = parse_params(blocklist=str(extra))
     assert params.answer_sources.rules[-1].pattern == "mirror.example/gaia"
     meta = record(params)
     assert meta["answer_sources"]["list_sha256"] == load_answer_sources(str(extra)).sha256
@@ -126,4 +127,4 @@ def test_the_task_parameter_and_its_provenance(tmp_path: Path) -> None:
         ("/no/such", "is not a file"),
     ):
         with pytest.raises(GaiaParameterError, match=message):
-            GaiaParams.parse(blocklist=bad)
+            parse_params(blocklist=bad)

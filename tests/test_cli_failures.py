@@ -8,11 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import MODEL, invoke, write_log
+from helpers import MODEL, invoke, parse_params, write_log
 from scenario import GAIA_TINY, LAGOON
 from test_questionset import TAVERN
 
-from inspect_gaia._params import GaiaParams
 from inspect_gaia.dataset import split_levels
 
 
@@ -147,7 +146,7 @@ def test_a_question_set_is_its_own_labelled_group(tmp_path: Path) -> None:
     code, out, err = report(str(tmp_path), "--format", "json")
     assert code == 0, err
     groups = {g["group"]: g for g in json.loads(out)["groups"]}
-    fingerprint = GaiaParams.parse(**params).question_set.fingerprint()
+    fingerprint = parse_params(**params).question_set.fingerprint()
     assert fingerprint is not None and fingerprint.startswith("exclude 1 (")
     labelled = f"{MODEL} [question_set={fingerprint}]"
     assert set(groups) == {MODEL, labelled}

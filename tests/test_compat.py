@@ -5,6 +5,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+from helpers import Play, eval_task
+from scripted_model import Entry
+
 import inspect_gaia._compat as compat
 
 SOURCE = Path(compat.__file__).parent
@@ -34,3 +38,47 @@ def test_unproxied_sees_through_inspects_event_recorder() -> None:
     inner = UnstartedSandbox("engine gone")
     assert compat.unproxied(compat.SandboxEnvironmentProxy(inner)) is inner
     assert compat.unproxied(inner) is inner
+
+
+def test_basic_agent_rereads_completed_before_every_model_call(
+    scripted: Play, tmp_path: Path
+) -> None:
+    """``guard_task_state``'s reliance: the idle guard ends basic_agent's loop through ``completed``.
+
+    The model only ever answers with an empty turn; basic_agent would ask again ("please
+    proceed") until the message limit. With the guard, the loop ends after ``max_idle_turns``.
+    """
+    from inspect_ai import Task
+    from inspect_ai.dataset import Sample
+    from inspect_ai.solver import basic_agent
+
+    from inspect_gaia.agent import idle_guard
+
+    model = scripted([Entry("", [{"say": ""}])])
+    task = Task(
+        dataset=[Sample(input="a question")],
+        solver=basic_agent(init=idle_guard(max_idle_turns=2), tools=[]),
+        message_limit=40,
+    )
+    log = eval_task(task, tmp_path)
+    assert log.status == "success" and log.samples is not None
+    (sample,) = log.samples
+    assert len(model.calls) == 2, "basic_agent no longer re-reads completed: see guard_task_state"
+    assert sample.limit is None
+
+
+def test_the_guard_refuses_a_state_it_would_change_beyond_recognition() -> None:
+    from inspect_ai.model import ModelName
+    from inspect_ai.solver import TaskState
+
+    class Theirs(TaskState):
+        pass
+
+    class Ours(TaskState):
+        pass
+
+    state = Theirs(ModelName("mockllm/model"), "s", 0, "q", [])
+    with pytest.raises(TypeError, match="guard_task_state"):
+        compat.guard_task_state(state, Ours)
+    plain = TaskState(ModelName("mockllm/model"), "s", 0, "q", [])
+    assert compat.guard_task_state(plain, Ours) is plain and isinstance(plain, Ours)

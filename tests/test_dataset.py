@@ -21,6 +21,7 @@ from inspect_gaia.dataset import (
     check_record,
     gaia_dataset,
     metadata_file,
+    parse_level,
     record_to_sample,
 )
 from inspect_gaia.sandbox import SandboxKind
@@ -178,6 +179,10 @@ def test_damaged_metadata_is_named(gaia_tiny: Path, tmp_path: Path) -> None:
     [
         ({"split": "dev"}, "split must be one of validation, test"),
         ({"hub": "kaggle"}, "hub must be one of huggingface, modelscope"),
+        # was a silently empty dataset
+        ({"levels": [4]}, r"levels must be 1, 2 or 3, or a list of them — got \[4\]"),
+        ({"levels": [1, 2.5]}, "levels must be 1, 2 or 3"),
+        ({"levels": []}, "levels must be 1, 2 or 3"),
     ],
 )
 def test_bad_choices(gaia_tiny: Path, kwargs: dict[str, Any], message: str) -> None:
@@ -309,6 +314,15 @@ def test_malformed_values_are_named(snapshot: Path, changes: dict[str, Any], mes
         gaia_dataset(dataset_path=str(snapshot))
     text = str(caught.value)
     assert message in text and "metadata.parquet, row 1" in text and "\n" not in text
+
+
+@pytest.mark.parametrize(
+    ("value", "level"),
+    [(1, 1), ("2", 2), (3.0, 3), (" 3.0 ", 3), (4, None), (0, None), (2.5, None), ("two", None)]
+    + [(True, None), (None, None), ([1], None)],
+)
+def test_parse_level_is_the_one_reading_of_a_level(value: object, level: int | None) -> None:
+    assert parse_level(value) == level
 
 
 def test_level_written_as_a_float_is_read(snapshot: Path) -> None:

@@ -21,7 +21,7 @@ from scripted_model import Entry
 
 from inspect_gaia._compat import sandbox_lifecycle_state
 from inspect_gaia._docker import cleanup
-from inspect_gaia._docker.provider import GaiaDockerSandbox
+from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 
 

@@ -16,7 +16,7 @@ from inspect_ai.util import SandboxEnvironment
 from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
 from inspect_ai.util._sandbox.self_check import *  # noqa: F403
 
-from inspect_gaia._docker.provider import GaiaDockerSandbox
+from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]

@@ -15,13 +15,12 @@ from docker.errors import DockerException, ImageNotFound
 from helpers import SANDBOX_IMAGE, docker_leftovers
 
 from inspect_gaia import GaiaError
-from inspect_gaia._docker import client, engine
-from inspect_gaia._docker.compose import GaiaComposeSandbox
+from inspect_gaia._docker import OFFLINE_TAG, client, engine
 from inspect_gaia._docker.config import GaiaComposeConfig, gaia_config
 from inspect_gaia._docker.engine import DockerProblem, check_limits
-from inspect_gaia._docker.provider import GaiaDockerSandbox
+from inspect_gaia._docker.gaia_compose import GaiaComposeSandbox
+from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia._docker.service import service_config
-from inspect_gaia.image import OFFLINE_TAG
 from inspect_gaia.sandbox import SandboxLimits, gaia_compose
 
 

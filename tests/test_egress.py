@@ -6,14 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpers import invoke
+from helpers import invoke, parse_params
 
 from inspect_gaia._docker import EGRESS_KEY
 from inspect_gaia._docker.egress import BUNDLE, CA_FILE, PORT, Egress, sample_kwargs, wanted
 from inspect_gaia._docker.service import create_kwargs, service_config
 from inspect_gaia._egress import MITMPROXY_VERSION
 from inspect_gaia._egress.image import PURE_SOURCES, WHEELS, proxy_dockerfile
-from inspect_gaia._params import GaiaParams
 from inspect_gaia._provenance import GaiaProvenance, comparability_flags
 from inspect_gaia.answer_sources import load_answer_sources
 from inspect_gaia.errors import GaiaParameterError
@@ -34,14 +33,14 @@ def test_what_cannot_go_with_blocking_is_refused_in_one_line(
     raw: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(GaiaParameterError) as caught:
-        GaiaParams.parse(**{"block_answer_sources": True, **raw})
+        parse_params(**{"block_answer_sources": True, **raw})
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_the_rules_reach_the_sandbox_spec_and_provenance(tmp_path: Any) -> None:
     extra = tmp_path / "extra.txt"
     extra.write_text("mirror.example/gaia\n")
-    params = GaiaParams.parse(block_answer_sources=True, blocklist=str(extra))
+    params = parse_params(block_answer_sources=True, blocklist=str(extra))
     assert params.egress is not None
     assert params.egress["rules"][-1] == ["mirror.example/gaia", "extra.txt (blocklist)"]
     record = GaiaProvenance.of(params, prompt="p", image_id=None, sandbox_provider="gaia-docker")
@@ -49,7 +48,7 @@ def test_the_rules_reach_the_sandbox_spec_and_provenance(tmp_path: Any) -> None:
     service = service_config(gaia_compose(egress=params.egress))
     assert wanted(service) == params.egress
     assert "environment" not in create_kwargs(service, "net")  # an extension, not a field
-    assert GaiaParams.parse().egress is None
+    assert parse_params().egress is None
     assert EGRESS_KEY not in service_config(gaia_compose())
     spec = gaia_sandbox(egress=params.egress)
     assert spec.type == "gaia-docker"
@@ -72,7 +71,7 @@ def test_a_sandbox_reaches_out_only_through_the_proxy() -> None:
 def test_the_report_keeps_blocked_runs_apart_and_says_so() -> None:
     def record(**answer_sources: Any) -> GaiaProvenance:
         made = GaiaProvenance.of(
-            GaiaParams.parse(), prompt="p", image_id=None, sandbox_provider="gaia-docker"
+            parse_params(), prompt="p", image_id=None, sandbox_provider="gaia-docker"
         )
         metadata = made.as_metadata()
         if answer_sources:

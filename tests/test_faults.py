@@ -11,13 +11,13 @@ from pathlib import Path
 
 import anyio
 import pytest
-from engine import SpareEngine, engine_env
 from helpers import Play, docker_leftovers, eval_command, eval_task, inspect_cli, metrics
 from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.util import SandboxUnavailableError
 from scenario import GAIA_MEDIA, GAIA_TINY, LAGOON, VALIDATION
 from scripted_model import Entry
+from spare_engine import SpareEngine, engine_env
 
 from inspect_gaia import gaia
 from inspect_gaia._faults import (
@@ -86,11 +86,10 @@ def test_a_lost_sandbox_ends_the_sample_instead_of_becoming_a_tool_error() -> No
 
     wrapped = ending_on_sandbox_loss(probe())
     original, kept = ToolDef(probe()), ToolDef(wrapped)
-    assert (kept.name, kept.description, kept.parameters) == (
-        original.name,
-        original.description,
-        original.parameters,
-    )
+    # every field the registry keeps, whatever ToolDef holds: a field is never dropped by a list
+    assert {k: v for k, v in vars(kept).items() if k != "tool"} == {
+        k: v for k, v in vars(original).items() if k != "tool"
+    }
     with pytest.raises(SandboxLostError, match="container gone"):
         anyio.run(lambda: wrapped(command="ls"))
     assert not issubclass(SandboxLostError, SandboxUnavailableError)
@@ -160,7 +159,7 @@ def test_an_attachment_gone_before_its_sample_starts_is_a_scored_retryable_error
 
 @pytest.fixture
 def spare_engine(sandbox_image: str) -> Iterator[SpareEngine]:
-    """A fresh test-only engine with the sandbox image (never restarted: see engine.py)."""
+    """A fresh test-only engine with the sandbox image (never restarted: see spare_engine.py)."""
     # a short path: containerd's sockets under it must fit in 104 characters
     engine = SpareEngine(Path(tempfile.mkdtemp(prefix="gaia-spare-")))
     try:
@@ -252,7 +251,7 @@ def test_the_engine_stopping_mid_run_leaves_every_sample_scored(
         assert "inspect eval-retry" in sample.error.message
 
     # With an engine answering again (the shared one: a stopped dockerd is not restarted on
-    # its data root, see engine.py), eval-retry reruns exactly the failed samples.
+    # its data root, see spare_engine.py), eval-retry reruns exactly the failed samples.
     model.calls.clear()
     retry = subprocess.run(
         [inspect_cli(), "eval-retry", str(log_file), "--log-dir", str(tmp_path / "retry")],

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import inspect
 import os
 import sys
+import textwrap
 from typing import Any
 
 import pytest
+from helpers import parse_params
 
-from inspect_gaia import GaiaParameterError
+from inspect_gaia import GaiaParameterError, gaia
 from inspect_gaia._params import (
     MCP_SHORTCUTS,
     GaiaParams,
@@ -63,8 +67,29 @@ def test_parse_mcp_servers() -> None:
     assert parse_mcp_servers("sh -c 'exec true'") == (("sh", "-c", "exec true"),)  # on PATH
 
 
+def test_gaia_and_parse_take_the_same_parameters() -> None:
+    task = inspect.signature(gaia).parameters
+    parse = inspect.signature(GaiaParams.parse).parameters
+    assert list(task) == list(parse)
+    # no default in parse: one gaia() does not pass on is a type error, not a silent default
+    assert all(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in parse.values())
+
+
+def test_gaia_passes_each_parameter_on_as_itself() -> None:
+    source = textwrap.dedent(inspect.getsource(inspect.unwrap(gaia)))
+    (call,) = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "GaiaParams.parse"
+    ]
+    assert [(k.arg, ast.unparse(k.value)) for k in call.keywords] == [
+        (name, name) for name in inspect.signature(gaia).parameters
+    ]
+
+
 def test_defaults() -> None:
-    params = GaiaParams.parse()
+    params = parse_params()
+    # gaia()'s defaults, parsed, are GaiaParams' own: the two cannot drift apart
     assert params == GaiaParams()
     assert (params.levels, params.split, params.hub, params.sandbox) == (
         (1, 2, 3),
@@ -123,7 +148,7 @@ REFUSALS: list[tuple[dict[str, Any], str]] = [
 @pytest.mark.parametrize(("raw", "message"), REFUSALS, ids=[str(r) for r, _ in REFUSALS])
 def test_refusals_are_one_line(raw: dict[str, Any], message: str) -> None:
     with pytest.raises(GaiaParameterError) as caught:
-        GaiaParams.parse(**raw)
+        parse_params(**raw)
     text = str(caught.value)
     assert message in text and "\n" not in text
 
@@ -166,12 +191,12 @@ def test_limits_are_checked_against_what_docker_accepts(
 ) -> None:
     if docker is None:
         with pytest.raises(GaiaParameterError) as caught:
-            GaiaParams.parse(**{name: value})
+            parse_params(**{name: value})
         text = str(caught.value)
         assert text.startswith(f"-T {name}={value} is not a ") and "\n" not in text
         assert "give " in text and "or null for none" in text
     else:
-        assert getattr(GaiaParams.parse(**{name: value}).limits, name) == docker
+        assert getattr(parse_params(**{name: value}).limits, name) == docker
 
 
 DOCKER_REFUSES: set[tuple[str, object]] = {
@@ -207,13 +232,13 @@ def test_the_limits_table_is_what_docker_does(sandbox_image: str) -> None:
 
     for name, value, docker in DOCKER_LIMITS:
         if docker is not None and name != "disk":  # disk: test_docker_engine, test_sandbox
-            assert starts(GaiaParams.parse(**{name: value}).limits), (name, value)
+            assert starts(parse_params(**{name: value}).limits), (name, value)
         elif (name, value) in DOCKER_REFUSES:
             assert not starts(SandboxLimits(**{name: value})), (name, value)  # type: ignore[arg-type]
 
 
 def test_max_attempts_above_one_is_fine_on_validation() -> None:
-    assert GaiaParams.parse(max_attempts=2).max_attempts == 2
+    assert parse_params(max_attempts=2).max_attempts == 2
 
 
 def test_missing_optional_packages_name_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -224,13 +249,13 @@ def test_missing_optional_packages_name_the_extra(monkeypatch: pytest.MonkeyPatc
         lambda name, *a: None if name in ("mcp", "k8s_sandbox") else real(name, *a),
     )
     with pytest.raises(GaiaParameterError, match=r"pip install 'inspect-gaia\[mcp\]'"):
-        GaiaParams.parse(mcp_servers="fetch")
+        parse_params(mcp_servers="fetch")
     with pytest.raises(GaiaParameterError, match=r"pip install 'inspect-gaia\[k8s\]'"):
-        GaiaParams.parse(sandbox="k8s")
+        parse_params(sandbox="k8s")
 
 
 def test_limits_can_be_lifted() -> None:
-    params = GaiaParams.parse(cpus=None, memory=None, pids=None)
+    params = parse_params(cpus=None, memory=None, pids=None)
     assert params.limits == SandboxLimits(cpus=None, memory=None, pids=None)
     assert params.limits.effective_cpus() is None
-    assert GaiaParams.parse(cpus=1000).limits.effective_cpus() == float(os.cpu_count() or 1)
+    assert parse_params(cpus=1000).limits.effective_cpus() == float(os.cpu_count() or 1)

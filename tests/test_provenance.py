@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import MODEL, gaia_record, write_log
+from helpers import MODEL, gaia_record, parse_params, write_log
 from inspect_ai.log import read_eval_log
 from pydantic import ValidationError
 from scenario import GAIA_TINY
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
-from inspect_gaia._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
+from inspect_gaia._params import DEFAULT_MESSAGE_LIMIT
 from inspect_gaia._provenance import (
     SCHEMA_VERSION,
     GaiaProvenance,
@@ -34,7 +34,7 @@ SAMPLES = [
 
 def _of(**params: object) -> GaiaProvenance:
     return GaiaProvenance.of(
-        GaiaParams.parse(**params),
+        parse_params(**params),
         prompt="p",
         image_id="sha256:x",
         sandbox_provider="gaia-docker",
@@ -77,7 +77,7 @@ def test_the_task_writes_the_record() -> None:
     record = GaiaProvenance.from_metadata(task.metadata)
     assert record is not None and record.tools == ("bash", "submit", "python")
     expected = GaiaProvenance.of(
-        GaiaParams.parse(dataset_path=str(GAIA_TINY), level=2, python=True),
+        parse_params(dataset_path=str(GAIA_TINY), level=2, python=True),
         prompt=DEFAULT_INPUT_PROMPT,
         image_id=record.image_id,
         sandbox_provider="gaia-docker",
@@ -113,7 +113,7 @@ def test_a_log_written_by_inspect_gaia_0_1_0_still_reads() -> None:
     assert {s.level for s in run.samples} == {1, 2}
     # the same settings today: the same comparable settings, so old and new runs pool
     new = GaiaProvenance.of(
-        GaiaParams.parse(
+        parse_params(
             level="1,2",
             dataset_path="tests/fixtures/gaia-tiny",
             image=old.image,

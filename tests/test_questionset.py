@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import SANDBOX_IMAGE, gaia_record
+from helpers import SANDBOX_IMAGE, gaia_record, parse_params
 from scenario import GAIA_TINY, LAGOON
 
 from inspect_gaia import GaiaParameterError, gaia
@@ -79,12 +79,12 @@ def test_answers_refusals(tmp_path: Path) -> None:
 def test_params_parse_both_and_refuse_answers_on_the_test_split(tmp_path: Path) -> None:
     answers = tmp_path / "a.json"
     answers.write_text('{"x": "1"}')
-    params = GaiaParams.parse(exclude="a,b", answers=str(answers))
+    params = parse_params(exclude="a,b", answers=str(answers))
     assert params.question_set == QuestionSet(("a", "b"), None, (("x", "1"),), str(answers))
     assert GaiaParams().question_set.empty
     with pytest.raises(GaiaParameterError, match="test split's are private"):
-        GaiaParams.parse(split="test", answers=str(answers))
-    assert GaiaParams.parse(split="test", exclude="a").question_set.exclude == ("a",)
+        parse_params(split="test", answers=str(answers))
+    assert parse_params(split="test", exclude="a").question_set.exclude == ("a",)
 
 
 def test_the_task_leaves_out_corrects_and_records(tmp_path: Path) -> None:
@@ -111,8 +111,7 @@ def test_the_task_leaves_out_corrects_and_records(tmp_path: Path) -> None:
     assert fingerprint is not None
     assert fingerprint.startswith("exclude 1 (") and "answers 1 (" in fingerprint
     assert (
-        fingerprint
-        == GaiaParams.parse(exclude=LAGOON, answers=str(answers)).question_set.fingerprint()
+        fingerprint == parse_params(exclude=LAGOON, answers=str(answers)).question_set.fingerprint()
     )
     # at level 1 the excluded lagoon is one of the two questions; the tavern is not asked
     level1 = gaia(dataset_path=str(GAIA_TINY), image=SANDBOX_IMAGE, level=1, exclude=LAGOON)
@@ -140,7 +139,7 @@ def test_a_damaged_question_set_record_is_one_line_naming_the_field() -> None:
 def test_the_record_is_built_from_what_was_applied() -> None:
     with pytest.raises(ValueError, match="record the question set that apply_question_set applied"):
         GaiaProvenance.of(
-            GaiaParams.parse(exclude=LAGOON),
+            parse_params(exclude=LAGOON),
             prompt="p",
             image_id=None,
             sandbox_provider="gaia-docker",

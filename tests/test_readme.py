@@ -24,11 +24,10 @@ import click
 import pytest
 import yaml
 from click.testing import CliRunner
-from helpers import REPO
+from helpers import REPO, parse_params
 
 from inspect_gaia import gaia
 from inspect_gaia._cli.main import cli
-from inspect_gaia._params import GaiaParams
 
 README = REPO / "README.md"
 CHANGELOG = REPO / "CHANGELOG.md"
@@ -224,7 +223,7 @@ def check_inspect_eval(args: list[str], verb: str = "eval") -> None:
         # inspect hands -T values to the task YAML-parsed; the task's own parser must take them.
         level = args[0].removeprefix("inspect_gaia/gaia_level")
         parsed = {name: yaml.safe_load(value) for name, value in values.items()}
-        GaiaParams.parse(**({"level": int(level)} if level.isdigit() else {}), **parsed)
+        parse_params(**({"level": int(level)} if level.isdigit() else {}), **parsed)
 
 
 def test_every_inspect_command_line_parses() -> None:

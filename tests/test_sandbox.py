@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from engine import SpareEngine, engine_env
 from helpers import REPO, Play, eval_gaia, inspect_cli, invoke, run_eval_cli
 from inspect_ai.log import read_eval_log
 from inspect_ai.util import ComposeConfig
 from scenario import GAIA_TINY, LAGOON
 from scripted_model import Entry
+from spare_engine import SpareEngine, engine_env
 
 from inspect_gaia import gaia
 from inspect_gaia.sandbox import (

@@ -1,12 +1,21 @@
-"""Every private inspect_ai name this package uses, in one place, each with the reason.
+"""Every private inspect_ai name and undocumented behaviour this package relies on, with why.
 
 inspect_ai releases several times a week and its private modules move without notice. Importing
 them only here means a release that breaks one shows up as one failing import (``.ci/run`` checks
 this module against the pinned floor and against the newest inspect_ai on PyPI), and a fix is a
-one-line change here. Nothing else in the package imports from a ``_``-prefixed inspect_ai module.
+one-line change here. Nothing else in the package imports from a ``_``-prefixed inspect_ai module
+(tests/test_compat.py checks the source).
+
+One reliance is on behaviour rather than a name: ``basic_agent``'s loop (``guard_task_state``),
+held by a test that runs that loop.
+
+docker-py's internals are listed where they are used, in ``_docker/client.py``'s and
+``_docker/archive.py``'s docstrings.
 """
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 # inspect eval prints a PrerequisiteError as its message alone, without a traceback: the base of
 # our one-line errors (errors.py).
@@ -16,11 +25,12 @@ from inspect_ai._util.error import PrerequisiteError
 # `docker ps` shows which sample a container serves. No public accessor exists.
 from inspect_ai.log._samples import sample_active
 
+# The public base of the environments ``unproxied`` unwraps (below).
+from inspect_ai.solver import TaskState
+
 # basic_agent's own system prompt, passed again when we add our init steps to basic_agent (giving
 # `init` replaces the default, and the default prompt is part of what makes runs comparable).
 from inspect_ai.solver._basic_agent import DEFAULT_SYSTEM_MESSAGE
-
-# The sample currently running, for scorers that must read its messages outside the solver.
 from inspect_ai.util import SandboxEnvironment
 
 # inspect's compose sandbox, subclassed so that a sample whose sandbox fails to start is still
@@ -42,6 +52,32 @@ from inspect_ai.util._sandbox.lifecycle import sandbox_lifecycle_state
 # The ring buffer inspect's compose sandbox keeps command output in: the same cap, the same tail.
 from inspect_ai.util._subprocess import CircularByteBuffer
 
+_State = TypeVar("_State", bound=TaskState)
+
+
+def guard_task_state(state: TaskState, guarded: type[_State]) -> _State:
+    """``state``, made an instance of ``guarded`` (a ``TaskState`` subclass adding behaviour only).
+
+    The one change of class in the package, and why it is one: ``basic_agent`` offers no hook in
+    its loop, which runs ``while not state.completed:`` on the TaskState it was handed, reading
+    ``completed`` again before every model call. A subclass whose ``completed`` also counts empty
+    turns (``agent.idle_guard``) is the only way to end an idle loop early while the agent stays
+    ``basic_agent`` (the design card's; inspect_evals moved to ``react(on_continue=...)`` instead).
+    tests/test_compat.py runs that loop and fails when it no longer re-reads ``completed``.
+
+    Raises:
+        TypeError: inspect handed over something other than a plain ``TaskState``; re-classing
+            it would drop its own behaviour, so the guard refuses rather than go missing.
+    """
+    if type(state) is not TaskState:
+        raise TypeError(
+            f"inspect_gaia's idle guard expects inspect's TaskState, got {type(state).__name__} "
+            "— see guard_task_state in inspect_gaia/_compat.py"
+        )
+    state.__class__ = guarded
+    assert isinstance(state, guarded)
+    return state
+
 
 def unproxied(environment: SandboxEnvironment) -> SandboxEnvironment:
     """The provider's own environment behind inspect's event-recording proxy."""
@@ -58,6 +94,7 @@ __all__ = [
     "PrerequisiteError",
     "SandboxEnvironmentProxy",
     "classify_exec_failure",
+    "guard_task_state",
     "sample_active",
     "sandbox_lifecycle_state",
     "unproxied",

@@ -9,8 +9,8 @@ model call.
 
 A sandbox that started but could not be set up (inspect copies the attachment in after the start,
 and a failure there also skips scoring): ``SetUpGuard`` passes every call through to the started
-sandbox, but records a failed set-up copy instead of raising it, and ``require_started`` ends the
-sample just the same.
+sandbox (a ``PassThrough``: a wrapper, never a change of class), but records a failed set-up
+copy instead of raising it, and ``require_started`` ends the sample just the same.
 
 A sample file that could not be read: inspect reads each of a sample's ``files`` from the host
 when the sample starts, and takes a path it cannot read (gone: a cache clean-up or a re-download
@@ -29,6 +29,7 @@ the log is marked as an error, and ``inspect eval-retry`` reruns exactly those s
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, TypeVar, overload
 
@@ -124,13 +125,78 @@ class UnstartedSandbox(_StandIn):
         raise SandboxUnavailableError(self.reason)
 
 
-class SetUpGuard(_StandIn):
+class PassThrough(_StandIn):
+    """A started sandbox, wrapped: every call passes through to ``inner`` unless overridden.
+
+    Composition, not re-classing: whatever environment inspect hands over is wrapped as it is, so
+    an added behaviour (``SetUpGuard``'s, the compose sandbox's engine check) cannot silently go
+    missing when inspect builds another type.
+    """
+
+    def __init__(self, inner: SandboxEnvironment) -> None:
+        """Wrap ``inner``."""
+        super().__init__()
+        self.inner = inner
+
+    @override
+    async def exec(
+        self,
+        cmd: list[str],
+        input: str | bytes | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        user: str | None = None,
+        timeout: int | None = None,
+        timeout_retry: bool = True,
+        concurrency: bool = True,
+    ) -> ExecResult[str]:
+        """Run as the started sandbox does."""
+        return await self.inner.exec(
+            cmd, input, cwd, env, user, timeout, timeout_retry, concurrency
+        )
+
+    @override
+    async def write_file(self, file: str, contents: str | bytes) -> None:
+        """Write as the started sandbox does."""
+        await self.inner.write_file(file, contents)
+
+    @overload
+    async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
+
+    @overload
+    async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
+
+    @override
+    async def read_file(self, file: str, text: bool = True) -> str | bytes:
+        """Read as the started sandbox does."""
+        if text:
+            return await self.inner.read_file(file, text=True)
+        return await self.inner.read_file(file, text=False)
+
+    @override
+    async def connection(self, *, user: str | None = None) -> SandboxConnection:
+        """The started sandbox's connection."""
+        return await self.inner.connection(user=user)
+
+    @override
+    def default_polling_interval(self) -> float:
+        """The started sandbox's polling interval."""
+        return self.inner.default_polling_interval()
+
+    @override
+    def as_type(self, sandbox_cls: type[ST]) -> ST:
+        """The wrapper itself, or else the started sandbox, when of the type asked for."""
+        if isinstance(self, sandbox_cls):
+            return self
+        return self.inner.as_type(sandbox_cls)
+
+
+class SetUpGuard(PassThrough):
     """A started sandbox, passed through; a failed set-up copy ends the sample, not its scoring."""
 
     def __init__(self, inner: SandboxEnvironment, describe: Callable[[Exception], str]) -> None:
         """Guard ``inner``; ``describe`` turns a set-up failure into its one line."""
-        super().__init__()
-        self.inner = inner
+        super().__init__(inner)
         self.describe = describe
         self.start_failure: str | None = None
         self._set_up = False
@@ -151,9 +217,7 @@ class SetUpGuard(_StandIn):
     ) -> ExecResult[str]:
         """Run as the started sandbox does (the first exec, inspect's probe, ends the set-up)."""
         self._set_up = True
-        return await self.inner.exec(
-            cmd, input, cwd, env, user, timeout, timeout_retry, concurrency
-        )
+        return await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
 
     @override
     async def write_file(self, file: str, contents: str | bytes) -> None:
@@ -175,19 +239,6 @@ class SetUpGuard(_StandIn):
                 raise
             self.start_failure = self.describe(ex)
 
-    @overload
-    async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
-
-    @overload
-    async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
-
-    @override
-    async def read_file(self, file: str, text: bool = True) -> str | bytes:
-        """Read as the started sandbox does."""
-        if text:
-            return await self.inner.read_file(file, text=True)
-        return await self.inner.read_file(file, text=False)
-
     @override
     async def connection(self, *, user: str | None = None) -> SandboxConnection:
         """The started sandbox's connection (inspect asks right after set-up).
@@ -208,18 +259,6 @@ class SetUpGuard(_StandIn):
             raise ConnectionError(self.describe(ex)) from ex
         finally:
             self._connection_asked = True
-
-    @override
-    def default_polling_interval(self) -> float:
-        """The started sandbox's polling interval."""
-        return self.inner.default_polling_interval()
-
-    @override
-    def as_type(self, sandbox_cls: type[ST]) -> ST:
-        """The guard itself, or else the started sandbox, when of the type asked for."""
-        if isinstance(self, sandbox_cls):
-            return self
-        return self.inner.as_type(sandbox_cls)
 
 
 def unread_sample_file(
@@ -263,13 +302,16 @@ async def start_or_stand_in(
 
 
 def started(environments: dict[str, SandboxEnvironment]) -> dict[str, SandboxEnvironment] | None:
-    """The provider's own environments behind the guards; ``None`` when the start failed."""
+    """The provider's own environments behind every wrapper; ``None`` when the start failed."""
     if any(isinstance(env, UnstartedSandbox) for env in environments.values()):
         return None
-    return {
-        name: env.inner if isinstance(env, SetUpGuard) else env
-        for name, env in environments.items()
-    }
+    return {name: _innermost(env) for name, env in environments.items()}
+
+
+def _innermost(environment: SandboxEnvironment) -> SandboxEnvironment:
+    while isinstance(environment, PassThrough):
+        environment = environment.inner
+    return environment
 
 
 def not_started() -> str | None:
@@ -309,14 +351,8 @@ def ending_on_sandbox_loss(tool: Tool) -> Tool:
         except SandboxUnavailableError as ex:
             raise SandboxLostError(str(ex)) from ex
 
-    return ToolDef(
-        execute,
-        name=definition.name,
-        description=definition.description,
-        parameters=definition.parameters,
-        parallel=definition.parallel,
-        viewer=definition.viewer,
-        model_input=definition.model_input,
-        max_output=definition.max_output,
-        options=definition.options,
-    ).as_tool()
+    # A copy with only the function swapped: every other field of the definition (a field a later
+    # inspect adds included) is the tool's own.
+    ending = copy.copy(definition)
+    ending.tool = execute
+    return ending.as_tool()

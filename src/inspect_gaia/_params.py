@@ -15,18 +15,17 @@ import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any
 
+from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS
 from .answer_sources import AnswerSources, load_answer_sources
-from .errors import GaiaParameterError
+from .dataset import LEVELS, SPLITS, Split, parse_level
+from .errors import GaiaParameterError, one_of
 from .hub import HUBS, Hub, resolved_revision
 from .questionset import QuestionSet, parse_question_set
 from .sandbox import (
-    DEFAULT_CPUS,
     DEFAULT_IMAGE,
-    DEFAULT_MEMORY,
     DEFAULT_NETWORK,
-    DEFAULT_PIDS,
     MAX_PIDS,
     MAX_SIZE,
     MIN_CPUS,
@@ -38,17 +37,11 @@ from .sandbox import (
     docker_size,
     size_bytes,
 )
-
-Split = Literal["validation", "test"]
-SPLITS: tuple[str, ...] = get_args(Split)
-LEVELS: tuple[int, ...] = (1, 2, 3)
+from .scorer import SUBMIT_TOOL
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
 DEFAULT_SPLIT: Split = "validation"
 DEFAULT_HUB: Hub = "huggingface"
-DEFAULT_COMMAND_TIMEOUT = 180
-"""Seconds one bash command may run (inspect_evals' and evalscope's default)."""
-DEFAULT_MAX_ATTEMPTS = 1
 DEFAULT_MESSAGE_LIMIT = 100
 DEFAULT_SANDBOX: SandboxKind = "docker"
 
@@ -75,8 +68,8 @@ def parse_levels(level: object) -> tuple[int, ...]:
         items = [level]
     levels: set[int] = set()
     for item in items:
-        value = _whole_number(item)
-        if value not in LEVELS:
+        value = parse_level(item)
+        if value is None:
             raise GaiaParameterError(
                 f"level must be 1, 2 or 3, or a list of them such as 1,2 — got {level!r}"
             )
@@ -84,17 +77,6 @@ def parse_levels(level: object) -> tuple[int, ...]:
     if not levels:
         raise GaiaParameterError(f"level must name at least one of 1, 2, 3 — got {level!r}")
     return tuple(sorted(levels))
-
-
-def _whole_number(item: object) -> int | None:
-    """``2``, ``"2"``, ``2.0`` or ``"2.0"`` -> 2; anything else (``2.5``, ``True``) -> None."""
-    if isinstance(item, bool):
-        return None
-    try:
-        number = float(str(item).strip())
-    except ValueError:
-        return None
-    return int(number) if number.is_integer() else None
 
 
 def parse_ids(ids: object) -> tuple[str, ...] | None:
@@ -141,13 +123,6 @@ def parse_mcp_servers(mcp_servers: object) -> tuple[tuple[str, ...], ...]:
 
 def _as_list(value: object) -> list[object]:
     return list(value) if isinstance(value, Iterable) and not isinstance(value, str) else [value]
-
-
-def choice(name: str, value: object, choices: Sequence[str]) -> str:
-    """``value`` when it is one of ``choices``, else a one-line error listing them."""
-    if value not in choices:
-        raise GaiaParameterError(f"{name} must be one of {', '.join(choices)} — got {value!r}")
-    return str(value)
 
 
 def _positive_int(name: str, value: object) -> int:
@@ -241,32 +216,36 @@ class GaiaParams:
     def parse(
         cls,
         *,
-        level: object = DEFAULT_LEVEL,
-        split: object = DEFAULT_SPLIT,
-        hub: object = DEFAULT_HUB,
-        dataset_path: object = None,
-        revision: object = None,
-        ids: object = None,
-        command_timeout: object = DEFAULT_COMMAND_TIMEOUT,
-        image: object = DEFAULT_IMAGE,
-        network: object = DEFAULT_NETWORK,
-        max_attempts: object = DEFAULT_MAX_ATTEMPTS,
-        python: object = False,
-        web_search: object = False,
-        mcp_servers: object = None,
-        cpus: object = DEFAULT_CPUS,
-        memory: object = DEFAULT_MEMORY,
-        pids: object = DEFAULT_PIDS,
-        disk: object = None,
-        sandbox: object = DEFAULT_SANDBOX,
-        multimodal: object = False,
-        view_file: object = False,
-        exclude: object = None,
-        answers: object = None,
-        blocklist: object = None,
-        block_answer_sources: object = False,
+        level: object,
+        split: object,
+        hub: object,
+        dataset_path: object,
+        revision: object,
+        ids: object,
+        command_timeout: object,
+        image: object,
+        network: object,
+        max_attempts: object,
+        python: object,
+        web_search: object,
+        mcp_servers: object,
+        cpus: object,
+        memory: object,
+        pids: object,
+        disk: object,
+        sandbox: object,
+        multimodal: object,
+        view_file: object,
+        exclude: object,
+        answers: object,
+        blocklist: object,
+        block_answer_sources: object,
     ) -> GaiaParams:
-        """Parse and validate raw ``-T`` values.
+        """Parse and validate raw ``-T`` values: ``gaia()``'s arguments, passed on one by one.
+
+        No argument has a default: the defaults are ``gaia()``'s, so one that ``gaia()`` forgets
+        to pass on is a type error, never a silent default (tests/test_params.py holds the two
+        signatures together).
 
         Raises:
             GaiaParameterError: A value is invalid, or two values cannot go together; the one
@@ -283,8 +262,8 @@ class GaiaParams:
                 raise GaiaParameterError(f"{name} must be a non-empty string — got {text!r}")
         params = cls(
             levels=parse_levels(level),
-            split=choice("split", split, SPLITS),  # type: ignore[arg-type]
-            hub=choice("hub", hub, HUBS),  # type: ignore[arg-type]
+            split=one_of("split", split, SPLITS),
+            hub=one_of("hub", hub, HUBS),
             dataset_path=dataset_path,  # type: ignore[arg-type]
             revision=revision,  # type: ignore[arg-type]
             ids=parse_ids(ids),
@@ -296,7 +275,7 @@ class GaiaParams:
             web_search=_flag("web_search", web_search),
             mcp_servers=parse_mcp_servers(mcp_servers),
             limits=_limits(cpus, memory, pids, disk),
-            sandbox=choice("sandbox", sandbox, SANDBOX_KINDS),  # type: ignore[arg-type]
+            sandbox=one_of("sandbox", sandbox, SANDBOX_KINDS),
             multimodal=_flag("multimodal", multimodal),
             view_file=_flag("view_file", view_file),
             question_set=parse_question_set(exclude, answers),
@@ -399,12 +378,17 @@ class GaiaParams:
         return resolved_revision(self.hub, self.revision, self.dataset_path)
 
     @property
+    def offers_view_file(self) -> bool:
+        """Whether the agent gets ``view_file``: asked for, or implied by ``multimodal``."""
+        return self.view_file or self.multimodal
+
+    @property
     def tools(self) -> list[str]:
         """The names of the tools offered, in the order the agent gets them."""
         return (
-            ["bash", "submit"]
+            ["bash", SUBMIT_TOOL]
             + (["python"] if self.python else [])
             + (["web_search"] if self.web_search else [])
-            + (["view_file"] if self.view_file or self.multimodal else [])
+            + (["view_file"] if self.offers_view_file else [])
             + [f"mcp:{' '.join(command)}" for command in self.mcp_servers]
         )

@@ -29,8 +29,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ._params import DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT, LEVELS, GaiaParams, Split
-from .dataset import DEFAULT_INPUT_PROMPT
+from ._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
+from .agent import DEFAULT_MAX_ATTEMPTS
+from .dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
 from .errors import short, validation_problem
 from .questionset import QuestionSetRecord, describe
 from .sandbox import PROVIDERS, SandboxKind
@@ -159,7 +160,7 @@ class GaiaProvenance(_Record):
             prompt_template_sha256=hashlib.sha256(prompt.encode()).hexdigest(),
             tools=tuple(params.tools),
             multimodal=params.multimodal,
-            view_file=params.view_file or params.multimodal,
+            view_file=params.offers_view_file,
             limits=ProvenanceLimits(
                 message_limit=DEFAULT_MESSAGE_LIMIT,
                 command_timeout=params.command_timeout,

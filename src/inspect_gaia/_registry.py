@@ -1,7 +1,7 @@
 """inspect_ai entry point: importing this registers the GAIA tasks and the two Docker sandboxes."""
 
-from ._docker.compose import GaiaComposeSandbox
-from ._docker.provider import GaiaDockerSandbox
+from ._docker.gaia_compose import GaiaComposeSandbox
+from ._docker.gaia_docker import GaiaDockerSandbox
 from .gaia import gaia, gaia_level1, gaia_level2, gaia_level3
 
 __all__ = [

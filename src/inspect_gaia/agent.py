@@ -13,32 +13,51 @@ from typing import Any, cast
 from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessage, ChatMessageAssistant
 from inspect_ai.solver import Generate, Solver, TaskState, basic_agent, solver, system_message
-from inspect_ai.tool import Tool, bash, python, web_search
+from inspect_ai.tool import Tool, bash
+from inspect_ai.tool import python as python_tool
+from inspect_ai.tool import web_search as web_search_tool
 
-from ._compat import DEFAULT_SYSTEM_MESSAGE
+from ._compat import DEFAULT_SYSTEM_MESSAGE, guard_task_state
 from ._faults import ending_on_sandbox_loss, require_started
-from ._params import GaiaParams
-from .media import view_file
+from .media import view_file as view_file_tool
+from .scorer import SUBMIT_TOOL
+
+DEFAULT_COMMAND_TIMEOUT = 180
+"""Seconds one bash (or python) command may run: inspect_evals' default (its ``code_timeout``).
+
+evalscope 1.14.1's ``bash`` gives a command 60 s unless the model asks for more or the run sets
+``agent_config.command_timeout`` (the README's EvalScope command sets 180).
+"""
+DEFAULT_MAX_ATTEMPTS = 1
+"""Submissions allowed per sample: pass@1."""
 
 
-def gaia_tools(params: GaiaParams) -> list[Tool]:
+def gaia_tools(
+    *,
+    command_timeout: int = DEFAULT_COMMAND_TIMEOUT,
+    python: bool = False,
+    web_search: bool = False,
+    view_file: bool = False,
+    mcp_servers: Sequence[Sequence[str]] = (),
+) -> list[Tool]:
     """The tools offered besides ``submit``: ``bash`` always, the others when asked for.
 
     The tools that run in the sandbox end the sample when it is lost (``ending_on_sandbox_loss``).
+    The arguments are ``gaia_agent``'s.
     """
-    tools: list[Any] = [ending_on_sandbox_loss(bash(timeout=params.command_timeout))]
-    if params.python:
-        tools.append(ending_on_sandbox_loss(python(timeout=params.command_timeout)))
-    if params.web_search:
-        tools.append(web_search())
-    if params.view_file or params.multimodal:
-        tools.append(ending_on_sandbox_loss(view_file()))
-    if params.mcp_servers:  # the MCP client is an optional extra, imported only when used
+    tools: list[Any] = [ending_on_sandbox_loss(bash(timeout=command_timeout))]
+    if python:
+        tools.append(ending_on_sandbox_loss(python_tool(timeout=command_timeout)))
+    if web_search:
+        tools.append(web_search_tool())
+    if view_file:
+        tools.append(ending_on_sandbox_loss(view_file_tool()))
+    if mcp_servers:  # the MCP client is an optional extra, imported only when used
         from inspect_ai.tool import mcp_server_stdio, mcp_tools
 
         tools += [
             mcp_tools(mcp_server_stdio(command=command[0], args=list(command[1:])))
-            for command in params.mcp_servers
+            for command in mcp_servers
         ]
     # basic_agent hands the list to use_tools, which also takes MCP tool sources.
     return cast(list[Tool], tools)
@@ -64,7 +83,8 @@ class _IdleGuardedState(TaskState):
     """A TaskState that also reports completion after too many empty turns in a row.
 
     basic_agent answers an empty turn with "please proceed" and asks again until the message
-    limit; its loop runs ``while not state.completed``, so this is where an idle loop can end.
+    limit; its loop runs ``while not state.completed``, so this is where an idle loop can end
+    (the state is re-classed by ``_compat.guard_task_state``, which records that reliance).
     """
 
     max_idle_turns: int = DEFAULT_MAX_IDLE_TURNS
@@ -93,27 +113,48 @@ def idle_guard(max_idle_turns: int = DEFAULT_MAX_IDLE_TURNS) -> Solver:
     """End the agent loop after ``max_idle_turns`` empty model turns in a row (logged)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state.__class__ = _IdleGuardedState
-        assert isinstance(state, _IdleGuardedState)
-        state.max_idle_turns = max_idle_turns
-        return state
+        guarded = guard_task_state(state, _IdleGuardedState)
+        guarded.max_idle_turns = max_idle_turns
+        return guarded
 
     return solve
 
 
-def gaia_agent(params: GaiaParams) -> Solver:
+def gaia_agent(
+    *,
+    command_timeout: int = DEFAULT_COMMAND_TIMEOUT,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    python: bool = False,
+    web_search: bool = False,
+    view_file: bool = False,
+    mcp_servers: Sequence[Sequence[str]] = (),
+) -> Solver:
     """``basic_agent`` with ``bash`` (and any opt-in tools) and its ``submit`` tool.
 
     The message limit is the Task's (so ``--message-limit`` overrides it). A sample that hits a
     limit is scored on its submission, or else on its last model output. A sample whose sandbox
     did not start ends before the first model call (``require_started``).
+
+    Args:
+        command_timeout: Seconds one bash (or python) command may run.
+        max_attempts: Submissions allowed per sample; above 1 the agent is told when one is wrong.
+        python: Also offer inspect's ``python`` tool (runs in the sandbox).
+        web_search: Also offer inspect's ``web_search`` tool.
+        view_file: Also offer ``view_file`` (see a sandbox file as an image, audio, video or PDF).
+        mcp_servers: Command lines of host-side stdio MCP servers whose tools to offer.
     """
     return basic_agent(
         init=[
-            system_message(DEFAULT_SYSTEM_MESSAGE, submit="submit"),
+            system_message(DEFAULT_SYSTEM_MESSAGE, submit=SUBMIT_TOOL),
             require_started(),
             idle_guard(),
         ],
-        tools=gaia_tools(params),
-        max_attempts=params.max_attempts,
+        tools=gaia_tools(
+            command_timeout=command_timeout,
+            python=python,
+            web_search=web_search,
+            view_file=view_file,
+            mcp_servers=mcp_servers,
+        ),
+        max_attempts=max_attempts,
     )

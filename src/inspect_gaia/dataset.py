@@ -1,6 +1,8 @@
 """The GAIA dataset: where its files are, how a record becomes a Sample.
 
-This module is the one place that knows GAIA's on-disk layout. A snapshot (of the Hugging Face repo
+This module is the one place that knows GAIA's own facts: its on-disk layout, its release year,
+splits and levels (``parse_level`` is the one reading of a level, from a metadata row, a ``-T``
+value or ``gaia_dataset``'s argument). A snapshot (of the Hugging Face repo
 ``gaia-benchmark/GAIA``, of its ModelScope mirror, or a local copy) holds, per split,
 ``2023/<split>/metadata.parquet`` (since the repo's parquet conversion) or ``metadata.jsonl`` (older
 snapshots), with each attachment flat beside it and named by the record's ``file_name``. Metadata is
@@ -16,18 +18,23 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageUser, ContentText
 from pydantic import BaseModel, ConfigDict
 
-from ._params import LEVELS, SPLITS, Split, choice
-from .errors import GaiaDatasetError, GaiaParameterError
+from .errors import GaiaDatasetError, GaiaParameterError, one_of
 from .hub import HUBS, Hub, fetch_snapshot, resolved_revision
 from .media import attachment_content
 
 YEAR = "2023"
+"""The GAIA release: a snapshot holds its splits under ``2023/``."""
+Split = Literal["validation", "test"]
+SPLITS: tuple[Split, ...] = get_args(Split)
+LEVELS: tuple[int, ...] = (1, 2, 3)
+"""GAIA's difficulty levels."""
+
 METADATA_FILES: tuple[str, ...] = ("metadata.parquet", "metadata.jsonl")
 SHARED_FILES_DIR = "/shared_files"
 
@@ -171,7 +178,7 @@ def check_record(raw: dict[str, Any], source: Path, row: int) -> GaiaRecord:
         raise fail(f"no {', '.join(repr(c) for c in missing)} column")
     if not isinstance(task_id, str) or not task_id.strip():
         raise fail(f"task_id must be a non-empty string, got {task_id!r}")
-    level = _level(raw["Level"])
+    level = parse_level(raw["Level"])
     if level is None:
         raise fail(f"Level must be 1, 2 or 3, got {raw['Level']!r}")
     for column in ("Question", "Final answer"):
@@ -191,8 +198,11 @@ def check_record(raw: dict[str, Any], source: Path, row: int) -> GaiaRecord:
     )
 
 
-def _level(value: object) -> int | None:
-    """1, "1", 1.0 or "1.0" -> 1; anything that is not exactly 1, 2 or 3 -> None."""
+def parse_level(value: object) -> int | None:
+    """1, "1", 1.0 or "1.0" -> 1; anything that is not exactly 1, 2 or 3 -> None.
+
+    The one reading of a level, whether a metadata row's, a ``-T level`` item or ``gaia_dataset``'s.
+    """
     if isinstance(value, bool) or value is None:
         return None
     try:
@@ -351,11 +361,9 @@ def split_levels(root: Path, split: str) -> dict[str, int]:
 
 
 def resolve_snapshot(
-    split: str, hub: str, revision: str | None, dataset_path: str | None
+    split: Split, hub: Hub, revision: str | None, dataset_path: str | None
 ) -> tuple[Path, str]:
     """Find (or fetch) the snapshot to read; returns its root and the revision it stands for."""
-    choice("split", split, SPLITS)
-    choice("hub", hub, HUBS)
     resolved = resolved_revision(hub, revision, dataset_path)
     if dataset_path is not None:
         return Path(dataset_path).expanduser().resolve(), resolved
@@ -388,6 +396,10 @@ def gaia_dataset(
         GaiaParameterError: A parameter has an invalid value.
         GaiaDatasetError: The snapshot is missing, damaged, incomplete or cannot be fetched.
     """
+    split = one_of("split", split, SPLITS)
+    hub = one_of("hub", hub, HUBS)
+    if not levels or any(parse_level(level) != level for level in levels):
+        raise GaiaParameterError(f"levels must be 1, 2 or 3, or a list of them — got {levels!r}")
     root, _ = resolve_snapshot(split, hub, revision, dataset_path)
     wanted = None if ids is None else set(ids)
     samples = load_samples(

@@ -7,7 +7,7 @@ message instead of a traceback.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ._compat import PrerequisiteError
 
@@ -34,6 +34,21 @@ class GaiaParameterError(GaiaError, ValueError):
 
 class GaiaDatasetError(GaiaError):
     """The GAIA dataset cannot be loaded (not a snapshot, gated, offline, incomplete)."""
+
+
+_Choice = TypeVar("_Choice", bound=str)
+
+
+def one_of(name: str, value: object, choices: Sequence[_Choice]) -> _Choice:
+    """``value`` when it is one of ``choices``, else a one-line error listing them.
+
+    Raises:
+        GaiaParameterError: ``value`` is none of ``choices``; the message names ``name``.
+    """
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise GaiaParameterError(f"{name} must be one of {', '.join(choices)} — got {value!r}")
 
 
 def short(value: object, width: int = 40) -> str:

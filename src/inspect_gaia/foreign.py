@@ -27,8 +27,8 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
-from ._params import Split
 from ._provenance import Scaffold, pooled_settings
+from .dataset import Split
 from .errors import short
 from .scaffold import offered_tools
 

@@ -4,14 +4,17 @@
 
 Deviations from the harnesses it is compared with (also in the README):
 
-* Agent: ``basic_agent`` with ``bash`` + ``submit`` (design card). inspect_evals uses ``react`` with
-  bash, python and web search; evalscope uses its own ReAct loop with bash only.
+* Agent: ``basic_agent`` with ``bash`` (180 s per command) + ``submit`` (design card).
+  inspect_evals uses ``react`` with bash, python and web search; evalscope 1.14.1 its own ReAct
+  loop with ``bash`` (60 s per command unless the model asks for more) as its one tool.
 * Sandbox: each sample gets only its own attachment, copied to ``/shared_files/<file_name>``.
   evalscope mounts the whole split directory (metadata with every answer included) read-only at
   ``/shared_files``; inspect_evals copies the first file whose name contains the task id.
 * Answer: without a submission, the text after ``FINAL ANSWER:`` in the last message is scored;
   evalscope scores the whole last message.
-* Limits: each sandbox gets 2 CPUs, 4g and 1024 processes by default (the others set none).
+* Limits: each sandbox gets 2 CPUs, 4g (no swap beyond it) and 1024 processes by default.
+  evalscope 1.14.1 gets 2 CPUs and 4g (swap allowed) from ms-enclave's defaults and no process
+  limit; inspect_evals sets none.
 * Dataset: on ModelScope the revision is the mirror's ``master`` (it has no commit matching the
   Hugging Face pin).
 """
@@ -28,19 +31,16 @@ from inspect_ai.model import GenerateConfig
 
 from ._docker.engine import local_image_id
 from ._params import (
-    DEFAULT_COMMAND_TIMEOUT,
     DEFAULT_HUB,
     DEFAULT_LEVEL,
-    DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MESSAGE_LIMIT,
     DEFAULT_SANDBOX,
     DEFAULT_SPLIT,
     GaiaParams,
-    Split,
 )
 from ._provenance import METADATA_KEY, GaiaProvenance
-from .agent import gaia_agent
-from .dataset import DEFAULT_INPUT_PROMPT, gaia_dataset, split_levels
+from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, gaia_agent
+from .dataset import DEFAULT_INPUT_PROMPT, Split, gaia_dataset, split_levels
 from .hub import Hub
 from .questionset import QuestionSetRecord, apply_question_set
 from .sandbox import (
@@ -122,7 +122,8 @@ def gaia(
             Docker storage drivers can enforce it, and the run refuses to start where not.
         sandbox: ``docker`` (compose.yaml, each sample's container started through the Docker
             API: ``gaia-docker``), ``compose`` (compose.yaml through inspect's ``docker compose``
-            sandbox, ~6x slower per sample) or ``k8s`` (values.yaml, needs ``inspect-gaia[k8s]``).
+            sandbox, about 4x the time per sample: docs/benchmarks.md) or ``k8s`` (values.yaml,
+            needs ``inspect-gaia[k8s]``).
         multimodal: Send image, audio, video and PDF attachments to the model as native content
             in the first user message (and offer ``view_file``). Default off: a run with it is
             not comparable with evalscope's or inspect_evals'.
@@ -202,7 +203,14 @@ def gaia_task(params: GaiaParams) -> Task:
     return Task(
         dataset=dataset,
         sandbox=sandbox,
-        solver=gaia_agent(params),
+        solver=gaia_agent(
+            command_timeout=params.command_timeout,
+            max_attempts=params.max_attempts,
+            python=params.python,
+            web_search=params.web_search,
+            view_file=params.offers_view_file,
+            mcp_servers=params.mcp_servers,
+        ),
         scorer=gaia_scorer(blocklist=params.blocklist),
         # The test split's answers are private: record them, report no accuracy.
         metrics=[] if params.split == "test" else None,

@@ -26,7 +26,7 @@ from ._flags import either, flag
 from .errors import GaiaDatasetError
 
 Hub = Literal["huggingface", "modelscope"]
-HUBS: tuple[str, ...] = get_args(Hub)
+HUBS: tuple[Hub, ...] = get_args(Hub)
 
 HF_REPO_ID = "gaia-benchmark/GAIA"
 HF_DATASET_URL = f"https://huggingface.co/datasets/{HF_REPO_ID}"
@@ -144,7 +144,7 @@ def _check_reachable(hub: str, name: str, env: str) -> None:
     )
 
 
-def resolved_revision(hub: str, revision: str | None, dataset_path: str | None) -> str:
+def resolved_revision(hub: Hub, revision: str | None, dataset_path: str | None) -> str:
     """The revision a run reads: as asked, else ``local`` for a local copy, else the hub's pin."""
     if revision:
         return revision
@@ -176,7 +176,7 @@ def cached_snapshot(hub: str, revision: str, key: str) -> Path | None:
     return directory if _marker(directory, key).is_file() else None
 
 
-def fetch_snapshot(hub: str, revision: str, allow_patterns: Sequence[str], key: str) -> Path:
+def fetch_snapshot(hub: Hub, revision: str, allow_patterns: Sequence[str], key: str) -> Path:
     """Return a local snapshot holding ``allow_patterns``, downloading it unless already complete.
 
     Args:
@@ -201,10 +201,8 @@ def fetch_snapshot(hub: str, revision: str, allow_patterns: Sequence[str], key: 
             return directory
         if hub == "huggingface":
             _download_huggingface(directory, revision, allow_patterns)
-        elif hub == "modelscope":
-            _download_modelscope(directory, revision, allow_patterns)
         else:
-            raise GaiaDatasetError(f"hub must be one of {', '.join(HUBS)}; got {hub!r}")
+            _download_modelscope(directory, revision, allow_patterns)
         _marker(directory, key).write_text(
             json.dumps(
                 {

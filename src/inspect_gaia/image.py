@@ -21,15 +21,9 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ._docker import OFFLINE_ATTACHMENTS_TAG, OFFLINE_TAG, REGISTRY_ATTACHMENTS_TAG, REGISTRY_TAG
 from .errors import GaiaError
 from .sandbox import DEFAULT_IMAGE
-
-OFFLINE_TAG = "inspect-gaia/sandbox:bookworm"
-OFFLINE_ATTACHMENTS_TAG = "inspect-gaia/sandbox:bookworm-attachments"
-REGISTRY_TAG = "inspect-gaia/sandbox:py3.11"
-"""The registry build without attachment readers: ``python:3.11`` plus the sandbox's command. Never
-``python:3.11`` itself, which a build would shadow for everything else on the host."""
-REGISTRY_ATTACHMENTS_TAG = "inspect-gaia/sandbox:py3.11-attachments"
 
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
 DEBIAN_SUITE = "bookworm"
@@ -160,7 +154,9 @@ def debootstrap_image(
     their dependencies, which must be among the Debian packages or the wheels) are fetched by the
     host's pip for the image's Python and ``platforms`` and installed inside it from local files;
     ``pure_sources`` are pure-Python packages published without a wheel, built into one by the
-    host's pip. ``docker import`` makes it ``tag`` with ``command`` as its CMD.
+    host's pip. ``docker import`` makes it ``tag`` with ``command`` as its CMD. Three stages, in a
+    temporary root filesystem: ``_debootstrap``, ``_install_wheels`` (what Debian does not
+    package), ``_import``.
 
     Raises:
         GaiaError: Not root, debootstrap missing, or a step failed (the message has its output).
@@ -173,90 +169,113 @@ def debootstrap_image(
         )
     with tempfile.TemporaryDirectory(prefix="gaia-rootfs-") as temp:
         rootfs = Path(temp)
-        log(f"debootstrap {DEBIAN_SUITE} with {len(packages)} packages into {rootfs}")
-        _run(
-            [
-                "debootstrap",
-                "--variant=minbase",
-                f"--include={','.join(packages)}",
-                DEBIAN_SUITE,
-                str(rootfs),
-                DEBIAN_MIRROR,
-            ],
-            "debootstrap",
-        )
+        _debootstrap(rootfs, packages, log)
         if wheels:
-            # Wheels are fetched by the host's pip (its index, proxy and certificates) and
-            # installed inside the root filesystem from local files.
-            directory = rootfs / "tmp" / "wheels"
-            log(f"pip install {' '.join(wheels)} into the root filesystem")
-            _run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pip",
-                    "download",
-                    "--quiet",
-                    "--no-deps",
-                    "--only-binary=:all:",
-                    # for the image's Python (bookworm's 3.11), not the host's
-                    "--python-version",
-                    "3.11",
-                    "--implementation",
-                    "cp",
-                    "--abi",
-                    "cp311",
-                    *(
-                        arg
-                        for platform_tag in platforms
-                        for arg in ("--platform", f"{platform_tag}_{platform.machine()}")
-                    ),
-                    "--dest",
-                    str(directory),
-                    *wheels,
-                ],
-                "pip download",
-            )
-            if pure_sources:
-                _run(
-                    [
-                        *(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"),
-                        *("--wheel-dir", str(directory), *pure_sources),
-                    ],
-                    "pip wheel",
-                )
-            _run(
-                [
-                    "chroot",
-                    str(rootfs),
-                    "sh",
-                    "-c",
-                    "python3 -m pip install --quiet --no-index --no-deps --break-system-packages "
-                    "/tmp/wheels/*.whl && rm -rf /tmp/wheels",
-                ],
-                "pip install in the root filesystem",
-            )
-        for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
-            for item in (rootfs / junk).glob("*"):
-                if item.is_file():
-                    item.unlink()
-        log(f"docker import as {tag}")
-        tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
+            _install_wheels(rootfs, wheels, platforms, pure_sources, log)
+        _import(rootfs, tag, command, log)
+
+
+def _debootstrap(rootfs: Path, packages: Sequence[str], log: Log) -> None:
+    """A minimal Debian root filesystem with ``packages``, from the Debian mirror."""
+    log(f"debootstrap {DEBIAN_SUITE} with {len(packages)} packages into {rootfs}")
+    _run(
+        [
+            "debootstrap",
+            "--variant=minbase",
+            f"--include={','.join(packages)}",
+            DEBIAN_SUITE,
+            str(rootfs),
+            DEBIAN_MIRROR,
+        ],
+        "debootstrap",
+    )
+
+
+def _install_wheels(
+    rootfs: Path,
+    wheels: Sequence[str],
+    platforms: Sequence[str],
+    pure_sources: Sequence[str],
+    log: Log,
+) -> None:
+    """Install ``wheels`` (no dependencies) into the root filesystem's Python.
+
+    Wheels are fetched by the host's pip (its index, proxy and certificates) and installed inside
+    the root filesystem from local files.
+    """
+    directory = rootfs / "tmp" / "wheels"
+    log(f"pip install {' '.join(wheels)} into the root filesystem")
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            # for the image's Python (bookworm's 3.11), not the host's
+            "--python-version",
+            "3.11",
+            "--implementation",
+            "cp",
+            "--abi",
+            "cp311",
+            *(
+                arg
+                for platform_tag in platforms
+                for arg in ("--platform", f"{platform_tag}_{platform.machine()}")
+            ),
+            "--dest",
+            str(directory),
+            *wheels,
+        ],
+        "pip download",
+    )
+    if pure_sources:
         _run(
             [
-                "docker",
-                "import",
-                "--change",
-                f"CMD {json.dumps(list(command))}",
-                "--change",
-                "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                "-",
-                tag,
+                *(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"),
+                *("--wheel-dir", str(directory), *pure_sources),
             ],
-            "docker import",
-            stdin=tar.stdout,
+            "pip wheel",
         )
-        tar.wait()
+    _run(
+        [
+            "chroot",
+            str(rootfs),
+            "sh",
+            "-c",
+            "python3 -m pip install --quiet --no-index --no-deps --break-system-packages "
+            "/tmp/wheels/*.whl && rm -rf /tmp/wheels",
+        ],
+        "pip install in the root filesystem",
+    )
+
+
+def _import(rootfs: Path, tag: str, command: Sequence[str], log: Log) -> None:
+    """Drop apt's caches from the root filesystem and ``docker import`` it as ``tag``."""
+    for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
+        for item in (rootfs / junk).glob("*"):
+            if item.is_file():
+                item.unlink()
+    log(f"docker import as {tag}")
+    tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
+    _run(
+        [
+            "docker",
+            "import",
+            "--change",
+            f"CMD {json.dumps(list(command))}",
+            "--change",
+            "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "-",
+            tag,
+        ],
+        "docker import",
+        stdin=tar.stdout,
+    )
+    tar.wait()
 
 
 def dockerfile(attachments: bool) -> str:

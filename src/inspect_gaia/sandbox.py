@@ -29,7 +29,7 @@ COMPOSE_FILE = PACKAGE_DIR / "compose.yaml"
 VALUES_FILE = PACKAGE_DIR / "values.yaml"
 
 SandboxKind = Literal["docker", "compose", "k8s"]
-SANDBOX_KINDS: tuple[str, ...] = get_args(SandboxKind)
+SANDBOX_KINDS: tuple[SandboxKind, ...] = get_args(SandboxKind)
 PROVIDERS: dict[str, str] = {"docker": PROVIDER, "compose": COMPOSE_PROVIDER, "k8s": "k8s"}
 """The inspect sandbox provider each ``-T sandbox=`` kind runs on."""
 

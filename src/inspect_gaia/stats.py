@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
@@ -62,6 +62,14 @@ def mean_stderr(values: Sequence[float]) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
 
 
+_DERIVED: dict[str, tuple[str, ...]] = {
+    "total_tokens": ("tokens_per_question",),
+    "working_time": ("seconds_per_question",),
+    "cost": ("cost_per_question", "cost_per_correct"),
+}
+"""``LevelStats``'s derived values (properties), each shown after the field it is derived from."""
+
+
 @dataclass(frozen=True)
 class LevelStats:
     """Accuracy, its spread and what it cost, for one level or for all (``level == "all"``).
@@ -75,8 +83,6 @@ class LevelStats:
     epochs: int
     samples: int
     correct: int
-    errored: int
-    limit_hit: int
     accuracy: float | None
     stderr: float | None
     ci_low: float | None
@@ -87,6 +93,8 @@ class LevelStats:
     pass_hat_k: float | None
     maj_at_k: float | None
     consistent: float | None
+    errored: int
+    limit_hit: int
     input_tokens: int
     output_tokens: int
     reasoning_tokens: int
@@ -118,15 +126,14 @@ class LevelStats:
         """Dollars per correct sample; None when nothing was right or nothing was priced."""
         return None if self.cost is None or not self.correct else self.cost / self.correct
 
+    @classmethod
+    def columns(cls) -> tuple[str, ...]:
+        """Every field and derived value, in report order: each derived value after its source."""
+        return tuple(c for f in fields(cls) for c in (f.name, *_DERIVED.get(f.name, ())))
+
     def as_dict(self) -> dict[str, Any]:
         """Every field and derived value, for JSON and CSV (NaN and missing values as None)."""
-        values = {
-            **asdict(self),
-            "tokens_per_question": self.tokens_per_question,
-            "seconds_per_question": self.seconds_per_question,
-            "cost_per_question": self.cost_per_question,
-            "cost_per_correct": self.cost_per_correct,
-        }
+        values = {name: getattr(self, name) for name in self.columns()}
         return {
             key: None if isinstance(value, float) and math.isnan(value) else value
             for key, value in values.items()

@@ -18,8 +18,7 @@ import click
 from .._docker import client, engine
 from .._docker.cleanup import unverifiable
 from .._flags import flag
-from .._params import SPLITS
-from ..dataset import metadata_file
+from ..dataset import SPLITS, metadata_file
 from ..errors import GaiaError
 from ..hub import (
     DEFAULT_REVISIONS,

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 import click
 
-from .._params import SPLITS
-from ..dataset import YEAR, metadata_file, read_records, resolve_snapshot
-from ..hub import HUBS
+from ..dataset import SPLITS, YEAR, Split, metadata_file, read_records, resolve_snapshot
+from ..hub import HUBS, Hub
 
 
 @click.command()
@@ -29,7 +29,7 @@ from ..hub import HUBS
 )
 @click.option("--revision", help="Dataset revision (default: the task's pinned one).")
 @click.option("--json", "as_json", is_flag=True, help="Print what was fetched as JSON.")
-def download(hub: str, splits: str, revision: str | None, as_json: bool) -> None:
+def download(hub: Hub, splits: Split | Literal["all"], revision: str | None, as_json: bool) -> None:
     """Fetch GAIA into the cache the task reads, so later runs work offline.
 
     Idempotent: a split already complete is not fetched again; an interrupted download is resumed
@@ -41,7 +41,7 @@ def download(hub: str, splits: str, revision: str | None, as_json: bool) -> None
       inspect-gaia download --hub modelscope
     """
     fetched = []
-    for split in SPLITS if splits == "all" else (splits,):
+    for split in SPLITS if splits == "all" else (splits,):  # click checked both choices
         root, resolved = resolve_snapshot(split, hub, revision, None)
         records = read_records(metadata_file(root, split))
         fetched.append(

@@ -20,43 +20,13 @@ from ..contamination_report import CSV_FIELDS, contamination_block, with_flagged
 from ..errors import GaiaError
 from ..inspect_logs import read_inspect_logs
 from ..results import RunGroup, group_runs
-from ..stats import CONFIDENCE, INTERVAL_METHOD, priced, read_prices, summarise
+from ..stats import CONFIDENCE, INTERVAL_METHOD, LevelStats, priced, read_prices, summarise
 from ._failures import BREAKDOWN_COLUMNS, csv_rows, failures_text
 from ._output import MISSING, dump_json, format_option, render
 
 SCHEMA_VERSION = 1
 GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
-LEVEL_FIELDS = (
-    "level",
-    "questions",
-    "epochs",
-    "samples",
-    "correct",
-    "accuracy",
-    "stderr",
-    "ci_low",
-    "ci_high",
-    "epoch_accuracy_min",
-    "epoch_accuracy_max",
-    "pass_at_k",
-    "pass_hat_k",
-    "maj_at_k",
-    "consistent",
-    "errored",
-    "limit_hit",
-    "input_tokens",
-    "output_tokens",
-    "reasoning_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "total_tokens",
-    "tokens_per_question",
-    "working_time",
-    "seconds_per_question",
-    "cost",
-    "cost_per_question",
-    "cost_per_correct",
-)
+LEVEL_FIELDS = LevelStats.columns()
 
 
 def report_document(

@@ -1,11 +1,18 @@
 """Blocking Docker Engine API calls through the docker SDK (files in and out: ``archive``).
 
 Everything here runs on a worker thread (``call``). The SDK's low-level ``APIClient`` is used, not
-its object layer: one HTTP request per step and nothing fetched that is not used. With
-``archive``, the only place with docker-py internals; those an exec needs are used only here:
-``APIClient._url``/``_post_json``/``_raise_for_status`` and the buffered reader of the upgrade
-response (``_fp``), to send stdin and half-close the raw socket (``_sock``) and to read the
-multiplexed stdout/stderr stream.
+its object layer: one HTTP request per step and nothing fetched that is not used.
+
+This module and ``archive`` are the only ones that reach past docker-py's public API. An exec
+(``exec_command``) needs:
+
+* ``APIClient._url``, ``_post_json`` and ``_raise_for_status``, to start it as an upgraded
+  connection;
+* ``response.raw._fp.fp``, through urllib3 (``_fp``, the http.client response) to http.client's
+  buffered reader, which holds any output that arrived with the upgrade's headers;
+* ``reader.raw._sock``, the socket under that reader, to send stdin and half-close it;
+
+and ``_frames`` reads the multiplexed stdout/stderr stream from the reader.
 """
 
 from __future__ import annotations

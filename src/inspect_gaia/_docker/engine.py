@@ -17,8 +17,7 @@ from typing import Any, Literal
 
 from .._flags import flag
 from ..errors import GaiaError
-from ..image import OFFLINE_TAG
-from . import client
+from . import OFFLINE_TAG, client
 from .service import limit_flags, limits_host_config
 
 MIN_ENGINE = (24, 0, 6)
@@ -100,6 +99,18 @@ def engine_stopped(ex: BaseException) -> str:
         f"Docker Engine stopped answering during the run ({where()}) — start it again "
         f"({START_HINT}) and rerun the failed samples with `inspect eval-retry <log>`"
     )
+
+
+def describe_start_failure(ex: Exception) -> str:
+    """The one line a sample whose sandbox did not start carries (both providers').
+
+    Some failures (the compose CLI's) do not say that the engine went away; an engine that no
+    longer answers a ping is then named as the cause (a blocking check, on this failure path
+    only).
+    """
+    if client.engine_unreachable(ex) or not client.answers():
+        return engine_stopped(ex)
+    return f"Sandbox did not start: {client.first_line(ex)}"
 
 
 def version_tuple(text: str) -> tuple[int, ...]:

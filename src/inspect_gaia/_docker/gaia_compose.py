@@ -1,11 +1,19 @@
 """``gaia-compose``: inspect's ``docker compose`` sandbox, with GAIA's checks and start guard.
 
-The same sandbox inspect's ``docker`` provider gives (``-T sandbox=compose``), with three additions
-so that it keeps the promises the default ``gaia-docker`` keeps: the engine and image are checked
-with the same one-line errors before any sample starts, a sample whose sandbox fails to start is
-still scored (``_faults``), a command whose engine stopped answering ends its sample (scored, and
-rerun by ``inspect eval-retry``) instead of handing the agent docker's error as the command's
-output, and SIGTERM/SIGHUP clean up as Ctrl-C does (``_signals``).
+The same sandbox inspect's ``docker`` provider gives (``-T sandbox=compose``), with four additions
+so that it keeps the promises the default ``gaia-docker`` keeps:
+
+* the engine, the image and the limits are checked with the same one-line errors before any
+  sample starts;
+* a sample whose sandbox fails to start is still scored (``_faults``);
+* a command whose engine stopped answering ends its sample (scored, and rerun by
+  ``inspect eval-retry``) instead of handing the agent docker's error as the command's output
+  (``EngineCheckedSandbox``);
+* SIGTERM/SIGHUP clean up as Ctrl-C does (``_signals``).
+
+inspect builds the started environments itself (plain ``DockerSandboxEnvironment`` objects); they
+are wrapped (``_faults.PassThrough``), never re-classed, so the engine check is on every
+environment inspect hands over, whatever its type.
 """
 
 from __future__ import annotations
@@ -27,11 +35,10 @@ from typing_extensions import override
 
 from .. import _signals
 from .._compat import DockerSandboxEnvironment
-from .._faults import start_or_stand_in, started
+from .._faults import PassThrough, start_or_stand_in, started
 from ..errors import GaiaError
 from . import COMPOSE_PROVIDER, client, engine
 from .config import deserialize
-from .provider import describe_start_failure
 
 
 @sandboxenv(name=COMPOSE_PROVIDER)
@@ -70,7 +77,8 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
     ) -> dict[str, SandboxEnvironment]:
         """Start as inspect does; a failed start stands in as an ``UnstartedSandbox``."""
         return await start_or_stand_in(
-            _as_ours(super().sample_init(task_name, config, metadata)), describe_start_failure
+            _engine_checked(super().sample_init(task_name, config, metadata)),
+            engine.describe_start_failure,
         )
 
     @override
@@ -86,6 +94,21 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
         own = started(environments)
         if own is not None:
             await super().sample_cleanup(task_name, config, own, interrupted)
+
+    @override
+    @classmethod
+    async def task_cleanup(
+        cls, task_name: str, config: SandboxEnvironmentConfigType | None, cleanup: bool
+    ) -> None:
+        """Clean up as inspect does, then restore the signal handlers."""
+        try:
+            await super().task_cleanup(task_name, config, cleanup)
+        finally:
+            _signals.uninstall()
+
+
+class EngineCheckedSandbox(PassThrough):
+    """A started compose sandbox whose failed commands ask whether the engine still answers."""
 
     @override
     async def exec(
@@ -106,7 +129,9 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
         agent answers from it. So a failed command with no stdout and exactly one line on stderr
         asks the engine whether it still answers (a silent ``grep -q`` miss costs nothing).
         """
-        result = await super().exec(cmd, input, cwd, env, user, timeout, timeout_retry, concurrency)
+        result = await self.inner.exec(
+            cmd, input, cwd, env, user, timeout, timeout_retry, concurrency
+        )
         if result.success or result.stdout.strip() or len(result.stderr.strip().splitlines()) != 1:
             return result
         try:
@@ -115,31 +140,12 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
             raise SandboxUnavailableError(engine.engine_stopped(ex)) from ex
         return result
 
-    @override
-    @classmethod
-    async def task_cleanup(
-        cls, task_name: str, config: SandboxEnvironmentConfigType | None, cleanup: bool
-    ) -> None:
-        """Clean up as inspect does, then restore the signal handlers."""
-        try:
-            await super().task_cleanup(task_name, config, cleanup)
-        finally:
-            _signals.uninstall()
 
-
-async def _as_ours(
+async def _engine_checked(
     start: Awaitable[dict[str, SandboxEnvironment]],
 ) -> dict[str, SandboxEnvironment]:
-    """The started environments, each made a ``GaiaComposeSandbox`` in place.
-
-    inspect builds plain ``DockerSandboxEnvironment`` objects; ``GaiaComposeSandbox`` adds
-    behaviour only (``exec``), no state.
-    """
-    environments = await start
-    for env in environments.values():
-        if type(env) is DockerSandboxEnvironment:
-            env.__class__ = GaiaComposeSandbox
-    return environments
+    """The started environments, each wrapped in an ``EngineCheckedSandbox``."""
+    return {name: EngineCheckedSandbox(env) for name, env in (await start).items()}
 
 
 def _default_service(config: SandboxEnvironmentConfigType | None) -> dict[str, Any] | None:

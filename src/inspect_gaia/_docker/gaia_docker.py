@@ -50,18 +50,6 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-def describe_start_failure(ex: Exception) -> str:
-    """The one line a sample whose sandbox did not start carries.
-
-    Some failures (the compose CLI's) do not say that the engine went away; an engine that no
-    longer answers a ping is then named as the cause (a blocking check, on this failure path
-    only).
-    """
-    if client.engine_unreachable(ex) or not client.answers():
-        return engine.engine_stopped(ex)
-    return f"Sandbox did not start: {client.first_line(ex)}"
-
-
 def container_name(task_name: str, sample_id: object, epoch: object) -> str:
     """``gaia-<task>-<sample>-e<epoch>-<random>``, so ``docker ps`` shows whose it is."""
     stem = re.sub(r"[^a-zA-Z0-9_.-]+", "-", f"{task_name}-{sample_id}-e{epoch}").strip("-.")
@@ -125,7 +113,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         metadata: dict[str, str],
     ) -> dict[str, SandboxEnvironment]:
         """Create and start the sample's container (or stand in for one that did not start)."""
-        return await start_or_stand_in(cls._start(task_name, config), describe_start_failure)
+        return await start_or_stand_in(cls._start(task_name, config), engine.describe_start_failure)
 
     @classmethod
     async def _start(

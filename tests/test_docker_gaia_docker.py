@@ -17,7 +17,7 @@ import pytest
 from helpers import SANDBOX_IMAGE, docker_leftovers
 from inspect_ai.util import SandboxEnvironment
 
-from inspect_gaia._docker.provider import GaiaDockerSandbox
+from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]
@@ -93,7 +93,7 @@ async def test_32_concurrent_sandboxes_share_one_network_and_cannot_reach_each_o
 
 KILLED_RUN = """
 import os, signal, anyio
-from inspect_gaia._docker.provider import GaiaDockerSandbox
+from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 
 async def main():
