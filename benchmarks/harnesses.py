@@ -16,7 +16,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -70,10 +70,17 @@ class InspectHarness:
         out: Path,
         sandbox: str = "docker",
         poll: bool = False,
+        extra: Sequence[str] = (),
+        prefix: Sequence[str] = (),
     ) -> Measured:
-        """One ``inspect eval`` process over the first ``samples`` questions; checked."""
+        """One ``inspect eval`` process over the first ``samples`` questions; checked.
+
+        ``extra`` are more ``inspect eval`` options; ``prefix`` runs the command under another
+        (a profiler: its CPU and memory then count too).
+        """
         out.mkdir(parents=True, exist_ok=True)
         command = [
+            *prefix,
             str(Path(sys.executable).parent / "inspect"),
             "eval",
             "inspect_gaia/gaia",
@@ -93,6 +100,7 @@ class InspectHarness:
             str(out),
             "--display",
             "none",
+            *extra,
         ]
         if sandbox == "compose":
             # inspect's compose sandbox has its own default limit (2 x CPUs); raised to match.

@@ -46,3 +46,22 @@ def test_output_that_arrives_with_the_upgrade_response_is_kept(
         container, ["sh", "-c", "echo twenty; echo oops >&2"], None, "/", None, None, 1 << 20
     )
     assert (code, out, err) == (0, b"twenty\n", b"oops\n")
+
+
+def test_execs_reuse_the_engine_connection(container: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docker-py pooled connections by full URL (25 pools): each exec's create and inspect
+    requests opened a socket of their own, two per exec. Only the exec's hijacked stream may."""
+    from docker.transport import unixconn
+
+    connects = 0
+    connect = unixconn.UnixHTTPConnection.connect
+
+    def counted(self: unixconn.UnixHTTPConnection) -> None:
+        nonlocal connects
+        connects += 1
+        connect(self)
+
+    monkeypatch.setattr(unixconn.UnixHTTPConnection, "connect", counted)
+    for _ in range(20):
+        assert client.exec_command(container, ["true"], None, "/", None, None, 1024)[0] == 0
+    assert connects <= 20

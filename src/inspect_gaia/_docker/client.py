@@ -12,7 +12,9 @@ This module and ``archive`` are the only ones that reach past docker-py's public
   buffered reader, which holds any output that arrived with the upgrade's headers;
 * ``reader.raw._sock``, the socket under that reader, to send stdin and half-close it;
 
-and ``_frames`` reads the multiplexed stdout/stderr stream from the reader.
+and ``_frames`` reads the multiplexed stdout/stderr stream from the reader. Every request goes
+through the Unix-socket adapter's ``get_connection``, replaced so that all share one connection
+pool (``_tune_unix_socket``).
 """
 
 from __future__ import annotations
@@ -53,7 +55,34 @@ def api() -> APIClient:
 def _api(host: str | None) -> APIClient:
     import docker
 
-    return docker.from_env(timeout=API_TIMEOUT, max_pool_size=256).api
+    client = docker.from_env(timeout=API_TIMEOUT, max_pool_size=256).api
+    _tune_unix_socket(client)
+    return client
+
+
+def _tune_unix_socket(client: APIClient) -> None:
+    """On a Unix socket: one connection pool for all requests, and no proxy or netrc look-ups.
+
+    docker-py's adapter keys its pools by the request's full URL and keeps the 25 latest, so at
+    scale every ``exec_inspect`` (a new exec id in its path) and every ``exec_create`` of a 26th
+    container opened a new pool and a new socket, and closed another pool's: no connection was
+    reused. All requests go to the one socket, so one pool (of ``max_pool_size``) serves them.
+    requests also reads the proxy variables and looks for ``~/.netrc`` on every request; neither
+    applies to a socket path (the adapter ignores proxies there).
+    """
+    from docker.transport import UnixHTTPAdapter
+
+    adapter = client.get_adapter(client.base_url)
+    if not isinstance(adapter, UnixHTTPAdapter):
+        return
+    get_connection = adapter.get_connection
+    key = client.base_url
+
+    def one_pool(url: str, proxies: Mapping[str, str] | None = None) -> Any:
+        return get_connection(key, proxies)
+
+    adapter.get_connection = one_pool
+    client.trust_env = False
 
 
 async def call(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
