@@ -14,4 +14,4 @@ test: setup
 	$(PYTHON) -m pytest
 
 fast:
-	$(PYTHON) -m pytest -m "not docker"
+	$(PYTHON) -m pytest -m "not docker and not slow"

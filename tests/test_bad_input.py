@@ -35,6 +35,7 @@ def _assert_refused(run_output: str, returncode: int, message: str, workdir: Pat
     assert not list(workdir.glob("**/*.eval")), "nothing may start"
 
 
+@pytest.mark.slow  # a new inspect/inspect-gaia process: seconds each
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -57,6 +58,7 @@ def test_a_refused_parameter_stops_inspect_eval_in_one_line(
     assert not list((tmp_path / "cache").glob("**/.inspect_gaia-complete-*"))
 
 
+@pytest.mark.slow  # a new inspect/inspect-gaia process: seconds each
 def test_a_hostile_snapshot_stops_inspect_eval_in_one_line(tmp_path: Path) -> None:
     snapshot = tmp_path / "snapshot"
     shutil.copytree(GAIA_TINY, snapshot)
@@ -67,6 +69,7 @@ def test_a_hostile_snapshot_stops_inspect_eval_in_one_line(tmp_path: Path) -> No
     _assert_refused(run.stdout + run.stderr, run.returncode, "links outside the snapshot", tmp_path)
 
 
+@pytest.mark.slow  # a new inspect/inspect-gaia process: seconds each
 def test_bogus_docker_host_is_named(tmp_path: Path) -> None:
     run = run_eval_cli(
         [f"dataset_path={GAIA_TINY}", "level=1"], tmp_path, env={"DOCKER_HOST": "tcp://127.0.0.1:9"}
@@ -285,6 +288,7 @@ def test_every_bad_input_to_inspect_gaia_is_one_line_in_its_own_flags(
     assert_names_own_flags(err, args)
 
 
+@pytest.mark.slow  # a new inspect/inspect-gaia process: seconds each
 @pytest.mark.parametrize(
     ("hub", "variable", "other"),
     [

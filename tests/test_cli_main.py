@@ -57,6 +57,7 @@ def test_a_group_without_a_command_prints_its_help_and_exits_0(args: tuple[str, 
     assert code == 0 and out.startswith("Usage:") and err == ""
 
 
+@pytest.mark.slow  # a new Python process: seconds each
 def test_console_script_is_installed() -> None:
     script = Path(sys.executable).parent / "inspect-gaia"
     run = subprocess.run(

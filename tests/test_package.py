@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import inspect_gaia
 
 
@@ -20,6 +22,7 @@ def test_importing_the_package_does_not_import_inspect_ai() -> None:
     assert _fresh(code) == "[]"
 
 
+@pytest.mark.slow  # a new Python process: seconds each
 def test_gaia_stays_the_task_after_its_module_is_imported() -> None:
     # inspect's registry imports the submodule inspect_gaia.gaia first, which sets the package's
     # `gaia` attribute to the module unless the package refuses it.
