@@ -117,7 +117,8 @@ def is_image_name(name: str) -> bool:
     return all(_NAME_COMPONENT.fullmatch(part) for part in parts)
 
 
-def _run(cmd: list[str], what: str, **kwargs: object) -> None:
+def run_step(cmd: list[str], what: str, **kwargs: object) -> None:
+    """Run one build step; a failure is a ``GaiaError`` naming ``what`` with the step's output."""
     result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
     if result.returncode != 0:
         tail = (result.stderr or result.stdout or "").strip().splitlines()[-5:]
@@ -178,7 +179,7 @@ def debootstrap_image(
 def _debootstrap(rootfs: Path, packages: Sequence[str], log: Log) -> None:
     """A minimal Debian root filesystem with ``packages``, from the Debian mirror."""
     log(f"debootstrap {DEBIAN_SUITE} with {len(packages)} packages into {rootfs}")
-    _run(
+    run_step(
         [
             "debootstrap",
             "--variant=minbase",
@@ -205,7 +206,7 @@ def _install_wheels(
     """
     directory = rootfs / "tmp" / "wheels"
     log(f"pip install {' '.join(wheels)} into the root filesystem")
-    _run(
+    run_step(
         [
             sys.executable,
             "-m",
@@ -233,14 +234,14 @@ def _install_wheels(
         "pip download",
     )
     if pure_sources:
-        _run(
+        run_step(
             [
                 *(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"),
                 *("--wheel-dir", str(directory), *pure_sources),
             ],
             "pip wheel",
         )
-    _run(
+    run_step(
         [
             "chroot",
             str(rootfs),
@@ -261,7 +262,7 @@ def _import(rootfs: Path, tag: str, command: Sequence[str], log: Log) -> None:
                 item.unlink()
     log(f"docker import as {tag}")
     tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
-    _run(
+    run_step(
         [
             "docker",
             "import",
@@ -301,7 +302,7 @@ def build_from_registry(tag: str, attachments: bool, log: Log) -> None:
         (Path(temp) / "Dockerfile").write_text(dockerfile(attachments))
         log(f"docker build -t {tag} (FROM {DEFAULT_IMAGE})")
         try:
-            _run(["docker", "build", "-t", tag, temp], "docker build")
+            run_step(["docker", "build", "-t", tag, temp], "docker build")
         except GaiaError as ex:
             raise GaiaError(
                 f"{ex} — with no registry, build with `inspect-gaia image build --offline`"

@@ -8,7 +8,7 @@ import click
 
 from .._docker import engine
 from .._egress import PROXY_IMAGE
-from .._egress.image import build_proxy_from_registry, build_proxy_offline
+from ..egress_image import build_proxy_from_registry, build_proxy_offline
 from ..errors import GaiaError
 from ..image import build_from_registry, build_offline, default_tag, is_image_name
 

@@ -1,9 +1,9 @@
 """The egress proxy of a run that cannot look its answers up (``-T block_answer_sources=true``).
 
-``image`` builds the proxy's image (mitmproxy, from PyPI); ``addon.py`` is the mitmproxy addon that
-refuses known answer sources, copied into each run's proxy container with ``_urlrules.py`` (the
-same URL rules the scorer's detection uses). The container's lifecycle is the Docker provider's:
-``_docker/egress.py``.
+``egress_image`` (a module above, as it builds on ``image``) builds the proxy's image (mitmproxy,
+from PyPI); ``addon.py`` is the mitmproxy addon that refuses known answer sources, copied into each
+run's proxy container with ``_urlrules.py`` (the same URL rules the scorer's detection uses). The
+container's lifecycle is the Docker provider's: ``_docker/egress.py``.
 """
 
 from pathlib import Path

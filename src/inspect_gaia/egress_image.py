@@ -12,9 +12,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ..errors import GaiaError
-from ..image import DEBIAN_SUITE, Log, _run, debootstrap_image
-from . import MITMPROXY_VERSION
+from ._egress import MITMPROXY_VERSION
+from .errors import GaiaError
+from .image import DEBIAN_SUITE, Log, debootstrap_image, run_step
 
 PACKAGES = ("python3", "python3-pip", "ca-certificates")
 WHEELS = (
@@ -102,7 +102,7 @@ def build_proxy_from_registry(tag: str, log: Log) -> None:
         (Path(temp) / "Dockerfile").write_text(proxy_dockerfile())
         log(f"docker build -t {tag} (mitmproxy {MITMPROXY_VERSION} on python:3.11-slim)")
         try:
-            _run(["docker", "build", "-t", tag, temp], "docker build")
+            run_step(["docker", "build", "-t", tag, temp], "docker build")
         except GaiaError as ex:
             raise GaiaError(
                 f"{ex} — with no registry, build with "
