@@ -19,6 +19,7 @@ from typing import Any
 
 from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS
 from .answer_sources import AnswerSources, load_answer_sources
+from .contamination import SUBMIT_TOOL
 from .dataset import LEVELS, SPLITS, Split, parse_level
 from .errors import GaiaParameterError, one_of
 from .hub import HUBS, Hub, resolved_revision
@@ -37,7 +38,6 @@ from .sandbox import (
     docker_size,
     size_bytes,
 )
-from .scorer import SUBMIT_TOOL
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
 DEFAULT_SPLIT: Split = "validation"

@@ -19,8 +19,8 @@ from inspect_ai.tool import web_search as web_search_tool
 
 from ._compat import DEFAULT_SYSTEM_MESSAGE, guard_task_state
 from ._faults import ending_on_sandbox_loss, require_started
+from .contamination import SUBMIT_TOOL
 from .media import view_file as view_file_tool
-from .scorer import SUBMIT_TOOL
 
 DEFAULT_COMMAND_TIMEOUT = 180
 """Seconds one bash (or python) command may run: inspect_evals' default (its ``code_timeout``).

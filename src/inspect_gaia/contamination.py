@@ -37,6 +37,7 @@ KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused"
 READ_KINDS = frozenset(KINDS) - {"refused"}
 """Kinds that say the sample saw (or asked for, unrefused) an answer source."""
 SUBMIT_TOOL = "submit"
+"""The name of the tool whose call is the agent's answer (the scorer and the agent use it too)."""
 PREFIX_CHARS = 80
 """Normalised characters of the question that must appear in a tool result (all, if shorter)."""
 WINDOW = 1000

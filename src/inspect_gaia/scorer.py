@@ -28,7 +28,7 @@ from inspect_ai.solver import TaskState
 from ._faults import not_started
 from ._official_scorer import question_scorer
 from .answer_sources import load_answer_sources
-from .contamination import contamination
+from .contamination import SUBMIT_TOOL, contamination
 
 __all__ = ["contamination", "final_answer", "gaia_scorer", "question_scorer"]
 
@@ -36,7 +36,6 @@ TEST_SPLIT_ANSWER = "?"
 """What GAIA's test split holds in ``Final answer``: the real answers are private."""
 
 
-SUBMIT_TOOL = "submit"
 _FINAL_ANSWER = re.compile(r"FINAL ANSWER\s*:", re.IGNORECASE)
 
 
