@@ -145,3 +145,23 @@ def test_doctor_address_pools_depend_on_the_sandbox(sandbox_image: str) -> None:
     crowded = check_networks(100, True, "compose")
     assert not crowded.ok and "-T sandbox=docker" in crowded.fix
     assert check_networks(100, False, "compose").ok
+
+
+def test_the_checks_without_the_command(
+    monkeypatch: pytest.MonkeyPatch, gaia_tiny: Path, tmp_path: Path
+) -> None:
+    """``check_docker`` without an engine, and ``check_local_dataset``, called directly."""
+    from inspect_gaia._cli.doctor import check_docker, check_local_dataset
+
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:9")
+    checks = check_docker("some/image:1", "10g", compose=False)
+    engine, compose, *needing = checks  # Compose, not required, passes present or not
+    assert (engine.name, engine.ok, compose.ok) == ("Docker Engine", False, True)
+    assert [(c.name, c.ok) for c in needing] == [("sandbox image", False), ("disk limit", False)]
+    assert needing[0].detail == "some/image:1: cannot tell without an engine"
+    assert [c.name for c in check_docker("some/image:1", None, compose=False)][2:] == [
+        "sandbox image"
+    ]
+    assert check_local_dataset(str(gaia_tiny), "validation").ok
+    snapshot = check_local_dataset(str(tmp_path), "validation")
+    assert not snapshot.ok and "pass the folder that holds 2023/" in snapshot.detail

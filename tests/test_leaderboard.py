@@ -1,15 +1,28 @@
-"""Leaderboard JSONL predictions: read, and refused in one line when malformed."""
+"""Leaderboard JSONL predictions: read, and refused in one line when malformed; and written.
+
+Writing: ``run_problems``, ``answer_problems`` and ``submission_file`` on runs read from logs written
+here, without the command (``test_cli_submission`` runs it).
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers import invoke
+from helpers import invoke, write_log
 
 from inspect_gaia.errors import GaiaError
-from inspect_gaia.leaderboard import read_leaderboard
+from inspect_gaia.inspect_logs import read_inspect_log
+from inspect_gaia.leaderboard import (
+    answer_problems,
+    read_leaderboard,
+    run_problems,
+    submission_file,
+)
+from inspect_gaia.results import RunResults
 
 
 def write_jsonl(path: Path, *lines: object) -> Path:
@@ -64,3 +77,78 @@ def test_malformed_files_are_refused_in_one_line(
     assert message in str(raised.value) and "\n" not in str(raised.value)
     code, _, err = invoke("compare", str(path), str(path))
     assert code == 1 and err.count("\n") == 1 and message in err
+
+
+# -- writing one -----------------------------------------------------------------------------------
+
+TEST_SAMPLES = [
+    {"id": "t1", "level": 1, "target": "?", "answer": "4", "value": "N"},
+    {"id": "t2", "level": 2, "target": "?", "answer": "", "value": "N", "error": "boom"},
+    {"id": "t3", "level": 3, "target": "?", "answer": "Zoë", "value": "N"},
+]
+
+
+def run(path: Path, samples: list[dict[str, Any]] = TEST_SAMPLES, **params: object) -> RunResults:
+    return read_inspect_log(write_log(path, samples, params={"split": "test", **params}))
+
+
+def test_a_test_split_run_has_no_problem_and_makes_the_file(tmp_path: Path) -> None:
+    runs = [run(tmp_path / "a.eval")]
+    ids = ["t3", "t1", "t2"]
+    assert run_problems(runs) == [] and answer_problems(runs, ids) == []
+    written = submission_file(runs, ids)
+    lines = [json.loads(line) for line in written.text.splitlines()]
+    assert written.text.endswith("}\n") and written.answers == 3
+    assert [line["task_id"] for line in lines] == ids  # in the split's order
+    assert (lines[0]["model_answer"], lines[2]["model_answer"]) == ("Zoë", "")
+    assert set(lines[0]) == {"task_id", "model_answer", "reasoning_trace"}
+    assert "Zoë" in written.text  # not escaped
+    assert written.failed == ["t2"]
+
+
+def test_what_the_runs_themselves_are(tmp_path: Path) -> None:
+    validation = run(tmp_path / "v.eval", split="validation")
+    [problem] = run_problems([validation])
+    assert problem.kind == "validation_split"
+    assert problem.message == (
+        "these are validation-split logs; the leaderboard takes the test split "
+        "(pass --allow-validation to write them anyway)"
+    )
+    assert run_problems([validation], allow_validation=True) == []
+    mixed = run_problems([run(tmp_path / "t.eval"), validation])
+    assert [p.kind for p in mixed] == ["mixed_splits"]
+    assert mixed[0].message == "the logs mix splits (test, validation); give logs of one split"
+    epochs = replace(run(tmp_path / "e.eval"), epochs=2)
+    assert [p.message for p in run_problems([epochs])] == [
+        f"{epochs.source} (2 epochs): the leaderboard takes one answer per question — submit a "
+        "single-epoch run"
+    ]
+
+
+def test_oracle_retries_are_a_problem_unless_allowed(tmp_path: Path) -> None:
+    oracle = run(tmp_path / "o.eval", split="validation", max_attempts=2)
+    problems = run_problems([oracle])
+    assert [p.kind for p in problems] == ["validation_split", "oracle_retries"]  # first first
+    assert problems[1].message.startswith(f"{oracle.source} ran with max_attempts > 1: ")
+    assert problems[1].message.endswith("(pass --allow-oracle-retries to write them)")
+    allowed = run_problems([oracle], allow_validation=True, allow_oracle_retries=True)
+    assert allowed == []
+
+
+def test_each_question_answered_once_every_one_and_no_other(tmp_path: Path) -> None:
+    first = run(tmp_path / "1.eval", TEST_SAMPLES[:2])
+    second = run(tmp_path / "2.eval", TEST_SAMPLES[1:])
+    [twice] = answer_problems([first, second])
+    assert twice.kind == "duplicates"
+    assert twice.message == (
+        "1 task id(s) answered in more than one log: t2 — give each question's log once (a run "
+        "and its eval-retry: the retry's log alone)"
+    )
+    assert answer_problems([first]) == []  # without the split's ids, only answers given twice
+    problems = answer_problems([first], ["t1", "t3", "t4", "t5", "t6"])
+    assert [p.kind for p in problems] == ["missing", "unknown"]
+    assert problems[0].message == (
+        "4 task id(s) of the test split missing: t3, t4, t5 and 1 more — give the logs that "
+        "answer them too (every level's), or run them"
+    )
+    assert problems[1].message.startswith("1 task id(s) not in the test split: t2 — ")

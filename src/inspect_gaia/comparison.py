@@ -91,8 +91,17 @@ def _row(
     return row, result
 
 
-def compare_sides(a: Side, b: Side, key: AnswerKey, epoch: int | None = None) -> dict[str, Any]:
+def compare_document(a: Side, b: Side, key: AnswerKey, epoch: int | None = None) -> dict[str, Any]:
     """The whole comparison as one JSON-ready document (the schema is in the README).
+
+    Pure: the sides and the key are read already (``sides.read_side``, ``sides.answer_key``);
+    ``inspect-gaia compare`` renders the document.
+
+    Args:
+        a: Side A.
+        b: Side B.
+        key: The answers both sides are scored against.
+        epoch: Compare this epoch of multi-epoch sides; ``None``: each question's mean.
 
     Raises:
         GaiaError: A side has ids of another split, lacks ``epoch``, or the two share no question.

@@ -36,6 +36,10 @@ class GaiaDatasetError(GaiaError):
     """The GAIA dataset cannot be loaded (not a snapshot, gated, offline, incomplete)."""
 
 
+class GaiaSubmissionError(GaiaError):
+    """Logs that cannot be a leaderboard submission (a ``leaderboard.Problem``'s one line)."""
+
+
 _Choice = TypeVar("_Choice", bound=str)
 
 

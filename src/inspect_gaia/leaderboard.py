@@ -1,4 +1,4 @@
-"""Predictions in the official GAIA leaderboard format, as one side of ``inspect-gaia compare``.
+"""Predictions in the official GAIA leaderboard format: read as a side of ``compare``, or written.
 
 The format the leaderboard takes (and ``inspect-gaia submission`` writes): JSON lines, one per
 question, ``{"task_id": ..., "model_answer": ..., "reasoning_trace": ...}`` (the trace optional).
@@ -8,15 +8,23 @@ levels and no verdicts: both come from the answer key ``compare`` scores every s
 A malformed file is refused with one line naming the line and what to fix: a line that is not a
 JSON object, a line without ``task_id`` or ``model_answer``, or a task id given twice (which of the
 two answers would count?). A ``null`` or empty answer is kept and scored wrong.
+
+Writing one: what keeps runs off the leaderboard are ``Problem`` values, each with its one line
+(``run_problems``: the runs' split, epochs and oracle retries; ``answer_problems``: each question
+answered once, every one of the split and no other); ``submission_file`` is the file of runs with
+none. The command reads the logs and the split's ids, and turns the first problem into its error.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from .errors import GaiaError
-from .results import SampleResult
+from .errors import GaiaError, few
+from .results import RunResults, SampleResult, by_task_id, comparable_settings
 
 FIELDS = ("task_id", "model_answer")
 
@@ -70,3 +78,155 @@ def read_leaderboard(path: str | Path) -> list[SampleResult]:
     if not samples:
         raise GaiaError(f"{path} holds no predictions — give one JSON object per question")
     return samples
+
+
+# -- writing one -----------------------------------------------------------------------------------
+
+ProblemKind = Literal[
+    "mixed_splits",
+    "validation_split",
+    "epochs",
+    "oracle_retries",
+    "duplicates",
+    "missing",
+    "unknown",
+]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason runs cannot be submitted to the leaderboard."""
+
+    kind: ProblemKind
+    message: str
+    """The one line the command prints: what is wrong, and what to do about it."""
+
+
+def run_problems(
+    runs: Sequence[RunResults],
+    *,
+    allow_validation: bool = False,
+    allow_oracle_retries: bool = False,
+) -> list[Problem]:
+    """What in the runs themselves keeps them off the leaderboard, whatever questions they answered.
+
+    Mixed splits, the validation split (unless ``allow_validation``), several epochs, and oracle
+    retries (``max_attempts`` > 1, unless ``allow_oracle_retries``); in that order.
+
+    Raises:
+        GaiaError: A run is not an inspect log (``results.comparable_settings``).
+    """
+    problems = []
+    splits = {run.split for run in runs}
+    if len(splits) > 1:
+        problems.append(
+            Problem(
+                "mixed_splits",
+                f"the logs mix splits ({', '.join(sorted(splits))}); give logs of one split",
+            )
+        )
+    elif splits and (split := next(iter(splits))) != "test" and not allow_validation:
+        problems.append(
+            Problem(
+                "validation_split",
+                f"these are {split}-split logs; the leaderboard takes the test split "
+                "(pass --allow-validation to write them anyway)",
+            )
+        )
+    repeated = [f"{run.source} ({run.epochs} epochs)" for run in runs if run.epochs > 1]
+    if repeated:
+        problems.append(
+            Problem(
+                "epochs",
+                f"{', '.join(repeated)}: the leaderboard takes one answer per question — submit a "
+                "single-epoch run",
+            )
+        )
+    oracle = [run.source for run in runs if comparable_settings(run)["max_attempts"] > 1]
+    if oracle and not allow_oracle_retries:
+        problems.append(
+            Problem(
+                "oracle_retries",
+                f"{', '.join(oracle)} ran with max_attempts > 1: the agent was told when an answer "
+                "was wrong, so these are not pass@1 answers (pass --allow-oracle-retries to write "
+                "them)",
+            )
+        )
+    return problems
+
+
+def answer_problems(
+    runs: Sequence[RunResults], split_ids: Sequence[str] | None = None
+) -> list[Problem]:
+    """Each question answered in one log only; given the split's ids, every one and no other.
+
+    Args:
+        runs: Runs of one split (``run_problems`` has none).
+        split_ids: Every task id of the runs' split; ``None``: only the repeated answers are
+            checked (the command checks them before it reads the split's ids).
+    """
+    merged, duplicates = by_task_id(runs)
+    if duplicates:
+        twice = sorted(set(duplicates))
+        return [
+            Problem(
+                "duplicates",
+                f"{len(twice)} task id(s) answered in more than one log: {few(twice)} — give each "
+                "question's log once (a run and its eval-retry: the retry's log alone)",
+            )
+        ]
+    if split_ids is None:
+        return []
+    split = ", ".join(sorted({run.split for run in runs}))
+    problems = []
+    missing = [task_id for task_id in split_ids if task_id not in merged]
+    if missing:
+        problems.append(
+            Problem(
+                "missing",
+                f"{len(missing)} task id(s) of the {split} split missing: {few(missing)} — give "
+                "the logs that answer them too (every level's), or run them",
+            )
+        )
+    unknown = sorted(set(merged) - set(split_ids))
+    if unknown:
+        problems.append(
+            Problem(
+                "unknown",
+                f"{len(unknown)} task id(s) not in the {split} split: {few(unknown)} — are these "
+                "logs of another snapshot? Pass --dataset-path with the one they ran on",
+            )
+        )
+    return problems
+
+
+@dataclass(frozen=True)
+class SubmissionFile:
+    """The leaderboard file of runs without problems."""
+
+    text: str
+    """One JSON object per line, a line per task id of the split, in the split's order."""
+    answers: int
+    failed: list[str]
+    """Task ids whose sample errored or hit a limit (the command warns of them)."""
+
+
+def submission_file(runs: Sequence[RunResults], split_ids: Sequence[str]) -> SubmissionFile:
+    """The leaderboard file of ``runs``, which ``run_problems`` and ``answer_problems`` passed."""
+    merged, _ = by_task_id(runs)
+    lines = [
+        json.dumps(
+            {
+                "task_id": task_id,
+                "model_answer": merged[task_id].answer or "",
+                "reasoning_trace": merged[task_id].trace,
+            },
+            ensure_ascii=False,
+        )
+        for task_id in split_ids
+    ]
+    return SubmissionFile(
+        text="\n".join(lines) + "\n",
+        answers=len(lines),
+        failed=[task_id for task_id in split_ids if merged[task_id].failed],
+    )

@@ -1,7 +1,7 @@
 """``inspect-gaia compare``: any two GAIA runs side by side, scored alike, with a paired test.
 
-The reading, scoring and statistics are in ``sides``, ``comparison`` and ``paired``; this module
-is the command and its tables.
+The reading, scoring and statistics are in ``sides``, ``comparison`` (``compare_document``, the
+whole comparison as one document) and ``paired``; this module is the command and its renderers.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ..comparison import compare_sides
+from ..comparison import compare_document
 from ..errors import few
 from ..questionset import parse_question_set
 from ..sides import answer_key, read_side
@@ -131,6 +131,36 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool) -> str:
     return levels + "\n" + differences
 
 
+def _csv(document: Mapping[str, Any], table: str, flagged_wrong: bool) -> str:
+    """The one table ``--table`` names, as CSV."""
+    if table != "levels":
+        return render(document["differences"], DISAGREEMENT_COLUMNS, "csv")
+    levels = LEVEL_COLUMNS[:4] + FLAGGED_WRONG_COLUMNS + LEVEL_COLUMNS[4:]
+    return render(document["levels"], levels if flagged_wrong else LEVEL_COLUMNS, "csv")
+
+
+def _text(document: Mapping[str, Any], fmt: str, table: str, flagged_wrong: bool) -> str:
+    """What stdout shows in ``fmt``: the JSON document, one CSV table, or the human tables."""
+    if fmt == "json":
+        return dump_json(document) + "\n"
+    if fmt == "csv":
+        return _csv(document, table, flagged_wrong)
+    return _human(document, fmt, flagged_wrong)
+
+
+def _lacking(document: Mapping[str, Any]) -> list[str]:
+    """A line (for stderr) per side that lacks questions the other side answered."""
+    lines = []
+    for name, other in (("a", "b"), ("b", "a")):
+        lacking = document["only_in_one"][other]
+        if lacking:
+            lines.append(
+                f"{name.upper()} lacks {len(lacking)} question(s) the other answered: "
+                + few(lacking)
+            )
+    return lines
+
+
 @click.command()
 @click.argument("run_a", metavar="A")
 @click.argument("run_b", metavar="B")
@@ -201,28 +231,10 @@ def compare(
     for side in sides:
         for skipped in side.skipped:
             click.echo(f"skipped {skipped.path}: {skipped.reason}", err=True)
-    key = answer_key(sides, dataset_path, question_set)
-    document = compare_sides(*sides, key, epoch)
-    if fmt == "json":
-        click.echo(dump_json(document))
-    elif fmt == "csv":
-        levels = LEVEL_COLUMNS[:4] + FLAGGED_WRONG_COLUMNS + LEVEL_COLUMNS[4:]
-        rows, columns = (
-            (document["levels"], levels if flagged_wrong else LEVEL_COLUMNS)
-            if table == "levels"
-            else (document["differences"], DISAGREEMENT_COLUMNS)
-        )
-        click.echo(render(rows, columns, "csv"), nl=False)
-    else:
-        click.echo(_human(document, fmt, flagged_wrong), nl=False)
-    for name in ("a", "b"):
-        lacking = document["only_in_one"]["b" if name == "a" else "a"]
-        if lacking:
-            click.echo(
-                f"{name.upper()} lacks {len(lacking)} question(s) the other answered: "
-                + few(lacking),
-                err=True,
-            )
+    document = compare_document(*sides, answer_key(sides, dataset_path, question_set), epoch)
+    click.echo(_text(document, fmt, table, flagged_wrong), nl=False)
+    for line in _lacking(document):
+        click.echo(line, err=True)
     if plot:
         from ._plot import plot_compare
 

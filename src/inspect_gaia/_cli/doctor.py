@@ -127,6 +127,30 @@ def check_leftovers() -> Check:
     )
 
 
+def check_docker(image: str, disk: str | None, compose: bool) -> list[Check]:
+    """The engine and Compose, then what needs the engine: the image, the disk limit, leftovers.
+
+    Without an engine, the image (and a disk limit asked for) are failed checks that say so.
+    """
+    engine_check = check_engine()
+    checks = [engine_check, check_compose(compose)]
+    if engine_check.ok:
+        return checks + [check_image(image), check_disk_limit(image, disk), check_leftovers()]
+    unknown = "cannot tell without an engine"
+    checks.append(Check("sandbox image", False, f"{image}: {unknown}", "start the engine"))
+    if disk is not None:
+        checks.append(Check("disk limit", False, f"-T disk={disk}: {unknown}", "start the engine"))
+    return checks
+
+
+def check_local_dataset(dataset_path: str, split: str) -> Check:
+    """A local snapshot (``--dataset-path``) holds the split's metadata."""
+    try:
+        return Check("dataset", True, str(metadata_file(Path(dataset_path), split)))
+    except GaiaError as ex:  # the message says what to pass
+        return Check("dataset", False, str(ex))
+
+
 def check_dataset(hub: str, split: str, revision: str | None) -> list[Check]:
     """Dataset cached, or else the hub reachable and, for Hugging Face, a token present."""
     cached = cached_snapshot(hub, revision or DEFAULT_REVISIONS[hub], split)
@@ -206,6 +230,13 @@ def check_networks(max_sandboxes: int, network: bool, sandbox: str = "docker") -
         "--max-sandboxes, remove unused networks (`docker network prune`) or widen "
         "default-address-pools in /etc/docker/daemon.json",
     )
+
+
+def _line(check: Check) -> str:
+    """A check as one line: a mark, what was checked, and for a failed one the fix."""
+    mark = click.style("✓", fg="green") if check.ok else click.style("✗", fg="red")
+    fix = f" — {check.fix}" if not check.ok and check.fix else ""
+    return f"{mark} {check.name}: {check.detail}{fix}"
 
 
 def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -290,22 +321,9 @@ def doctor(
     Example:
       inspect-gaia doctor --image inspect-gaia/sandbox:bookworm --max-sandboxes 16
     """
-    engine_check = check_engine()
-    checks = [engine_check, check_compose(sandbox == "compose")]
-    if engine_check.ok:
-        checks += [check_image(image), check_disk_limit(image, disk), check_leftovers()]
-    else:
-        unknown = "cannot tell without an engine"
-        checks.append(Check("sandbox image", False, f"{image}: {unknown}", "start the engine"))
-        if disk is not None:
-            checks.append(
-                Check("disk limit", False, f"-T disk={disk}: {unknown}", "start the engine")
-            )
+    checks = check_docker(image, disk, sandbox == "compose")
     if dataset_path:
-        try:
-            checks.append(Check("dataset", True, str(metadata_file(Path(dataset_path), split))))
-        except GaiaError as ex:  # the message says what to pass
-            checks.append(Check("dataset", False, str(ex)))
+        checks.append(check_local_dataset(dataset_path, split))
     else:
         checks += check_dataset(hub, split, revision)
     checks += [
@@ -317,9 +335,6 @@ def doctor(
         click.echo(json.dumps([asdict(c) for c in checks], indent=2))
     else:
         for c in checks:
-            mark = click.style("✓", fg="green") if c.ok else click.style("✗", fg="red")
-            click.echo(
-                f"{mark} {c.name}: {c.detail}" + (f" — {c.fix}" if not c.ok and c.fix else "")
-            )
+            click.echo(_line(c))
     if any(not c.ok for c in checks):
         raise SystemExit(1)

@@ -218,6 +218,20 @@ def _csv_rows(document: Mapping[str, Any], flagged_wrong: bool = False) -> list[
     return rows
 
 
+def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong: bool) -> str:
+    """What stdout shows in ``fmt``: the JSON document, one CSV table, or the human tables."""
+    if fmt == "json":
+        return dump_json(document) + "\n"
+    if fmt == "csv" and breakdown:
+        return render(csv_rows(document), ("group", *BREAKDOWN_COLUMNS), "csv")
+    if fmt == "csv":
+        columns = GROUP_COLUMNS + LEVEL_FIELDS + (CSV_FIELDS if flagged_wrong else ())
+        return render(_csv_rows(document, flagged_wrong), columns, "csv")
+    return _human(document, fmt, flagged_wrong) + (
+        failures_text(document, fmt) if breakdown else ""
+    )
+
+
 @click.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @format_option
@@ -288,17 +302,7 @@ def report(
         called = {model for run in runs for s in run.samples for model in s.usage}
         for model in sorted(set(prices) - called):
             click.echo(f"note: no log called {model}; its prices are unused", err=True)
-    if fmt == "json":
-        click.echo(dump_json(document))
-    elif fmt == "csv" and breakdown:
-        click.echo(render(csv_rows(document), ("group", *BREAKDOWN_COLUMNS), "csv"), nl=False)
-    elif fmt == "csv":
-        columns = GROUP_COLUMNS + LEVEL_FIELDS + (CSV_FIELDS if flagged_wrong else ())
-        click.echo(render(_csv_rows(document, flagged_wrong), columns, "csv"), nl=False)
-    else:
-        click.echo(_human(document, fmt, flagged_wrong), nl=False)
-        if breakdown:
-            click.echo(failures_text(document, fmt), nl=False)
+    click.echo(_text(document, fmt, breakdown, flagged_wrong), nl=False)
     if plot:
         from ._plot import plot_report
 

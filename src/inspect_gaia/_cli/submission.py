@@ -1,17 +1,22 @@
-"""``inspect-gaia submission``: the official GAIA leaderboard file from test-split logs."""
+"""``inspect-gaia submission``: the official GAIA leaderboard file from test-split logs.
+
+What keeps logs off the leaderboard, and the file itself, are decided in ``leaderboard``
+(``run_problems``, ``answer_problems``, ``submission_file``); this module is the command: it reads
+the logs and the split's ids, turns the first problem into its one-line error, and writes.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from ..dataset import gaia_dataset
-from ..errors import GaiaError, few
+from ..errors import GaiaError, GaiaSubmissionError, few
 from ..inspect_logs import read_inspect_logs
-from ..results import RunResults, by_task_id, comparable_settings
+from ..leaderboard import Problem, answer_problems, run_problems, submission_file
+from ..results import RunResults
 
 
 def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None) -> list[str]:
@@ -28,6 +33,12 @@ def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None)
         )
     dataset = gaia_dataset(split="test" if split == "test" else "validation", **arguments)
     return [str(sample.id) for sample in dataset]
+
+
+def _refuse(problems: Sequence[Problem]) -> None:
+    """The first problem, as the command's one-line error."""
+    if problems:
+        raise GaiaSubmissionError(problems[0].message)
 
 
 @click.command()
@@ -66,72 +77,24 @@ def submission(
       inspect-gaia submission logs/test/*_gaia-level?_*.eval -o submission.jsonl
     """
     runs = read_inspect_logs(logs).runs  # each file once, however often it is named
-    splits = {run.split for run in runs}
-    if len(splits) > 1:
-        raise GaiaError(
-            f"the logs mix splits ({', '.join(sorted(splits))}); give logs of one split"
+    _refuse(
+        run_problems(
+            runs, allow_validation=allow_validation, allow_oracle_retries=allow_oracle_retries
         )
-    (split,) = splits
-    if split != "test" and not allow_validation:
-        raise GaiaError(
-            f"these are {split}-split logs; the leaderboard takes the test split "
-            "(pass --allow-validation to write them anyway)"
-        )
-    repeated = [f"{run.source} ({run.epochs} epochs)" for run in runs if run.epochs > 1]
-    if repeated:
-        raise GaiaError(
-            f"{', '.join(repeated)}: the leaderboard takes one answer per question — submit a "
-            "single-epoch run"
-        )
-    oracle = [run.source for run in runs if comparable_settings(run)["max_attempts"] > 1]
-    if oracle and not allow_oracle_retries:
-        raise GaiaError(
-            f"{', '.join(oracle)} ran with max_attempts > 1: the agent was told when an answer was "
-            "wrong, so these are not pass@1 answers (pass --allow-oracle-retries to write them)"
-        )
+    )
     target = Path(output)
     if not target.parent.is_dir():
         raise GaiaError(f"cannot write {output}: no directory {target.parent} — create it first")
-    merged, duplicates = by_task_id(runs)
-    if duplicates:
-        twice = sorted(set(duplicates))
-        raise GaiaError(
-            f"{len(twice)} task id(s) answered in more than one log: {few(twice)} — give each "
-            "question's log once (a run and its eval-retry: the retry's log alone)"
-        )
-    expected = _split_ids(runs, split, dataset_path)
-    missing = [task_id for task_id in expected if task_id not in merged]
-    if missing:
-        raise GaiaError(
-            f"{len(missing)} task id(s) of the {split} split missing: {few(missing)} — give the "
-            "logs that answer them too (every level's), or run them"
-        )
-    unknown = sorted(set(merged) - set(expected))
-    if unknown:
-        raise GaiaError(
-            f"{len(unknown)} task id(s) not in the {split} split: {few(unknown)} — are these logs "
-            "of another snapshot? Pass --dataset-path with the one they ran on"
-        )
-
-    lines = [
-        json.dumps(
-            {
-                "task_id": task_id,
-                "model_answer": merged[task_id].answer or "",
-                "reasoning_trace": merged[task_id].trace,
-            },
-            ensure_ascii=False,
-        )
-        for task_id in expected
-    ]
+    _refuse(answer_problems(runs))  # answers given twice, before the split's ids are read
+    split_ids = _split_ids(runs, runs[0].split, dataset_path)
+    _refuse(answer_problems(runs, split_ids))
+    written = submission_file(runs, split_ids)
     try:
-        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        target.write_text(written.text, encoding="utf-8")
     except OSError as ex:
         raise GaiaError(f"cannot write {output}: {ex.strerror or ex}") from ex
-    failed = [t for t in expected if merged[t].failed]
-    click.echo(f"wrote {len(lines)} answers to {output}")
-    if failed:
+    click.echo(f"wrote {written.answers} answers to {output}")
+    if failed := written.failed:
         click.echo(
-            f"warning: {len(failed)} sample(s) errored or hit a limit: {few(failed)}",
-            err=True,
+            f"warning: {len(failed)} sample(s) errored or hit a limit: {few(failed)}", err=True
         )
