@@ -6,6 +6,7 @@ Helpers that tests import by name are in ``helpers.py``.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,6 +21,14 @@ from scripted_model import Entry, ScriptedModel, serve
 @pytest.fixture
 def gaia_tiny() -> Path:
     return GAIA_TINY
+
+
+@pytest.fixture
+def snapshot(gaia_tiny: Path, tmp_path: Path) -> Path:
+    """A copy of gaia-tiny, for a test to damage (``helpers.rewrite_record``)."""
+    copy = tmp_path / "snapshot"
+    shutil.copytree(gaia_tiny, copy)
+    return copy
 
 
 @pytest.fixture(scope="session")

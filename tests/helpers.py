@@ -21,11 +21,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.util import SandboxEnvironmentSpec
-from scenario import GAIA_TINY
+from scenario import GAIA_TINY, VALIDATION_DIR
 from scripted_model import Entry, ScriptedModel
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
@@ -297,6 +299,19 @@ class StandInDownload:
             if not (target / split_dir / path.name).exists():  # resume: keep what is there
                 shutil.copy(path, target / split_dir / path.name)
         return str(target)
+
+
+# -- damaged snapshots -----------------------------------------------------------------------------
+
+
+def rewrite_record(snapshot: Path, which: str, **changes: Any) -> None:
+    """Change the record of task ``which`` in a snapshot's validation metadata."""
+    path = snapshot / VALIDATION_DIR / "metadata.parquet"
+    rows = pq.read_table(path).to_pylist()
+    for row in rows:
+        if row["task_id"] == which:
+            row.update(changes)
+    pq.write_table(pa.Table.from_pylist(rows), path)
 
 
 # -- parameters ------------------------------------------------------------------------------------

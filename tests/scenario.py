@@ -9,6 +9,12 @@ from scripted_model import Entry
 GAIA_TINY = Path(__file__).parent / "fixtures" / "gaia-tiny"
 LAGOON = "7e472f07-8c34-532e-9ea2-293dc66819b2"
 """gaia-tiny's level-1 question without an attachment (the invented lagoon)."""
+VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
+"""gaia-tiny's csv question."""
+CREW = "a3cdf335-799b-57ca-a178-6fe70216b1cd"
+"""gaia-tiny's json question."""
+VALIDATION_DIR = Path("2023") / "validation"
+"""Where a snapshot (gaia-tiny, or a copy of it) holds the validation split."""
 
 _VALIDATION_FILES = {
     "csv": "9410e454-b071-52ff-ac24-dce9845bebd0.csv",

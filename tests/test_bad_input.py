@@ -1,7 +1,8 @@
 """Bad input at the user's surface: one clear line, no run, no traceback.
 
 Through `inspect eval`: every refusal is tested in-process where it is made (``test_params.py``,
-``test_dataset.py``); these few cases check that `inspect eval` prints the one line and no log.
+``test_dataset.py``, ``test_snapshot_files.py``); these few cases check that `inspect eval` prints
+the one line and no log.
 Through `inspect-gaia`: a table of bad inputs to each command, each one line on stderr that
 names the fix in that command's own flags.
 """

@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 from helpers import invoke, parse_params
 
+from inspect_gaia._comparability import comparability_flags
 from inspect_gaia._docker import EGRESS_KEY
 from inspect_gaia._docker.egress import BUNDLE, CA_FILE, PORT, Egress, sample_kwargs, wanted
 from inspect_gaia._docker.service import create_kwargs, service_config
 from inspect_gaia._egress import MITMPROXY_VERSION
-from inspect_gaia._provenance import GaiaProvenance, comparability_flags
+from inspect_gaia._provenance import GaiaProvenance
 from inspect_gaia.answer_sources import load_answer_sources
 from inspect_gaia.egress_image import PURE_SOURCES, WHEELS, proxy_dockerfile
 from inspect_gaia.errors import GaiaParameterError

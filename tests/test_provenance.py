@@ -13,12 +13,12 @@ from pydantic import ValidationError
 from scenario import GAIA_TINY
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
+from inspect_gaia._comparability import comparability_flags
 from inspect_gaia._params import DEFAULT_MESSAGE_LIMIT
 from inspect_gaia._provenance import (
     SCHEMA_VERSION,
     GaiaProvenance,
     ProvenanceError,
-    comparability_flags,
     default_settings,
 )
 from inspect_gaia.inspect_logs import read_inspect_log
@@ -225,18 +225,3 @@ def test_the_defaults_are_those_of_a_default_run(tmp_path: Path) -> None:
         default_settings()
     )
     assert settings["model"] == MODEL
-
-
-def test_comparability_flags(tmp_path: Path) -> None:
-    def flags(**options: Any) -> list[str]:
-        run = read_inspect_log(write_log(tmp_path / "x.eval", SAMPLES, **options))
-        return comparability_flags(comparable_settings(run))
-
-    assert flags() == []
-    assert flags(params={"max_attempts": 2}) == ["oracle retries, not pass@1 (max_attempts=2)"]
-    assert flags(params={"web_search": True}) == ["non-default tools: bash, submit, web_search"]
-    assert flags(params={"multimodal": True}) == [
-        "non-default tools: bash, submit, view_file",
-        "multimodal: true",
-    ]
-    assert flags(message_limit=30) == ["message limit 30 (default 100)"]

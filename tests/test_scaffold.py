@@ -13,7 +13,8 @@ from scenario import GAIA_TINY
 from scripted_model import Entry, ScriptedModel
 from test_results import SAMPLES
 
-from inspect_gaia._provenance import comparability_flags, default_settings
+from inspect_gaia._comparability import comparability_flags
+from inspect_gaia._provenance import default_settings
 from inspect_gaia.inspect_logs import read_inspect_log
 from inspect_gaia.results import comparable_settings
 from inspect_gaia.scaffold import offered_tools

@@ -11,11 +11,11 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``); a record newer than this
 reader knows is refused with the fix (upgrade), never half-read.
 
-Which runs may be pooled (``comparable_settings``) and why a score is not a plain pass@1 GAIA score
-(``comparability_flags``) are decided here too, from the typed record and from what the task cannot
-write in it, read from the log by ``scaffold`` and ``foreign``: a solver that replaced the agent
-(``Scaffold``), and the settings of another harness's GAIA task, which writes no record
-(``foreign.ForeignProvenance``, pooled by ``pooled_settings`` too).
+Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
+every harness's runs share (``_comparability.pooled_settings``, beside ``comparability_flags``,
+which say why a score is not a plain pass@1 GAIA score). What only records can tell is here: the
+task's own defaults among those settings (``default_settings``, from a default run's record) and the
+question set a group of runs asked (``question_set_flag``).
 """
 
 from __future__ import annotations
@@ -24,13 +24,12 @@ import functools
 import hashlib
 import importlib.metadata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ._comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
 from ._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
-from .agent import DEFAULT_MAX_ATTEMPTS
 from .dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
 from .errors import short, validation_problem
 from .questionset import QuestionSetRecord, describe
@@ -41,19 +40,6 @@ SCHEMA_VERSION = 3
 
 METADATA_KEY = "gaia"
 """The key of the record in the task metadata (``log.eval.metadata``)."""
-OWN_HARNESS = "inspect_gaia"
-"""The harness of a run with a ``gaia`` record; another harness's runs are never pooled with it."""
-
-INSPECT_LIMITS = (
-    "message_limit",
-    "token_limit",
-    "turn_limit",
-    "time_limit",
-    "working_limit",
-    "cost_limit",
-)
-GENERATE_OPTIONS = ("temperature", "top_p", "max_tokens", "reasoning_effort")
-"""inspect's run options that change results: the limits, and generation settings when given."""
 
 DatasetSource = Literal["huggingface", "modelscope", "local"]
 
@@ -284,65 +270,6 @@ class GaiaProvenance(_Record):
         return sources.list_sha256 if sources is not None and sources.blocked else False
 
 
-@dataclass(frozen=True)
-class Scaffold:
-    """A solver that replaced the task's agent (``inspect eval --solver``), as the log records it.
-
-    The task's record, written before the solver was swapped, still lists the agent's tools; the
-    tools the model was really offered replace them. Read by ``scaffold.read_scaffold``.
-    """
-
-    solver: str
-    solver_args: dict[str, Any] | None
-    tools: tuple[str, ...] | None
-    """Offered in the samples' model calls, in first-offered order; ``None``: no call logged."""
-
-
-_RECORD_ONLY = (
-    *("command_timeout", "sandbox", "image", "network", "cpus", "memory", "pids", "disk"),
-    *("prompt_template_sha256", "question_set", "block_answer_sources"),
-)
-"""Settings only a ``gaia`` record tells (another harness's run: ``None``)."""
-
-
-def pooled_settings(
-    *,
-    model: str,
-    split: str,
-    harness: str,
-    task_version: str,
-    epochs: int,
-    scaffold: Scaffold | None,
-    tools: Sequence[str] | None,
-    multimodal: bool,
-    max_attempts: int,
-    run_config: Mapping[str, Any],
-    record: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """``comparable_settings`` in one shape for every harness.
-
-    A ``scaffold``'s tools replace the task's ``tools``; ``record`` holds the settings only a
-    ``gaia`` record tells (``_RECORD_ONLY``), ``None`` for another harness's run.
-    """
-    record = dict.fromkeys(_RECORD_ONLY) if record is None else record
-    assert tuple(record) == _RECORD_ONLY, "every run's settings have the same keys"
-    offered = scaffold.tools if scaffold else tools
-    return {
-        "model": model,
-        "split": split,
-        "harness": harness,
-        "task_version": task_version,
-        "epochs": epochs,
-        "solver": scaffold.solver if scaffold else None,
-        "solver_args": scaffold.solver_args if scaffold else None,
-        "tools": None if offered is None else list(offered),
-        "multimodal": multimodal,
-        "max_attempts": max_attempts,
-        **run_config,
-        **record,
-    }
-
-
 class ProvenanceError(ValueError):
     """A ``gaia`` record that does not validate: ``str()`` names the field and what is wrong."""
 
@@ -368,42 +295,6 @@ def default_settings() -> dict[str, Any]:
     config = {name: None for name in INSPECT_LIMITS} | {"message_limit": DEFAULT_MESSAGE_LIMIT}
     settings = default.comparable_settings(model="", task_version="", epochs=1, run_config=config)
     return {k: v for k, v in settings.items() if k not in ("model", "task_version")}
-
-
-DEFAULT_TOOLS: tuple[str, ...] = tuple(GaiaParams().tools)
-
-
-def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
-    """Why a run's score is not a plain pass@1 GAIA score with inspect_gaia's default agent.
-
-    Args:
-        settings: A run's (or a group's) ``comparable_settings``.
-    """
-    flags: list[str] = []
-    harness = settings.get("harness", OWN_HARNESS)
-    if harness != OWN_HARNESS:
-        flags.append(f"another harness: {harness} gaia {settings.get('task_version')}")
-    if settings.get("solver"):
-        flags.append(f"custom solver: {settings['solver']}")
-    attempts = settings.get("max_attempts") or DEFAULT_MAX_ATTEMPTS
-    if attempts > 1:
-        flags.append(f"oracle retries, not pass@1 (max_attempts={attempts})")
-    tools = settings.get("tools", DEFAULT_TOOLS)
-    if tools is None:
-        flags.append("tools unknown (no model call logged)")
-    elif list(tools) != list(DEFAULT_TOOLS):
-        flags.append(f"non-default tools: {', '.join(tools) or 'none'}")
-    if settings.get("multimodal"):
-        flags.append("multimodal: true")
-    limit = settings.get("message_limit")
-    if limit is not None and limit != DEFAULT_MESSAGE_LIMIT:
-        flags.append(f"message limit {limit} (default {DEFAULT_MESSAGE_LIMIT})")
-    blocked = settings.get("block_answer_sources")
-    if blocked:
-        flags.append(
-            f"answer sources blocked by the run's egress proxy (list sha256 {blocked[:12]})"
-        )
-    return flags
 
 
 def question_set_flag(records: Sequence[GaiaProvenance], questions: Iterable[str]) -> str | None:

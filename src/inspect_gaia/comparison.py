@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ._provenance import OWN_HARNESS
+from ._comparability import OWN_HARNESS
 from .contamination_report import contamination_block, flagged
 from .errors import GaiaError
 from .paired import ALPHA, CONFIDENCE, PairedResult, compare_paired, verdict

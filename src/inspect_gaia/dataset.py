@@ -5,9 +5,8 @@ splits and levels (``parse_level`` is the one reading of a level, from a metadat
 value or ``gaia_dataset``'s argument). A snapshot (of the Hugging Face repo
 ``gaia-benchmark/GAIA``, of its ModelScope mirror, or a local copy) holds, per split,
 ``2023/<split>/metadata.parquet`` (since the repo's parquet conversion) or ``metadata.jsonl`` (older
-snapshots), with each attachment flat beside it and named by the record's ``file_name``. Metadata is
-read directly with ``datasets`` (never through the old loading script, which ``datasets`` >= 4
-refuses).
+snapshots), with each attachment flat beside it and named by the record's ``file_name``. Those files
+are read by ``snapshot_files``, which trusts none of them; a row means what ``check_record`` says.
 
 The prompt is the one inspect_evals' GAIA uses and evalscope's GAIA copies verbatim, so numbers from
 the three harnesses compare.
@@ -27,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from .errors import GaiaDatasetError, GaiaParameterError, one_of
 from .hub import HUBS, Hub, fetch_snapshot, resolved_revision
 from .media import attachment_content
+from .snapshot_files import attachment_path, claim_attachment, read_records
 
 YEAR = "2023"
 """The GAIA release: a snapshot holds its splits under ``2023/``."""
@@ -99,49 +99,6 @@ def metadata_file(root: Path, split: str) -> Path:
     )
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """Read a metadata file into plain dicts: parquet with pyarrow, jsonl with ``datasets``.
-
-    Parquet (every snapshot since the repository's conversion) is read with pyarrow directly:
-    importing ``datasets`` costs more than reading the file. The old jsonl layout goes through
-    ``datasets``' JSON reader.
-
-    Raises:
-        GaiaDatasetError: The file cannot be read, or holds no questions.
-    """
-    try:
-        if path.suffix == ".parquet":
-            import pyarrow.parquet as pq
-
-            # ParquetFile, not read_table: read_table imports pyarrow.dataset and pandas (0.2 s)
-            with pq.ParquetFile(path) as parquet:
-                records: list[dict[str, Any]] = parquet.read().to_pylist()
-        else:
-            path.read_bytes().decode("utf-8")  # datasets' own error for this is a traceback
-            import datasets
-
-            table = datasets.Dataset.from_json(str(path), keep_in_memory=True)
-            assert isinstance(table, datasets.Dataset)
-            records = list(table.to_list())
-    except UnicodeDecodeError as ex:
-        raise GaiaDatasetError(
-            f"cannot read GAIA metadata {path}: not UTF-8 text (byte {ex.start}) — the snapshot "
-            "is damaged; delete it and download again"
-        ) from ex
-    except Exception as ex:  # pyarrow/datasets raise many types for a damaged file
-        raise GaiaDatasetError(
-            f"cannot read GAIA metadata {path} ({type(ex).__name__}: "
-            f"{str(ex).splitlines()[0] if str(ex) else ''}) — the snapshot is damaged; delete it "
-            "and download again"
-        ) from ex
-    if not records:
-        raise GaiaDatasetError(
-            f"GAIA metadata {path} holds no questions — the snapshot is incomplete; delete it and "
-            "download again"
-        )
-    return records
-
-
 REQUIRED_COLUMNS: tuple[str, ...] = ("task_id", "Question", "Level", "Final answer")
 
 
@@ -210,51 +167,6 @@ def parse_level(value: object) -> int | None:
     except ValueError:
         return None
     return int(number) if number.is_integer() and int(number) in LEVELS else None
-
-
-def is_metadata_file(name: str) -> bool:
-    """Whether a file name is one of a split's metadata files (every answer is in them)."""
-    return name.startswith("metadata") and name.endswith((".parquet", ".jsonl", ".json", ".csv"))
-
-
-def attachment_path(record: GaiaRecord, files_dir: Path, root: Path, task_ids: set[str]) -> Path:
-    """The host file of a record's attachment, checked to be its own and inside the snapshot.
-
-    A snapshot (a mirror, a shared ``dataset_path``) is not trusted: its ``file_name`` must be a
-    plain name in the split's directory, a regular file whose real path (symlinks followed) stays
-    inside the snapshot (or, for a Hugging Face cache snapshot, inside that repository's blobs),
-    never a metadata file and never another record's attachment.
-
-    Raises:
-        GaiaDatasetError: Any of that does not hold, or the file is missing.
-    """
-    name = record.file_name
-
-    def fail(problem: str, fix: str = "fix or re-download the snapshot") -> GaiaDatasetError:
-        return GaiaDatasetError(f"attachment {name!r} of task {record.task_id} {problem} — {fix}")
-
-    if "/" in name or "\\" in name or name in (".", "..") or "\x00" in name:
-        raise fail("is not a plain file name in the split's directory")
-    if is_metadata_file(name):
-        raise fail("is a metadata file (it holds every answer)")
-    stem = name.split(".", 1)[0]
-    if stem != record.task_id and stem in task_ids:
-        raise fail("is another task's attachment")
-    path = files_dir / name
-    if not path.is_file():
-        raise fail(
-            f"is missing from {files_dir}",
-            "the snapshot is incomplete; delete it and download again",
-        )
-    real = path.resolve()
-    allowed = [root.resolve()]
-    if root.parent.name == "snapshots":  # a Hugging Face cache snapshot: files link to blobs/
-        allowed.append((root.parent.parent / "blobs").resolve())
-    if not any(real.is_relative_to(base) for base in allowed):
-        raise fail(f"links outside the snapshot (to {real})")
-    if is_metadata_file(real.name):
-        raise fail("links to a metadata file (it holds every answer)")
-    return real
 
 
 def record_to_sample(
@@ -330,14 +242,10 @@ def load_samples(
     for record in records:
         attachment = None
         if record.file_name:
-            other = claimed.setdefault(record.file_name, record.task_id)
-            if other != record.task_id:
-                raise GaiaDatasetError(
-                    f"attachment {record.file_name!r} is named by tasks {other} and "
-                    f"{record.task_id}: one task's file would reach another's sandbox — fix or "
-                    "re-download the snapshot"
-                )
-            attachment = attachment_path(record, source.parent, root, task_ids)
+            claim_attachment(claimed, record.task_id, record.file_name)
+            attachment = attachment_path(
+                record.task_id, record.file_name, source.parent, root, task_ids
+            )
         if selected is None or selected(record):
             try:
                 samples.append(record_to_sample(record, attachment, input_prompt, multimodal))

@@ -27,7 +27,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
-from ._provenance import Scaffold, pooled_settings
+from ._comparability import Scaffold, pooled_settings
 from .dataset import Split
 from .errors import short
 from .scaffold import offered_tools

@@ -17,7 +17,8 @@ from typing import Any
 
 from inspect_ai.model import ModelUsage
 
-from ._provenance import GaiaProvenance, Scaffold, comparability_flags, question_set_flag
+from ._comparability import Scaffold, comparability_flags
+from ._provenance import GaiaProvenance, question_set_flag
 from .errors import GaiaError
 from .foreign import ForeignProvenance
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample
 
-from ._provenance import Scaffold
+from ._comparability import Scaffold
 
 
 def offered_tools(samples: Iterable[EvalSample]) -> list[str] | None:

@@ -25,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from ._provenance import GaiaProvenance
-from .dataset import check_record, metadata_file, read_records
+from .dataset import check_record, metadata_file
 from .errors import GaiaError
 from .hub import DEFAULT_REVISIONS, cached_snapshot
 from .inspect_logs import Skipped, read_inspect_logs
 from .leaderboard import read_leaderboard
 from .questionset import QuestionSet, check_ids, describe
 from .results import SampleResult, group_runs, read_evalscope_run
+from .snapshot_files import read_records
 
 SPLIT = "validation"
 EVALSCOPE = "evalscope"

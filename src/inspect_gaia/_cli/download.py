@@ -7,8 +7,9 @@ from typing import Literal
 
 import click
 
-from ..dataset import SPLITS, YEAR, Split, metadata_file, read_records, resolve_snapshot
+from ..dataset import SPLITS, YEAR, Split, metadata_file, resolve_snapshot
 from ..hub import HUBS, Hub
+from ..snapshot_files import read_records
 
 
 @click.command()

@@ -14,7 +14,8 @@ from typing import Any
 import click
 from inspect_ai.model import ModelCost
 
-from .._provenance import OWN_HARNESS, default_settings
+from .._comparability import OWN_HARNESS
+from .._provenance import default_settings
 from ..breakdown import where_it_fails
 from ..contamination_report import CSV_FIELDS, contamination_block, with_flagged_wrong
 from ..errors import GaiaError

@@ -1,0 +1,56 @@
+"""Which runs pool and how a score is flagged: the settings every harness's runs share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from helpers import write_log
+from test_provenance import SAMPLES
+
+from inspect_gaia._comparability import OWN_HARNESS, Scaffold, comparability_flags, pooled_settings
+from inspect_gaia.inspect_logs import read_inspect_log
+from inspect_gaia.results import comparable_settings
+
+
+def test_comparability_flags(tmp_path: Path) -> None:
+    def flags(**options: Any) -> list[str]:
+        run = read_inspect_log(write_log(tmp_path / "x.eval", SAMPLES, **options))
+        return comparability_flags(comparable_settings(run))
+
+    assert flags() == []
+    assert flags(params={"max_attempts": 2}) == ["oracle retries, not pass@1 (max_attempts=2)"]
+    assert flags(params={"web_search": True}) == ["non-default tools: bash, submit, web_search"]
+    assert flags(params={"multimodal": True}) == [
+        "non-default tools: bash, submit, view_file",
+        "multimodal: true",
+    ]
+    assert flags(message_limit=30) == ["message limit 30 (default 100)"]
+
+
+def test_every_harness_has_the_settings_of_one_shape() -> None:
+    def settings(harness: str, scaffold: Scaffold | None = None) -> dict[str, Any]:
+        return pooled_settings(
+            model="m",
+            split="validation",
+            harness=harness,
+            task_version="1",
+            epochs=1,
+            scaffold=scaffold,
+            tools=("bash", "submit"),
+            multimodal=False,
+            max_attempts=1,
+            run_config={"message_limit": None},
+        )
+
+    own = settings(OWN_HARNESS)
+    assert (own["tools"], own["solver"], own["sandbox"]) == (["bash", "submit"], None, None)
+    assert comparability_flags(own) == []
+    replaced = settings("inspect_evals", Scaffold("react", {"attempts": 1}, ("python",)))
+    assert list(replaced) == list(own), "the same keys, in the same order"
+    assert (replaced["tools"], replaced["solver_args"]) == (["python"], {"attempts": 1})
+    assert comparability_flags(replaced) == [
+        "another harness: inspect_evals gaia 1",
+        "custom solver: react",
+        "non-default tools: python",
+    ]
