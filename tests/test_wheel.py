@@ -24,7 +24,8 @@ import pytest
 from helpers import REPO, cli_eval
 from packaging.specifiers import SpecifierSet
 from scenario import GAIA_TINY
-from scripted_model import ScriptedModel
+
+from support.scripted_model import ScriptedModel
 
 VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
 REQUIRES_PYTHON = ">=3.11"
