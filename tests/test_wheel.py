@@ -59,6 +59,8 @@ def test_wheel_and_sdist_metadata(dist: Path) -> None:
         metadata = _metadata(archive.read(f"{info}/METADATA").decode())
         licence = archive.read(f"{info}/licenses/LICENSE").decode()
         notice = archive.read(f"{info}/licenses/NOTICE").decode()
+    # the package alone: never the tests' and benchmarks' plumbing (support/) or the benchmarks
+    assert {name.split("/")[0] for name in names} == {"inspect_gaia", info}
     assert metadata["Requires-Python"] == REQUIRES_PYTHON
     assert metadata["License-Expression"] == "Apache-2.0"
     assert sorted(metadata.get_all("License-File") or []) == ["LICENSE", "NOTICE"]
