@@ -1,6 +1,6 @@
 """What ``-T block_answer_sources=true`` costs: the egress proxy's start, per sample, per request.
 
-    python benchmarks/egress.py --image inspect-gaia/sandbox:bookworm [--samples 16] [--repeats 3]
+    python -m benchmarks.egress --image inspect-gaia/sandbox:bookworm [--samples 16] [--repeats 3]
 
 Both modes run the same synthetic questions (``fixture.write_dataset``) with the scripted model on
 127.0.0.1; each sample makes one HTTP request and submits. In an ordinary run the page is served by
@@ -26,7 +26,6 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -34,11 +33,14 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from fixture import task_id, write_dataset
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessageTool
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from answer_pages import (
+from benchmarks.fixture import task_id, write_dataset
+from inspect_gaia import gaia
+from inspect_gaia._docker.egress import EGRESS_LABEL
+from support.answer_pages import (
     STANDIN_LABEL,
     STANDIN_SCRIPT,
     WEATHER_HOST,
@@ -47,13 +49,7 @@ from answer_pages import (
     serve_pages,
     standin_routes,
 )
-from inspect_ai import eval as inspect_eval
-from inspect_ai.log import EvalLog
-from inspect_ai.model import ChatMessageTool
-from scripted_model import Entry, ScriptedModel, Step, serve
-
-from inspect_gaia import gaia
-from inspect_gaia._docker.egress import EGRESS_LABEL
+from support.scripted_model import Entry, ScriptedModel, Step, serve
 
 MODEL = "openai-api/scripted/bench"
 TIMED = "curl -sS -o /dev/null -w 'http %{http_code} %{time_total}\\n'"

@@ -15,15 +15,12 @@ sample's own attachment there: the same command is right in both.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from scripted_model import Entry, ScriptedModel, Step
+from support.scripted_model import Entry, ScriptedModel, Step
 
 SUBSET_README = """---
 configs:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from measure import ContainerPoll, Measured, run_measured
+from benchmarks.measure import ContainerPoll, Measured, run_measured
 
 HERE = Path(__file__).resolve().parent
 MODEL = "openai-api/scripted/bench"

@@ -19,10 +19,10 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from fixture import scripted_model
-from harnesses import EvalscopeHarness, InspectHarness
-from measure import Measured
-from stream_server import Counts, serve
+from benchmarks.fixture import scripted_model
+from benchmarks.harnesses import EvalscopeHarness, InspectHarness
+from benchmarks.measure import Measured
+from benchmarks.stream_server import Counts, serve
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ and some extra ``inspect eval`` options; the variants run one after another, ``-
 the model-time ideal, the process's CPU seconds (``os.wait4``), and CPU per model turn; then the
 medians per variant.
 
-    python benchmarks/load_cpu.py --variant base --variant no-realtime::--no-log-realtime
-    python benchmarks/load_cpu.py --variant before:HEAD~1 --variant after --rounds 3
-    python benchmarks/load_cpu.py --variant base --rounds 1 --py-spy /tmp/profile.json
+    python -m benchmarks.load_cpu --variant base --variant no-realtime::--no-log-realtime
+    python -m benchmarks.load_cpu --variant before:HEAD~1 --variant after --rounds 3
+    python -m benchmarks.load_cpu --variant base --rounds 1 --py-spy /tmp/profile.json
 
 A variant is ``NAME[:GITREF[:OPTIONS]]``: GITREF empty means the working tree; OPTIONS are split
 on spaces. ``--py-spy FILE`` runs every run under ``py-spy record --threads --idle`` (FILE gets the
@@ -35,10 +35,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixture import scripted_model, write_dataset
-from harnesses import InspectHarness
-from measure import Measured
-from stream_server import Counts, serve
+from benchmarks.fixture import scripted_model, write_dataset
+from benchmarks.harnesses import InspectHarness
+from benchmarks.measure import Measured
+from benchmarks.stream_server import Counts, serve
 
 REPO = Path(__file__).resolve().parent.parent
 

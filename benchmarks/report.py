@@ -7,8 +7,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from compare import DEFAULT, FASTEST, INSPECT, Comparison, compare_table, runs_table, summary
-from load import LoadRow, LoadSpec, load_ratios, load_table
+from benchmarks.compare import (
+    DEFAULT,
+    FASTEST,
+    INSPECT,
+    Comparison,
+    compare_table,
+    runs_table,
+    summary,
+)
+from benchmarks.load import LoadRow, LoadSpec, load_ratios, load_table
 
 
 @dataclass
@@ -48,7 +56,7 @@ def public_command(argv: Sequence[str]) -> str:
     The report is published in docs/; the directories of the machine that measured it are no
     reader's business and no reader's path. ``--out /x`` and ``--out=/x`` become ``--out <out>``.
     """
-    words = ["python", "benchmarks/run.py"]
+    words = ["python", "-m", "benchmarks.run"]
     rest = iter(argv)
     for word in rest:
         name, equals, _ = word.partition("=")

@@ -15,8 +15,8 @@ GAIA snapshot both harnesses read. In one run it measures:
 * gaia-docker's throughput at 1 to 32 sandboxes at once, without and with model latency;
 * the load time of a GAIA-sized dataset.
 
-    python benchmarks/run.py                                  # full run, ~1 h on 2 CPUs
-    python benchmarks/run.py --quick --no-evalscope --out /tmp/bench.md    # smoke test, ~2 min
+    python -m benchmarks.run                                  # full run, ~1 h on 2 CPUs
+    python -m benchmarks.run --quick --no-evalscope --out /tmp/bench.md    # smoke test, ~2 min
 
 evalscope is installed into ``--evalscope-venv`` when missing (about 2 minutes); ``--quick``
 skips it (and says so) when that venv is absent, ``--no-evalscope`` always does. Writes a Markdown
@@ -38,12 +38,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from compare import INSPECT, Case, Comparison, run_compare
-from fixture import scripted_model, write_dataset
-from harnesses import DEFAULT_EVALSCOPE_VENV, EvalscopeHarness, InspectHarness
-from load import LoadRow, LoadSpec, run_load
-from report import Report, public_command, write_report
-from stream_server import serve
+from benchmarks.compare import INSPECT, Case, Comparison, run_compare
+from benchmarks.fixture import scripted_model, write_dataset
+from benchmarks.harnesses import DEFAULT_EVALSCOPE_VENV, EvalscopeHarness, InspectHarness
+from benchmarks.load import LoadRow, LoadSpec, run_load
+from benchmarks.report import Report, public_command, write_report
+from benchmarks.stream_server import serve
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -1,6 +1,6 @@
 """The scripted model of the benchmarks, served to both harnesses, with streaming replies.
 
-Replies are chosen by ``tests/scripted_model.py``'s ``ScriptedModel`` (stateless: the question in
+Replies are chosen by ``support/scripted_model.py``'s ``ScriptedModel`` (stateless: the question in
 the first user message picks the scenario entry, the number of assistant turns picks the step).
 This server adds what evalscope's GAIA needs on top of the plain chat-completions reply that
 inspect's ``openai-api`` provider reads: with ``stream: true`` the reply is server-sent events, one
@@ -15,19 +15,15 @@ endpoint, and counts the requests it answers (all, streamed) for the run checks.
 from __future__ import annotations
 
 import json
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-import scripted_model
-from scripted_model import USAGE, ChatHandler, ScriptedModel
+from support import scripted_model
+from support.scripted_model import USAGE, ChatHandler, ScriptedModel
 
 
 @dataclass

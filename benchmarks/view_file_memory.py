@@ -6,7 +6,7 @@ stats the file in the sandbox first and refuses it unread; before that check it 
 (inspect reads up to 100 MiB) and only then applied the limit. The figure is the maximum resident
 set size of the ``inspect eval`` process as GNU time reports it (its children included).
 
-    python benchmarks/view_file_memory.py --image inspect-gaia/sandbox:bookworm   # 8 x 99 MiB
+    python -m benchmarks.view_file_memory --image inspect-gaia/sandbox:bookworm   # 8 x 99 MiB
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fixture import write_dataset
-from harnesses import MODEL
-from scripted_model import Entry, ScriptedModel, Step
-from stream_server import serve
+from benchmarks.fixture import write_dataset
+from benchmarks.harnesses import MODEL
+from benchmarks.stream_server import serve
+from support.scripted_model import Entry, ScriptedModel, Step
 
 PNG_HEAD = r"\x89PNG\r\n\x1a\n"
 

@@ -15,7 +15,8 @@ import pytest
 from helpers import SANDBOX_IMAGE, MiniLogs, eval_gaia, quiet_handler, serve_http
 from huggingface_hub import constants
 from scenario import GAIA_MINI, GAIA_TINY, MINI_TEST, MINI_VALIDATION, TEST, VALIDATION
-from scripted_model import Entry, ScriptedModel, serve
+
+from support.scripted_model import Entry, ScriptedModel, serve
 
 
 @pytest.fixture

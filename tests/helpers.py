@@ -28,13 +28,13 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.util import SandboxEnvironmentSpec
 from scenario import GAIA_TINY, VALIDATION_DIR
-from scripted_model import Entry, ScriptedModel
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
 from inspect_gaia._params import GaiaParams
 from inspect_gaia._provenance import GaiaProvenance
 from inspect_gaia.gaia import gaia_questions
 from inspect_gaia.sandbox import PROVIDERS
+from support.scripted_model import Entry, ScriptedModel
 
 REPO = Path(__file__).parent.parent
 SANDBOX_IMAGE = os.environ.get("INSPECT_GAIA_TEST_IMAGE", "inspect-gaia/sandbox:bookworm")

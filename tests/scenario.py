@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scripted_model import Entry
+from support.scripted_model import Entry
 
 GAIA_TINY = Path(__file__).parent / "fixtures" / "gaia-tiny"
 LAGOON = "7e472f07-8c34-532e-9ea2-293dc66819b2"

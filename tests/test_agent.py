@@ -9,9 +9,9 @@ import pytest
 from helpers import SANDBOX_IMAGE, Play, eval_gaia, quiet_handler, serve_http
 from inspect_ai.model import ChatMessageTool
 from scenario import GAIA_TINY, LAGOON
-from scripted_model import Entry
 
 from inspect_gaia import gaia
+from support.scripted_model import Entry
 
 
 @pytest.mark.docker

@@ -12,16 +12,15 @@ from pathlib import Path
 import pytest
 from helpers import REPO
 
+from benchmarks.report import public_command
 
-def test_report_command_has_placeholders_for_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
-    from report import public_command
 
+def test_report_command_has_placeholders_for_paths() -> None:
     command = public_command(
         ["--evalscope-venv", "/home/me/venv", "--workdir=/tmp/w", "--quick", "--out", "/x/b.md"]
     )
     assert command == (
-        "python benchmarks/run.py --evalscope-venv <evalscope-venv> --workdir=<workdir> --quick "
+        "python -m benchmarks.run --evalscope-venv <evalscope-venv> --workdir=<workdir> --quick "
         "--out <out>"
     )
     assert public_command(["--image", "inspect-gaia/sandbox:bookworm"]).endswith(
@@ -36,7 +35,8 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
     run = subprocess.run(
         [
             sys.executable,
-            str(REPO / "benchmarks" / "run.py"),
+            "-m",
+            "benchmarks.run",
             "--quick",
             "--no-evalscope",  # never installs evalscope (a 1.2 GB venv) from the test suite
             "--image",
@@ -47,6 +47,7 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
         capture_output=True,
         text=True,
         timeout=600,
+        cwd=REPO,
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     text = out.read_text()
@@ -90,12 +91,14 @@ def test_view_file_memory_measures_a_run(sandbox_image: str) -> None:
     run = subprocess.run(
         [
             sys.executable,
-            str(REPO / "benchmarks" / "view_file_memory.py"),
+            "-m",
+            "benchmarks.view_file_memory",
             *("--image", sandbox_image, "--samples", "2", "--size-mib", "6"),
         ],
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=REPO,
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert "2 samples at once, each viewing a 6 MiB image: peak RSS " in run.stdout

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from helpers import Play, eval_gaia, invoke
-from scripted_model import Entry
 
 from inspect_gaia.breakdown import (
     attachment_type,
@@ -18,6 +17,7 @@ from inspect_gaia.breakdown import (
     where_it_fails,
 )
 from inspect_gaia.results import SampleResult
+from support.scripted_model import Entry
 
 
 def notes(steps: str, tools: str) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """`inspect-gaia compare`: any two GAIA runs, scored alike, with a paired test of the difference.
 
 Sides: inspect_gaia logs, an evalscope output directory, inspect_evals' own gaia log (the fixture
-its task wrote: tests/support/inspect_evals_gaia.py) and leaderboard JSONL files, all on gaia-mini.
+its task wrote: support/inspect_evals_gaia.py) and leaderboard JSONL files, all on gaia-mini.
 """
 
 from __future__ import annotations

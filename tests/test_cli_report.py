@@ -30,8 +30,9 @@ from helpers import (
 from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log, write_eval_log
 from scenario import GAIA_TINY, LAGOON
-from scripted_model import Entry, ScriptedModel, serve
 from test_results import SAMPLES
+
+from support.scripted_model import Entry, ScriptedModel, serve
 
 ORACLE = "oracle retries, not pass@1 (max_attempts=2)"
 

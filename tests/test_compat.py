@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from helpers import Play, eval_task
-from scripted_model import Entry
 
 import inspect_gaia._compat as compat
+from support.scripted_model import Entry
 
 SOURCE = Path(compat.__file__).parent
 

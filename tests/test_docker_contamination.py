@@ -7,7 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from answer_pages import (
+from helpers import Play, docker_leftovers, eval_gaia
+from inspect_ai.log import EvalSample
+from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
+
+from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_HOST,
     MIRROR_PATH,
@@ -21,9 +25,6 @@ from answer_pages import (
     leak_agent,
     serve_pages,
 )
-from helpers import Play, docker_leftovers, eval_gaia
-from inspect_ai.log import EvalSample
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 
 pytestmark = pytest.mark.docker
 

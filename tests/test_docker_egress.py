@@ -21,7 +21,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from answer_pages import (
+from helpers import (
+    Play,
+    docker_leftovers,
+    eval_command,
+    eval_gaia,
+    inspect_cli,
+    invoke,
+    started_as,
+    wait_for_containers,
+)
+from inspect_ai.log import EvalSample, read_eval_log
+from inspect_ai.model import ChatMessageTool
+
+from inspect_gaia._docker.egress import EGRESS_LABEL
+from inspect_gaia._egress import PROXY_IMAGE
+from inspect_gaia._urlrules import REFUSAL_MARKER
+from inspect_gaia.answer_sources import load_answer_sources
+from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_HOST,
     MIRROR_PATH,
@@ -41,24 +58,7 @@ from answer_pages import (
     serve_pages,
     standin_routes,
 )
-from helpers import (
-    Play,
-    docker_leftovers,
-    eval_command,
-    eval_gaia,
-    inspect_cli,
-    invoke,
-    started_as,
-    wait_for_containers,
-)
-from inspect_ai.log import EvalSample, read_eval_log
-from inspect_ai.model import ChatMessageTool
-from scripted_model import Entry
-
-from inspect_gaia._docker.egress import EGRESS_LABEL
-from inspect_gaia._egress import PROXY_IMAGE
-from inspect_gaia._urlrules import REFUSAL_MARKER
-from inspect_gaia.answer_sources import load_answer_sources
+from support.scripted_model import Entry
 
 pytestmark = pytest.mark.docker
 

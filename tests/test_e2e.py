@@ -17,10 +17,10 @@ from scenario import (
     LAGOON,
     NEVER_SUBMITS,
 )
-from scripted_model import Entry, ScriptedModel
 
 from inspect_gaia import gaia
 from inspect_gaia.sandbox import SandboxKind
+from support.scripted_model import Entry, ScriptedModel
 
 pytestmark = pytest.mark.docker
 

@@ -16,7 +16,6 @@ from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.util import SandboxUnavailableError
 from scenario import GAIA_MEDIA, GAIA_TINY, LAGOON, VALIDATION
-from scripted_model import Entry
 from spare_engine import SpareEngine, engine_env
 
 from inspect_gaia import gaia
@@ -29,6 +28,7 @@ from inspect_gaia._faults import (
     unread_sample_file,
 )
 from inspect_gaia.sandbox import SandboxKind
+from support.scripted_model import Entry
 
 
 def test_a_failed_start_stands_in_with_its_cause() -> None:

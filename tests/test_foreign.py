@@ -1,7 +1,7 @@
 """inspect_evals' own gaia logs: recognised per task version, read, and reported as their own group.
 
 The fixture is a real log of inspect_evals 0.28.0's gaia task (version 4-C) run offline on gaia-mini
-by ``tests/support/inspect_evals_gaia.py``; older task versions are that log with the header fields
+by ``support/inspect_evals_gaia.py``; older task versions are that log with the header fields
 those versions wrote.
 """
 

@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 from helpers import Play, eval_gaia
 from scenario import GAIA_MINI
-from scripted_model import Entry
 
 from inspect_gaia._docker import OFFLINE_ATTACHMENTS_TAG
 from inspect_gaia._docker.engine import local_image_id
 from inspect_gaia.image import default_tag, dockerfile, is_image_name
+from support.scripted_model import Entry
 
 RAINFALL = "cdd4d48b-5eea-5f81-a6f7-c714f21f859f"  # gaia-mini's .xlsx question
 READERS = (

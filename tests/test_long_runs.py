@@ -31,7 +31,8 @@ from helpers import (
 )
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from scenario import GAIA_TINY, LAGOON, VALIDATION
-from scripted_model import Entry, ScriptedModel
+
+from support.scripted_model import Entry, ScriptedModel
 
 pytestmark = pytest.mark.docker
 

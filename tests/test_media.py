@@ -21,7 +21,6 @@ from inspect_ai.model import (
     ContentVideo,
 )
 from scenario import GAIA_MEDIA, GAIA_MINI
-from scripted_model import Entry
 
 from inspect_gaia import gaia_dataset
 from inspect_gaia.media import (
@@ -34,6 +33,7 @@ from inspect_gaia.media import (
     why_not_native,
 )
 from inspect_gaia.sandbox import SandboxKind
+from support.scripted_model import Entry
 
 SPLIT = GAIA_MEDIA / "2023" / "validation"
 FILES = {path.suffix.lstrip("."): path for path in SPLIT.iterdir() if path.stem != "metadata"}

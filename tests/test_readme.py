@@ -355,10 +355,18 @@ def test_docs_links_resolve() -> None:
 
 
 def test_cited_files_exist() -> None:
-    cited = re.compile(r"(?<![\w/])((?:tests|benchmarks|\.ci|src)/[\w./-]+\.(?:py|sh|yaml|md))")
+    cited = re.compile(
+        r"(?<![\w/])((?:tests|benchmarks|support|\.ci|src)/[\w./-]+\.(?:py|sh|yaml|md))"
+    )
     for page in PAGES:
         for path in cited.findall(page.read_text(encoding="utf-8")):
             assert (REPO / path).exists(), f"{_name(page)} cites {path}, which does not exist"
+        # the benchmarks and the support scripts run as modules from the root
+        for module in re.findall(
+            r"python -m ((?:benchmarks|support)\.\w+)", page.read_text("utf-8")
+        ):
+            path = module.replace(".", "/") + ".py"
+            assert (REPO / path).exists(), f"{_name(page)} runs {module}, which does not exist"
 
 
 def test_no_path_of_a_machine_is_published() -> None:

@@ -23,9 +23,9 @@ from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
 from scenario import GAIA_TINY, LAGOON
-from scripted_model import Entry
 
 from inspect_gaia.sandbox import SandboxKind
+from support.scripted_model import Entry
 
 pytestmark = pytest.mark.docker
 

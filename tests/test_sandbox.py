@@ -12,7 +12,6 @@ from helpers import REPO, Play, eval_gaia, inspect_cli, invoke, run_eval_cli
 from inspect_ai.log import read_eval_log
 from inspect_ai.util import ComposeConfig
 from scenario import GAIA_TINY, LAGOON
-from scripted_model import Entry
 from spare_engine import SpareEngine, engine_env
 
 from inspect_gaia import gaia
@@ -26,6 +25,7 @@ from inspect_gaia.sandbox import (
     gaia_sandbox,
     size_bytes,
 )
+from support.scripted_model import Entry
 
 
 def test_the_package_reads_the_repository_compose_file() -> None:

@@ -10,7 +10,6 @@ import pytest
 from helpers import MODEL, eval_command, eval_gaia, invoke, write_log
 from inspect_ai.log import read_eval_log
 from scenario import GAIA_TINY
-from scripted_model import Entry, ScriptedModel
 from test_results import SAMPLES
 
 from inspect_gaia._comparability import comparability_flags
@@ -18,8 +17,9 @@ from inspect_gaia._provenance import default_settings
 from inspect_gaia.inspect_logs import read_inspect_log
 from inspect_gaia.results import comparable_settings
 from inspect_gaia.scaffold import offered_tools
+from support.scripted_model import Entry, ScriptedModel
 
-SUPPORT = Path(__file__).parent / "support"
+SUPPORT = Path(__file__).resolve().parent.parent / "support"
 
 
 def test_the_log_names_the_solver_and_its_real_tools(tmp_path: Path) -> None:

@@ -24,7 +24,8 @@ import pytest
 from helpers import REPO, cli_eval
 from packaging.specifiers import SpecifierSet
 from scenario import GAIA_TINY
-from scripted_model import ScriptedModel
+
+from support.scripted_model import ScriptedModel
 
 VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
 REQUIRES_PYTHON = ">=3.11"
@@ -58,6 +59,8 @@ def test_wheel_and_sdist_metadata(dist: Path) -> None:
         metadata = _metadata(archive.read(f"{info}/METADATA").decode())
         licence = archive.read(f"{info}/licenses/LICENSE").decode()
         notice = archive.read(f"{info}/licenses/NOTICE").decode()
+    # the package alone: never the tests' and benchmarks' plumbing (support/) or the benchmarks
+    assert {name.split("/")[0] for name in names} == {"inspect_gaia", info}
     assert metadata["Requires-Python"] == REQUIRES_PYTHON
     assert metadata["License-Expression"] == "Apache-2.0"
     assert sorted(metadata.get_all("License-File") or []) == ["LICENSE", "NOTICE"]

@@ -1,9 +1,11 @@
-"""Stand-in web pages for the answer-source tests: a leaked "mirror", an innocent-named page that
-lists a question with its answer, and an innocent page; the scripted agent that fetches them.
+"""Stand-in web pages for the answer-source tests, and the scripted agent that fetches them.
 
-Nothing here is GAIA's: the questions are gaia-leak's (``fixtures/make_gaia_leak.py``). The pages
-are served by a host-side server bound to an address sandboxes reach, or (with the egress proxy)
-by a stand-in container that Docker network aliases give the names of real hosts.
+The pages: a leaked "mirror", an innocent-named page that lists a question with its answer, and an
+innocent page.
+
+Nothing here is GAIA's: the questions are gaia-leak's (``tests/fixtures/make_gaia_leak.py``).
+The pages are served by a host-side server bound to an address sandboxes reach, or (with the
+egress proxy) by a stand-in container that Docker network aliases give the names of real hosts.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from scripted_model import Entry
+from support.scripted_model import Entry
 
-GAIA_LEAK = Path(__file__).parent / "fixtures" / "gaia-leak"
+GAIA_LEAK = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "gaia-leak"
 
 MIRROR_HOST = "huggingface.co"
 MIRROR_PATH = "/datasets/gaia-benchmark/GAIA/resolve/main/2023/validation/metadata.jsonl"
@@ -72,6 +74,7 @@ class PagesHandler(BaseHTTPRequestHandler):
     seen: list[str] = []
 
     def do_GET(self) -> None:
+        """Serve the route asked for (404 for any other), and remember the request."""
         self.seen.append(f"{self.headers.get('Host', '')} {self.path}")
         kind, body = ROUTES.get(self.path, ("text/plain", b"not found"))
         self.send_response(200 if self.path in ROUTES else 404)
@@ -81,6 +84,7 @@ class PagesHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def log_message(self, format: str, *args: Any) -> None:
+        """Log nothing (the default writes every request to stderr)."""
         return
 
 
@@ -114,14 +118,17 @@ def serve_pages(address: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def fetch(host: str, path: str, via: str | None = None, scheme: str = "http") -> str:
-    """A bash command fetching ``scheme://host/path``; ``via`` (``ip:port``) stands in for the host."""
+    """A bash command fetching ``scheme://host/path``; ``via`` (``ip:port``) stands in for host."""
     redirect = f"--connect-to {host}:80:{via} " if via else ""
     return f"curl -sS -m 20 {redirect}{scheme}://{host}{path} 2>&1 | head -c 4000"
 
 
 def leak_agent(via: str | None = None, scheme: str = "http") -> list[Entry]:
-    """Saltmere reads the mirror, Orrindale the innocent-named page, Pellbrook its own
-    attachment and the weather; each then submits its answer."""
+    """The leak scenario: each question reads a page (or its attachment), then submits.
+
+    Saltmere reads the mirror, Orrindale the innocent-named page, Pellbrook its own attachment and
+    the weather.
+    """
     own = next(q["file_name"] for q in _questions() if PELLBROOK in q["Question"])
     return [
         Entry(
@@ -227,9 +234,12 @@ PY"""
 
 
 def blocking_agent(host_page: str) -> list[Entry]:
-    """The leak scenario behind the egress proxy: Saltmere fetches the mirror over HTTP, then
-    HTTPS, then opens a raw tunnel to a listed host; Orrindale the innocent-named listing; Pellbrook its attachment, the weather, then the
-    stand-in by its address and ``host_page`` (a page the host serves), around the proxy."""
+    """The leak scenario behind the egress proxy, with attempts to get around it.
+
+    Saltmere fetches the mirror over HTTP, then HTTPS, then opens a raw tunnel to a listed host;
+    Orrindale the innocent-named listing; Pellbrook its attachment, the weather, then the stand-in
+    by its address and ``host_page`` (a page the host serves), around the proxy.
+    """
     own = next(q["file_name"] for q in _questions() if PELLBROOK in q["Question"])
     return [
         Entry(

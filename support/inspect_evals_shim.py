@@ -8,7 +8,7 @@ that pointed into ``inspect_evals`` itself rewritten, and a stub that raises for
 imports that 0.26.0 did not have yet (none of them is used by the GAIA task).
 
 The stand-in is built into a directory of your choice (never into ``src``) and put on
-``PYTHONPATH`` by ``inspect_evals_gaia.py``, the script that runs inspect_evals' GAIA task to make
+``sys.path`` by ``inspect_evals_gaia.py``, the script that runs inspect_evals' GAIA task to make
 the test fixture ``tests/fixtures/inspect-evals-gaia``.
 """
 

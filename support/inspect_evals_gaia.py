@@ -1,7 +1,7 @@
-"""Run inspect_evals' own GAIA task offline on gaia-mini, to make ``tests/fixtures/inspect-evals-gaia``.
+"""Run inspect_evals' own GAIA task offline on gaia-mini: ``tests/fixtures/inspect-evals-gaia``.
 
-``python tests/support/inspect_evals_gaia.py [OUT_DIR]`` (default: the fixture directory) with
-inspect-evals 0.28.0 installed without its dependencies
+``python -m support.inspect_evals_gaia [OUT_DIR]`` from the repository root (default: the fixture
+directory) with inspect-evals 0.28.0 installed without its dependencies
 (``pip install inspect-evals==0.28.0 --no-deps backoff jinja2 toml``), a Docker Engine and the local
 image ``inspect-gaia/sandbox:bookworm`` (``inspect-gaia image build --offline``). Nothing leaves the
 machine:
@@ -27,13 +27,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).parent
-TESTS = HERE.parent
-sys.path[:0] = [str(TESTS), str(HERE)]
+from support.inspect_evals_shim import build_shim
+from support.scripted_model import Entry, ScriptedModel, serve
 
-from inspect_evals_shim import build_shim  # noqa: E402
-from scripted_model import Entry, ScriptedModel, serve  # noqa: E402
-
+TESTS = Path(__file__).resolve().parent.parent / "tests"
 FIXTURE = TESTS / "fixtures" / "inspect-evals-gaia"
 GAIA_MINI = TESTS / "fixtures" / "gaia-mini" / "GAIA"
 IMAGE = os.environ.get("INSPECT_GAIA_TEST_IMAGE", "inspect-gaia/sandbox:bookworm")
@@ -95,6 +92,8 @@ def run(out: Path) -> Path:
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
         build_shim(work / "shim")
+        # Not for our own imports: inspect_evals imports ``inspect_evals_utils`` by that name, and
+        # the shim built above is where it is found, for this process only.
         sys.path.insert(0, str(work / "shim"))
         os.environ["INSPECT_EVALS_CACHE_DIR"] = str(work / "cache")
         os.environ["HF_HUB_OFFLINE"] = "1"

@@ -6,11 +6,11 @@ takes. It keeps no state: each reply is chosen from the conversation it is sent.
 found in the first user message; the scenario entry whose ``match`` occurs in it gives the steps,
 and the number of assistant turns so far picks the step (the last one repeats).
 
-Steps: ``{"bash": CMD}`` calls the bash tool; ``{"call": NAME, "args": {...}}`` calls any tool; ``{"submit": TEXT}`` submits TEXT;
-``{"submit_output": True}`` submits the last tool result, stripped; ``{"say": TEXT}`` replies with
-plain text and no tool call; ``{"refuse": True}`` is an empty ``content_filter`` turn;
-``{"http_error": STATUS}`` fails the request with that HTTP status. Every request body is kept
-in ``requests``.
+Steps: ``{"bash": CMD}`` calls the bash tool; ``{"call": NAME, "args": {...}}`` calls any tool;
+``{"submit": TEXT}`` submits TEXT; ``{"submit_output": True}`` submits the last tool result,
+stripped; ``{"say": TEXT}`` replies with plain text and no tool call; ``{"refuse": True}`` is an
+empty ``content_filter`` turn; ``{"http_error": STATUS}`` fails the request with that HTTP status.
+Every request body is kept in ``requests``.
 """
 
 from __future__ import annotations
@@ -29,12 +29,16 @@ Step = dict[str, Any]
 
 @dataclass(frozen=True)
 class Entry:
+    """A scenario entry: the steps played for a question that contains ``match``."""
+
     match: str
     steps: Sequence[Step]
 
 
 @dataclass
 class ScriptedModel:
+    """The scenario (``entries``) and what was asked of it: the calls, tools offered, requests."""
+
     entries: list[Entry]
     latency: float = 0.0
     calls: list[str] = field(default_factory=list)
@@ -43,6 +47,7 @@ class ScriptedModel:
     """Every request body, as sent."""
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The choice that answers ``request``: its entry's step for the turns so far."""
         self.requests.append(request)
         messages: list[dict[str, Any]] = request["messages"]
         question = next(_text(m) for m in messages if m["role"] == "user")
@@ -132,6 +137,7 @@ class ChatHandler(BaseHTTPRequestHandler):
     model: ScriptedModel
 
     def do_POST(self) -> None:
+        """Answer a chat-completions request (after ``latency``), or fail it as scripted."""
         length = int(self.headers.get("Content-Length", "0"))
         request = json.loads(self.rfile.read(length) or b"{}")
         if not self.path.endswith("/chat/completions"):
@@ -164,6 +170,7 @@ class ChatHandler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def log_message(self, format: str, *args: Any) -> None:
+        """Log nothing (the default writes every request to stderr)."""
         return
 
 

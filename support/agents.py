@@ -1,6 +1,6 @@
 """A scaffold of the tests' own for ``--solver``: inspect's ``react`` with bash and python.
 
-``inspect eval inspect_gaia/gaia --solver tests/support/agents.py@gaia_react`` replaces the task's
+``inspect eval inspect_gaia/gaia --solver support/agents.py@gaia_react`` replaces the task's
 ``basic_agent``; the report must then pool it with nothing else and name it. The submission stays in
 the messages, where the task's scorer looks for it.
 """
