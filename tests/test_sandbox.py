@@ -176,10 +176,20 @@ VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
 DISK = "400m"
 """On btrfs the size counts the image's ~300 MB too, so a sandbox can write about 100 MB."""
 FILL = {
-    "bash": "dd if=/dev/zero of=/tmp/fill bs=1M count=2048 2>&1 | grep -o 'Disk quota exceeded' "
-    "| head -n 1"
+    "bash": "dd if=/dev/zero of=/tmp/fill bs=1M count=2048 2>&1 | grep -v -e records -e copied; du -sm /tmp/fill"
 }
-"""Writes until the disk limit stops it, and says so (nothing at all without a limit)."""
+"""Writes until the disk limit stops it: dd's error says why it stopped, du how far it got."""
+
+
+def stopped_by_the_limit(answer: str) -> bool:
+    """dd stopped on a write error, having written less than the limit allows: the limit stopped it.
+
+    The engine's loop file holds 4 GB, so nothing else can stop a write this small. The error is
+    kept in the answer (EDQUOT is what btrfs reports), so a failure shows what dd really said.
+    """
+    *said, usage = answer.strip().splitlines() or [""]
+    written = usage.split()[:1]
+    return any("error writing" in line for line in said) and written != [] and int(written[0]) < 400
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +231,7 @@ def test_a_disk_limit_is_enforced_logged_and_kept_by_eval_retry(
     assert log.eval.sandbox.config.services["default"].storage_opt == {"size": DISK}
     assert log.samples is not None and len(log.samples) == 2 and log.status == "error"
     answers = {s.id: s.scores["gaia_scorer"].answer for s in log.samples if s.scores}
-    assert answers[VISITS] == "Disk quota exceeded", "the limit stopped the writes"
+    assert stopped_by_the_limit(str(answers[VISITS])), f"the limit stopped the writes: {answers}"
     failed = next(s for s in log.samples if s.id == LAGOON)
     assert failed.error is not None and "400" in failed.error.message
     code, _, err = invoke("report", str(log_file))
@@ -243,6 +253,7 @@ def test_a_disk_limit_is_enforced_logged_and_kept_by_eval_retry(
     assert retried.eval.sandbox == log.eval.sandbox
     rerun = next(s for s in retried.samples if s.id == LAGOON)
     assert rerun.scores is not None
-    assert rerun.scores["gaia_scorer"].answer == "Disk quota exceeded", "retried with the limit"
+    answer = str(rerun.scores["gaia_scorer"].answer)
+    assert stopped_by_the_limit(answer), f"retried with the limit: {answer}"
     assert invoke("report", str(log_file), str(retried_file))[0] == 0
     assert btrfs_engine.docker("ps", "-aq").stdout.split() == [], "no sandbox, no probe left"
