@@ -65,3 +65,17 @@ def test_execs_reuse_the_engine_connection(container: str, monkeypatch: pytest.M
     for _ in range(20):
         assert client.exec_command(container, ["true"], None, "/", None, None, 1024)[0] == 0
     assert connects <= 20
+
+
+def test_a_killed_container_seen_still_running_is_waited_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CI: an exec ended by ``docker kill`` was seen before the engine marked the container stopped,
+    so one look said "running" and the lost sandbox passed for a failed command (no retry)."""
+    looks = iter([True, True, True, False])
+    monkeypatch.setattr(client, "running", lambda container: next(looks))
+    assert client.stops_within("gaia-x", 3.0)
+    monkeypatch.setattr(client, "running", lambda container: True)
+    started = time.monotonic()
+    assert not client.stops_within("gaia-x", 0.3)
+    assert 0.3 <= time.monotonic() - started < 1.5

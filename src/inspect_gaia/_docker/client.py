@@ -267,6 +267,23 @@ def running(container: str) -> bool:
         return False
 
 
+def stops_within(container: str, seconds: float) -> bool:
+    """Whether the container is gone or stopped, now or within ``seconds``.
+
+    A container killed from outside ends its execs before the engine marks it stopped, and on a
+    busy machine the exec's end is seen first: one look at ``running`` then finds it still
+    running, and a sandbox that is gone would pass for a command that failed.
+    """
+    deadline = time.monotonic() + seconds
+    pause = 0.05
+    while running(container):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
+    return True
+
+
 # -- commands ------------------------------------------------------------------------------------
 
 

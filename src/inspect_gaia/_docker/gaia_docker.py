@@ -46,6 +46,8 @@ from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
 
 _TIMEOUT_BIN = "/usr/bin/timeout"
+_STOP_SEEN_WITHIN = 3.0
+"""Seconds a silently killed command waits to see its container stopped (``stops_within``)."""
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -258,7 +260,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         # No exit status (the exec vanished with its container), or killed without a word: if
         # the container is gone, the sandbox is, and the sample cannot go on in it.
         if code < 0 or (code > 128 and not stdout.strip() and not stderr.strip()):
-            if not await client.call(client.running, self.container):
+            if await client.call(client.stops_within, self.container, _STOP_SEEN_WITHIN):
                 raise SandboxUnavailableError(
                     f"The sandbox is not running and cannot execute: command ended with code "
                     f"{code}, and its container {self.name} is gone or has exited"
