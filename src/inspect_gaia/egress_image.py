@@ -9,12 +9,8 @@ resolved them for CPython 3.11 on Linux; ``pyperclip`` 1.9.0, which mitmproxy pi
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from ._egress import MITMPROXY_VERSION
-from .errors import GaiaError
-from .image import DEBIAN_SUITE, Log, debootstrap_image, run_step
+from .image import DEBIAN_SUITE, Log, build_dockerfile, debootstrap_image
 
 PACKAGES = ("python3", "python3-pip", "ca-certificates")
 WHEELS = (
@@ -98,13 +94,10 @@ def build_proxy_from_registry(tag: str, log: Log) -> None:
     Raises:
         GaiaError: The build failed (e.g. no registry: use ``--offline``).
     """
-    with tempfile.TemporaryDirectory(prefix="gaia-proxy-image-") as temp:
-        (Path(temp) / "Dockerfile").write_text(proxy_dockerfile())
-        log(f"docker build -t {tag} (mitmproxy {MITMPROXY_VERSION} on python:3.11-slim)")
-        try:
-            run_step(["docker", "build", "-t", tag, temp], "docker build")
-        except GaiaError as ex:
-            raise GaiaError(
-                f"{ex} — with no registry, build with "
-                "`inspect-gaia image build --egress-proxy --offline`"
-            ) from ex
+    build_dockerfile(
+        tag,
+        proxy_dockerfile(),
+        f"mitmproxy {MITMPROXY_VERSION} on python:3.11-slim",
+        log,
+        offline="`inspect-gaia image build --egress-proxy --offline`",
+    )

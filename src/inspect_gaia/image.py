@@ -298,12 +298,25 @@ def build_from_registry(tag: str, attachments: bool, log: Log) -> None:
     Raises:
         GaiaError: The build failed (e.g. no registry: use ``--offline``).
     """
+    build_dockerfile(
+        tag,
+        dockerfile(attachments),
+        f"FROM {DEFAULT_IMAGE}",
+        log,
+        offline="`inspect-gaia image build --offline`",
+    )
+
+
+def build_dockerfile(tag: str, text: str, what: str, log: Log, offline: str) -> None:
+    """``docker build -t tag`` of a Dockerfile holding ``text``; a failure names ``offline``.
+
+    Raises:
+        GaiaError: The build failed (e.g. no registry: the ``offline`` command builds without one).
+    """
     with tempfile.TemporaryDirectory(prefix="gaia-image-") as temp:
-        (Path(temp) / "Dockerfile").write_text(dockerfile(attachments))
-        log(f"docker build -t {tag} (FROM {DEFAULT_IMAGE})")
+        (Path(temp) / "Dockerfile").write_text(text)
+        log(f"docker build -t {tag} ({what})")
         try:
             run_step(["docker", "build", "-t", tag, temp], "docker build")
         except GaiaError as ex:
-            raise GaiaError(
-                f"{ex} — with no registry, build with `inspect-gaia image build --offline`"
-            ) from ex
+            raise GaiaError(f"{ex} — with no registry, build with {offline}") from ex
