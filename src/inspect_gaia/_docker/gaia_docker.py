@@ -41,6 +41,7 @@ from .._compat import InjectedWrapper, classify_exec_failure, sample_active
 from .._faults import start_or_stand_in, started
 from ..errors import GaiaError
 from . import PROVIDER, archive, client, egress, engine
+from .channel import ExecChannel
 from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
 from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
@@ -68,6 +69,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
         self.container = container
         self.name = name
         self.working_dir = working_dir
+        self._channel: ExecChannel | None = None
+        self._channel_tried = False
+        self._channel_lock = anyio.Lock()
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -157,7 +161,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
         """Remove the sample's container at once (no stop grace period)."""
         with anyio.CancelScope(shield=True):
             for env in (started(environments) or {}).values():
-                await client.call(_remove_quietly, env.as_type(GaiaDockerSandbox).container)
+                sandbox = env.as_type(GaiaDockerSandbox)
+                await sandbox._close_channel()
+                await client.call(_remove_quietly, sandbox.container)
 
     @override
     @classmethod
@@ -232,16 +238,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         data = input.encode() if isinstance(input, str) else input
         start = time.monotonic()
         with anyio.fail_after(None if timeout is None else timeout + 15):
-            code, out, err = await self._engine_call(
-                client.exec_command,
-                self.container,
-                wrapped,
-                data,
-                self._path(cwd or "."),
-                env,
-                user,
-                SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE,
-            )
+            code, out, err = await self._run(wrapped, data, self._path(cwd or "."), env, user)
         stdout = out.decode("utf-8", errors="replace")
         stderr = err.decode("utf-8", errors="replace")
         if timeout is not None and code in (124, 137, 143):
@@ -303,6 +300,43 @@ class GaiaDockerSandbox(SandboxEnvironment):
     def default_polling_interval(self) -> float:
         """Polling interval for sandbox service requests (an exec costs milliseconds)."""
         return 0.2
+
+    async def _run(
+        self,
+        cmd: list[str],
+        data: bytes | None,
+        workdir: str,
+        env: dict[str, str] | None,
+        user: str | None,
+    ) -> tuple[int, bytes, bytes]:
+        """Through the sandbox's command channel when it can, else one ``docker exec``."""
+        limit = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE
+        channel = await self._command_channel() if user is None else None
+        if channel is not None:
+            ran = await channel.run(cmd, data, workdir, env, limit)
+            if ran is not None and channel.broken and not await client.call(client.answers):
+                raise SandboxUnavailableError(engine.engine_stopped(ConnectionError()))
+            if ran is not None:
+                return ran
+        return await self._engine_call(
+            client.exec_command, self.container, cmd, data, workdir, env, user, limit
+        )
+
+    async def _command_channel(self) -> ExecChannel | None:
+        """The channel, started with the first command; None once it is broken or unusable."""
+        if not self._channel_tried:
+            async with self._channel_lock:
+                if not self._channel_tried:
+                    self._channel = await ExecChannel.open(self.container)
+                    self._channel_tried = True
+        if self._channel is not None and self._channel.broken:
+            await self._close_channel()
+        return self._channel
+
+    async def _close_channel(self) -> None:
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            await channel.close()
 
     def _path(self, file: str) -> str:
         return str(PurePosixPath(self.working_dir) / file)

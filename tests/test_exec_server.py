@@ -1,0 +1,170 @@
+"""The sandbox's command runner, run here as gaia-docker starts it in a container (no Docker).
+
+The runner is started with the same command line and bootstrap as in a sandbox, and spoken to in
+its frames; what each command sees and returns must be what ``docker exec`` gives it (the Docker
+tests compare the two in a real container).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from inspect_gaia._docker import channel
+from inspect_gaia._docker.exec_server import HEADER
+
+
+class Runner:
+    """A runner process on this machine and a blocking client of its frames."""
+
+    def __init__(self) -> None:
+        cmd = [sys.executable, *channel.RUNNER[1:]]
+        self.process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin, self.stdout = self.process.stdin, self.process.stdout
+        self.stdin.write(json.dumps(channel._SERVER).encode() + b"\n")
+        self.stdin.flush()
+        self.next_id = 1
+
+    def frame(self) -> tuple[int, bytes, bytes]:
+        request, kind, size = HEADER.unpack(self.stdout.read(HEADER.size))
+        return request, kind, self.stdout.read(size)
+
+    def start(
+        self,
+        cmd: list[str],
+        cwd: str = "/",
+        env: dict[str, str] | None = None,
+        data: bytes | None = None,
+    ) -> int:
+        request, self.next_id = self.next_id, self.next_id + 1
+        spec = {"cmd": cmd, "cwd": cwd, "env": env or {}, "input": data is not None}
+        payload = json.dumps(spec).encode() + b"\0" + (data or b"")
+        self.stdin.write(HEADER.pack(request, b"R", len(payload)) + payload)
+        self.stdin.flush()
+        return request
+
+    def kill(self, request: int) -> None:
+        self.stdin.write(HEADER.pack(request, b"K", 0))
+        self.stdin.flush()
+
+    def finish(self, request: int) -> tuple[str, bytes, bytes]:
+        """Frames until ``request`` ends: its exit status (or ``F...``), stdout, stderr."""
+        out, err = b"", b""
+        while True:
+            seen, kind, payload = self.frame()
+            assert seen == request, "one command at a time here"
+            if kind == b"O":
+                out += payload
+            elif kind == b"E":
+                err += payload
+            else:
+                return (kind + payload).decode(), out, err
+
+    def run(self, cmd: list[str], **kwargs: object) -> tuple[str, bytes, bytes]:
+        return self.finish(self.start(cmd, **kwargs))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def runner() -> Iterator[Runner]:
+    started = Runner()
+    assert started.frame()[1] == b"H"
+    yield started
+    started.process.kill()
+    started.process.wait()
+
+
+def test_a_command_returns_its_status_and_both_outputs(runner: Runner) -> None:
+    assert runner.run(["sh", "-c", "echo out; echo err >&2; exit 3"]) == ("X3", b"out\n", b"err\n")
+
+
+def test_a_command_killed_by_a_signal_reports_128_plus_the_signal_as_docker_does(
+    runner: Runner,
+) -> None:
+    assert runner.run(["sh", "-c", "kill -9 $$"])[0] == "X137"
+
+
+def test_cwd_env_and_input_reach_the_command(runner: Runner, tmp_path: Path) -> None:
+    status, out, _ = runner.run(
+        ["sh", "-c", 'pwd; echo "$GAIA_X"; cat'],
+        cwd=str(tmp_path),
+        env={"GAIA_X": "1"},
+        data=b"typed",
+    )
+    assert (status, out) == ("X0", f"{tmp_path}\n1\ntyped".encode())
+
+
+def test_without_input_stdin_is_empty(runner: Runner) -> None:
+    assert runner.run(["cat"]) == ("X0", b"", b"")
+
+
+def test_the_runners_environment_is_passed_on_and_added_to(runner: Runner) -> None:
+    _, out, _ = runner.run(["sh", "-c", "echo $PATH"], env={"EXTRA": "x"})
+    assert out.decode().strip() == os.environ["PATH"]
+
+
+def test_a_command_that_cannot_start_is_refused_not_run(runner: Runner, tmp_path: Path) -> None:
+    status, _, _ = runner.run(["true"], cwd=str(tmp_path / "missing"))
+    assert status.startswith("F") and "missing" in status
+    assert runner.run(["no-such-program-here"])[0].startswith("F")
+
+
+def test_a_background_child_holding_the_output_is_waited_for_2_seconds_then_left(
+    runner: Runner,
+) -> None:
+    start = time.monotonic()
+    status, out, _ = runner.run(["sh", "-c", "sleep 30 & echo started"])
+    took = time.monotonic() - start
+    assert (status, out) == ("X0", b"started\n")
+    assert 1.8 <= took < 10
+
+
+def test_kill_ends_the_command_and_its_children(runner: Runner) -> None:
+    request = runner.start(["sh", "-c", "sleep 60 & sleep 60; echo never"])
+    time.sleep(0.3)
+    runner.kill(request)
+    start = time.monotonic()
+    status, out, _ = runner.finish(request)
+    assert status == "X137" and out == b""
+    assert time.monotonic() - start < 5  # the children went with it: no 2 s drain
+
+
+def test_commands_run_concurrently_and_their_frames_do_not_mix(runner: Runner) -> None:
+    slow = runner.start(["sh", "-c", "sleep 1; echo slow"])
+    fast = runner.start(["sh", "-c", "echo fast"])
+    ended: dict[int, bytes] = {}
+    outputs: dict[int, bytes] = {slow: b"", fast: b""}
+    while len(ended) < 2:
+        request, kind, payload = runner.frame()
+        if kind == b"O":
+            outputs[request] += payload
+        elif kind == b"X":
+            ended[request] = payload
+    assert list(ended) == [fast, slow]
+    assert outputs == {slow: b"slow\n", fast: b"fast\n"}
+
+
+def test_large_output_arrives_whole(runner: Runner) -> None:
+    status, out, _ = runner.run(["head", "-c", "3000000", "/dev/zero"])
+    assert status == "X0" and len(out) == 3_000_000
+
+
+def test_sigterm_leaves_the_runner_alone_and_commands_get_default_signals(runner: Runner) -> None:
+    runner.process.send_signal(signal.SIGTERM)
+    time.sleep(0.2)
+    assert runner.process.poll() is None
+    # A handled signal is reset for the command: the command dies of SIGTERM as usual.
+    assert runner.run(["sh", "-c", "kill -TERM $$; sleep 5"])[0] == "X143"
+
+
+def test_the_runner_exits_when_its_connection_closes(runner: Runner) -> None:
+    runner.stdin.close()
+    assert runner.process.wait(timeout=5) == 0
