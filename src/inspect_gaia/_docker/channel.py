@@ -162,8 +162,11 @@ class ExecChannel:
         await self._send_raw(_HEADER.pack(request, kind, len(payload)) + payload)
 
     async def _send_raw(self, data: bytes) -> None:
-        async with self.send_lock:
-            await self.stream.send(data)
+        # Shielded: a frame cut short by a cancellation would leave the runner reading the next
+        # one from its middle. A send takes microseconds (the runner reads its stdin at once).
+        with anyio.CancelScope(shield=True):
+            async with self.send_lock:
+                await self.stream.send(data)
 
     async def _receive(self) -> None:
         """Read one chunk (cancellation loses nothing) and hand out what it completes."""
@@ -208,7 +211,12 @@ class ExecChannel:
             elif kind == b"E":
                 command.err.write(payload)
             elif kind == b"X":
-                command.code, command.done = int(payload), True
+                try:
+                    command.code = int(payload)
+                except ValueError:  # not the runner's frame (the stream was written into)
+                    self._break()
+                    return
+                command.done = True
             elif kind == b"F":
                 logger.info(f"runner could not start {payload.decode(errors='replace')}")
                 command.refused, command.done = True, True

@@ -1,0 +1,146 @@
+"""The host's side of the command channel, read byte by byte and fed bad frames (no Docker).
+
+The peer here writes what the engine would relay: Docker's multiplexed stream (8-byte headers)
+carrying the runner's frames. The real runner and engine are in ``test_exec_server.py`` and
+``test_docker_channel.py``; this is the parser's own contract: output reassembled from any
+chunking, and a stream written into by someone else breaking the channel, never the sample.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import AsyncIterator
+
+import anyio
+import pytest
+from anyio.abc import SocketStream
+
+from inspect_gaia._docker.channel import BROKEN, ExecChannel
+from inspect_gaia._docker.exec_server import HEADER
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["asyncio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+async def pair(anyio_backend: str) -> AsyncIterator[tuple[ExecChannel, SocketStream]]:
+    ours, theirs = socket.socketpair()
+    channel = ExecChannel(await SocketStream.from_socket(ours), bytearray())
+    peer = await SocketStream.from_socket(theirs)
+    yield channel, peer
+    await channel.close()
+    await peer.aclose()
+
+
+def relayed(request: int, kind: bytes, payload: bytes) -> bytes:
+    """A runner frame as the engine relays it: in a stdout frame of Docker's stream."""
+    frame = HEADER.pack(request, kind, len(payload)) + payload
+    return bytes([1, 0, 0, 0]) + len(frame).to_bytes(4, "big") + frame
+
+
+async def read_request(peer: SocketStream) -> tuple[int, bytes, bytes]:
+    data = b""
+    while len(data) < HEADER.size:
+        data += await peer.receive()
+    request, kind, size = HEADER.unpack(data[: HEADER.size])
+    while len(data) < HEADER.size + size:
+        data += await peer.receive()
+    return request, kind, data[HEADER.size : HEADER.size + size]
+
+
+async def test_output_split_anywhere_is_put_back_together(
+    pair: tuple[ExecChannel, SocketStream],
+) -> None:
+    channel, peer = pair
+    results = []
+
+    async def run() -> None:
+        results.append(await channel.run(["echo"], None, "/", None, 1024))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        request, kind, payload = await read_request(peer)
+        spec = json.loads(payload.partition(b"\0")[0])
+        assert (kind, spec["cmd"], spec["input"]) == (b"R", ["echo"], False)
+        stream = (
+            relayed(request, b"O", b"hello ")
+            + relayed(request, b"E", b"warn")
+            + relayed(request, b"O", b"world")
+            + relayed(request, b"X", b"3")
+        )
+        for i in range(len(stream)):  # one byte at a time: every header split somewhere
+            await peer.send(stream[i : i + 1])
+            await anyio.sleep(0)
+    assert results == [(3, b"hello world", b"warn")]
+    assert not channel.broken
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        relayed(1, b"X", b"not a number"),
+        bytes([1, 0, 0, 0, 0, 0, 0, 9]) + HEADER.pack(1, b"O", 1 << 30),  # a 1 GiB frame
+    ],
+    ids=["exit status", "frame size"],
+)
+async def test_a_stream_written_into_breaks_the_channel_not_the_sample(
+    pair: tuple[ExecChannel, SocketStream], forged: bytes
+) -> None:
+    channel, peer = pair
+    results = []
+
+    async def run() -> None:
+        results.append(await channel.run(["true"], None, "/", None, 1024))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        await read_request(peer)
+        await peer.send(forged)
+    ((code, out, err),) = results  # type: ignore[misc]
+    assert code == -1 and BROKEN in err.decode()
+    assert channel.broken
+    # Later commands are not sent here (the sandbox runs them through docker exec).
+    assert await channel.run(["true"], None, "/", None, 1024) is None
+
+
+async def test_a_cancelled_command_is_killed_and_its_late_frames_dropped(
+    pair: tuple[ExecChannel, SocketStream],
+) -> None:
+    channel, peer = pair
+    with anyio.move_on_after(0.5):
+        await channel.run(["sleep", "60"], None, "/", None, 1024)
+    first, _, _ = await read_request(peer)
+    request, kind, _ = await read_request(peer)
+    assert (request, kind) == (first, b"K")
+    results = []
+
+    async def run() -> None:
+        results.append(await channel.run(["echo"], None, "/", None, 1024))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        second, _, _ = await read_request(peer)
+        await peer.send(relayed(first, b"O", b"late") + relayed(first, b"X", b"137"))
+        await peer.send(relayed(second, b"O", b"ok") + relayed(second, b"X", b"0"))
+    assert results == [(0, b"ok", b"")]
+
+
+async def test_a_command_the_runner_could_not_start_is_left_to_docker_exec(
+    pair: tuple[ExecChannel, SocketStream],
+) -> None:
+    channel, peer = pair
+    results = []
+
+    async def run() -> None:
+        results.append(await channel.run(["missing"], None, "/", None, 1024))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        request, _, _ = await read_request(peer)
+        await peer.send(relayed(request, b"F", b"No such file or directory: 'missing'"))
+    assert results == [None] and not channel.broken
