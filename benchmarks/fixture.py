@@ -15,6 +15,10 @@ sample's own attachment there: the same command is right in both.
 
 from __future__ import annotations
 
+import io
+import json
+import random
+import zipfile
 from pathlib import Path
 
 import pyarrow as pa
@@ -39,27 +43,62 @@ def _config(name: str, path: str) -> str:
     return f'- config_name: {name}\n  data_files:\n  - split: validation\n    path: "{path}"'
 
 
-def write_dataset(root: Path, questions: int, attachments: int) -> Path:
+MIXED_KINDS = ("txt", "csv", "json", "py", "xlsx", "png", "pdf", "mp3")
+"""The mixed-work fixture's attachment types, in turn (GAIA's commonest; binary ones are sized
+like GAIA's: a zip container for xlsx, 1-2 MB of bytes for images and audio)."""
+
+
+def attachment(kind: str, i: int) -> bytes:
+    """Question ``i``'s attachment of type ``kind`` (text kinds: 20 lines)."""
+    rows = range(20)
+    if kind == "csv":
+        return "".join(f"{n},sample {i},{n * i}\n" for n in rows).encode()
+    if kind == "json":
+        lines = [json.dumps({"row": n, "sample": i}) for n in rows]
+        return ("[" + ",\n".join(lines) + "]\n").encode()
+    if kind == "py":
+        return "".join(f"value_{n} = {n * i}\n" for n in rows).encode()
+    if kind == "xlsx":
+        data = io.BytesIO()
+        with zipfile.ZipFile(data, "w") as archive:
+            archive.writestr("xl/worksheets/sheet1.xml", "<row/>\n" * 20)
+        return data.getvalue()
+    if kind in ("png", "mp3"):
+        return random.Random(i).randbytes((1 if kind == "png" else 2) * 1024 * 1024)
+    if kind == "pdf":
+        return b"%PDF-1.4\n" + b"".join(f"% line {n}\n".encode() for n in range(19))
+    return f"line for sample {i}\n".encode() * 20
+
+
+def file_name(i: int, kinds: tuple[str, ...]) -> str:
+    """Question ``i``'s attachment name."""
+    return f"{task_id(i)}.{kinds[i % len(kinds)]}"
+
+
+def write_dataset(
+    root: Path, questions: int, attachments: int, kinds: tuple[str, ...] = ("txt",)
+) -> Path:
     """A synthetic GAIA snapshot at ``root``, for inspect_gaia and evalscope alike.
 
-    ``questions`` rows, the first ``attachments`` with a 20-line .txt file; inspect_gaia reads it
-    with ``dataset_path``, evalscope through its local hub (the README's ``configs:``).
+    ``questions`` rows, the first ``attachments`` with a file of the ``kinds`` in turn (by
+    default a 20-line .txt); inspect_gaia reads it with ``dataset_path``, evalscope through its
+    local hub (the README's ``configs:``).
     """
     split = root / "2023" / "validation"
     split.mkdir(parents=True, exist_ok=True)
     rows = []
     for i in range(questions):
-        file_name = f"{task_id(i)}.txt" if i < attachments else ""
-        if file_name:
-            (split / file_name).write_text(f"line for sample {i}\n" * 20)
+        name = file_name(i, kinds) if i < attachments else ""
+        if name:
+            (split / name).write_bytes(attachment(kinds[i % len(kinds)], i))
         rows.append(
             {
                 "task_id": task_id(i),
                 "Question": f"Benchmark question {i}: how many lines has the attached file?",
                 "Level": str(1 + i % 3),
                 "Final answer": "20",
-                "file_name": file_name,
-                "file_path": f"2023/validation/{file_name}" if file_name else "",
+                "file_name": name,
+                "file_path": f"2023/validation/{name}" if name else "",
                 "Annotator Metadata": {
                     "Steps": "",
                     "Number of steps": "",
@@ -93,3 +132,35 @@ def scripted_model(questions: int, bash_turns: int, latency: float = 0.0) -> Scr
         # The colon keeps "question 1:" from matching "question 12: ...".
         entries.append(Entry(f"Benchmark question {i}:", steps))
     return ScriptedModel(entries, latency=latency)
+
+
+def mixed_model(questions: int, kinds: tuple[str, ...] = MIXED_KINDS) -> ScriptedModel:
+    """Each question: six commands on its attachment of any type, then the answer (7 replies).
+
+    A directory listing, a byte dump, a size, a hash in Python, a type-aware read in Python (csv,
+    json, zip, or lines) and a line count: what an agent's first look at a GAIA file is like.
+    """
+    entries = []
+    for i in range(questions):
+        path = f"/shared_files/{file_name(i, kinds)}"
+        read = (
+            "import csv, json, sys, zipfile; p = sys.argv[1]; "
+            "print(len(list(csv.reader(open(p)))) if p.endswith('.csv') else "
+            "len(json.load(open(p))) if p.endswith('.json') else "
+            "len(zipfile.ZipFile(p).namelist()) if zipfile.is_zipfile(p) else "
+            "sum(1 for _ in open(p, 'rb')))"
+        )
+        steps: list[Step] = [
+            {"bash": "ls -la /shared_files"},
+            {"bash": f"head -c 64 {path} | od -c | head -n 3"},
+            {"bash": f"wc -c {path}"},
+            {
+                "bash": "python3 -c 'import hashlib, sys; "
+                f'print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())\' {path}'
+            },
+            {"bash": f'python3 -c "{read}" {path}'},
+            {"bash": f"grep -c '' {path}"},
+            {"submit": "20"},
+        ]
+        entries.append(Entry(f"Benchmark question {i}:", steps))
+    return ScriptedModel(entries)

@@ -5,8 +5,8 @@ a submission; ``--latency`` s per model reply) over ``--samples`` questions at `
 inspect_gaia only. Each variant is some source tree (a git ref's ``src/``, or the working tree)
 and some extra ``inspect eval`` options; the variants run one after another, ``--rounds`` times
 (alternating, so the machine's other work falls on all of them alike). Per run: wall, wall over
-the model-time ideal, the process's CPU seconds (``os.wait4``), and CPU per model turn; then the
-medians per variant.
+the model-time ideal, the process's CPU seconds (``os.wait4``), CPU per model turn and the engine's
+CPU (dockerd + containerd, as ``measure.py`` reads it); then the medians per variant.
 
     python -m benchmarks.load_cpu --variant base --variant no-realtime::--no-log-realtime
     python -m benchmarks.load_cpu --variant before:HEAD~1 --variant after --rounds 3
@@ -140,6 +140,7 @@ def main() -> None:
                         f"{variant.name}: wall {measured.wall:.1f} s "
                         f"(÷ ideal {measured.wall / ideal:.2f}), CPU {measured.cpu:.1f} s, "
                         f"{measured.cpu / turns * 1000:.1f} ms per turn, "
+                        f"engine CPU {measured.engine_cpu:.1f} s, "
                         f"peak RSS {measured.rss_mb:.0f} MB",
                         flush=True,
                     )
@@ -147,14 +148,15 @@ def main() -> None:
         f"\n{args.samples} samples x {args.turns + 1} model turns, {args.at_once} at once, "
         f"{args.latency:g} s per reply (ideal {ideal:.0f} s); medians of {args.rounds}:"
     )
-    print("| variant | options | wall s | wall ÷ ideal | CPU s | CPU ms per turn |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| variant | options | wall s | wall ÷ ideal | CPU s | CPU ms per turn | engine CPU s |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for v in variants:
         wall = statistics.median(m.wall for m in v.runs)
         cpu = statistics.median(m.cpu for m in v.runs)
+        engine = statistics.median(m.engine_cpu for m in v.runs)
         print(
             f"| {v.name} | {shlex.join(v.options) or '-'} | {wall:.1f} | {wall / ideal:.2f} "
-            f"| {cpu:.1f} | {cpu / turns * 1000:.1f} |"
+            f"| {cpu:.1f} | {cpu / turns * 1000:.1f} | {engine:.1f} |"
         )
     sys.stdout.flush()
 

@@ -103,3 +103,37 @@ def test_view_file_memory_measures_a_run(sandbox_image: str) -> None:
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert "2 samples at once, each viewing a 6 MiB image: peak RSS " in run.stdout
     assert run.stdout.rstrip().endswith("MB (/usr/bin/time -v)")
+
+
+@pytest.mark.docker
+def test_mixed_work_runs_every_attachment_type_and_takes_a_sample_apart(
+    sandbox_image: str,
+) -> None:
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.mixed",
+            *("--no-evalscope", "--image", sandbox_image, "--samples", "8", "--repeat", "1"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+    )
+    # Every run was checked by its harness: 8 samples, each attachment type once, all scored 1.
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2:-1]
+        for line in run.stdout.splitlines()
+        if line.startswith("| ") and not line.startswith("| ---")
+    }
+    assert float(rows["inspect_gaia"][2]) > 0  # marginal per sample
+    assert "evalscope (fastest)" not in rows
+    # Six commands, one file copy and seven model calls per sample, from the log's events.
+    assert [rows[k][1].strip() for k in ("commands", "file copies", "model calls")] == [
+        "6",
+        "1",
+        "7",
+    ]
+    assert float(rows["sample, all"][0]) > float(rows["commands"][0]) > 0

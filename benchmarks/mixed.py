@@ -1,0 +1,178 @@
+"""Mixed work, one sample at a time: inspect_gaia beside evalscope, and where its time goes.
+
+Each sample has an attachment of one of GAIA's common types in turn (``fixture.MIXED_KINDS``: text,
+CSV, JSON, Python, a zip-based spreadsheet, 1-2 MB images and audio) and runs six commands on it
+before answering (``fixture.mixed_model``: 7 model replies, no model latency), so the numbers are
+harness overhead on several commands and one file copy per sample. Both harnesses run a 1-sample
+process and an N-sample one at a time, alternating, ``--repeat`` rounds after a warm-up; the
+marginal cost per sample is (wall of N - wall of 1) / (N - 1). evalscope runs in its fastest
+configuration. Then inspect_gaia's last N-sample log is taken apart per sample, from its events:
+sandbox start, file copies, commands, model calls, and the rest.
+
+    python -m benchmarks.mixed                                 # 16 samples, 3 rounds, ~10 min
+    python -m benchmarks.mixed --no-evalscope --samples 4 --repeat 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from benchmarks.fixture import MIXED_KINDS, mixed_model, write_dataset
+from benchmarks.harnesses import DEFAULT_EVALSCOPE_VENV, EvalscopeHarness, InspectHarness
+from benchmarks.measure import Measured
+from benchmarks.run import freeze_source
+from benchmarks.stream_server import serve
+
+INSPECT = "inspect_gaia"
+EVALSCOPE = "evalscope (fastest)"
+
+
+def parse_args() -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument(
+        "--image",
+        default=os.environ.get("INSPECT_GAIA_TEST_IMAGE", "inspect-gaia/sandbox:bookworm"),
+    )
+    parser.add_argument("--samples", type=int, default=16)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-evalscope", action="store_true")
+    parser.add_argument("--evalscope-venv", default=str(DEFAULT_EVALSCOPE_VENV))
+    parser.add_argument("--workdir", help="keep every run's logs here")
+    return parser.parse_args()
+
+
+def main() -> None:
+    """Run both harnesses, alternating, and print the tables."""
+    args = parse_args()
+    with tempfile.TemporaryDirectory(prefix="gaia-mixed-") as temp:
+        work = Path(args.workdir or temp)
+        work.mkdir(parents=True, exist_ok=True)
+        code = freeze_source(work)
+        n = args.samples
+        dataset = write_dataset(work / "GAIA", n, n, MIXED_KINDS)
+        runs: dict[tuple[str, int], list[Measured]] = {}
+        last_log = work / "none"
+        with serve(mixed_model(n)) as url:
+            ours = InspectHarness(args.image, url)
+            theirs = None
+            if not args.no_evalscope:
+                venv = Path(args.evalscope_venv)
+                theirs = EvalscopeHarness(venv, args.image, url, work / "hf-datasets")
+                if not theirs.installed():
+                    theirs.install()
+            for r in range(-1, args.repeat):  # round -1 warms both up and is not counted
+                for size in (1, n):
+                    out = work / f"inspect-{size}-{r}"
+                    measured = ours.run(dataset, size, 1, out)
+                    if r >= 0:
+                        runs.setdefault((INSPECT, size), []).append(measured)
+                        last_log = out
+                    if theirs is not None:
+                        out = work / f"evalscope-{size}-{r}"
+                        measured = theirs.run(dataset, size, 1, out, fast=True)
+                        if r >= 0:
+                            runs.setdefault((EVALSCOPE, size), []).append(measured)
+                    print(f"mixed: round {r}, {size} sample(s) done", flush=True)
+        print(f"\ninspect_gaia at {code}; {n} samples, one at a time, medians of {args.repeat}\n")
+        print("\n".join(harness_table(runs, n)))
+        print("\n".join(breakdown(last_log)))
+
+
+def harness_table(runs: dict[tuple[str, int], list[Measured]], n: int) -> Iterator[str]:
+    """Markdown: per harness, walls, marginal cost per sample, CPU; evalscope ÷ inspect_gaia."""
+    yield "| harness | 1-sample process s | N samples s | marginal per sample s | CPU s (N) |"
+    yield "| --- | --- | --- | --- | --- |"
+    marginal = {}
+    for harness in (INSPECT, EVALSCOPE):
+        if (harness, n) not in runs:
+            continue
+        one = statistics.median(m.wall for m in runs[(harness, 1)])
+        many = statistics.median(m.wall for m in runs[(harness, n)])
+        cpu = statistics.median(m.cpu for m in runs[(harness, n)])
+        marginal[harness] = (many - one) / (n - 1)
+        yield f"| {harness} | {one:.2f} | {many:.2f} | {marginal[harness]:.3f} | {cpu:.1f} |"
+    if len(marginal) == 2:
+        ratio = marginal[EVALSCOPE] / marginal[INSPECT]
+        yield ""
+        yield f"evalscope ÷ inspect_gaia, marginal per sample: {ratio:.2f}"
+
+
+def breakdown(out: Path) -> Iterator[str]:
+    """Markdown: where each sample's time went, from the events of an inspect_gaia log."""
+    from inspect_ai.log import read_eval_log
+
+    (path,) = out.glob("*.eval")
+    log = read_eval_log(str(path))
+    parts: dict[str, list[float]] = {}
+    counts: dict[str, list[int]] = {}
+    for sample in log.samples or []:
+        events = sample.events
+        init = next(e for e in events if e.event == "sample_init")
+        started = datetime.fromisoformat(str(sample.started_at))
+        end = datetime.fromisoformat(str(sample.completed_at))
+        spans = dict.fromkeys(SPANS, 0.0)
+        n = dict.fromkeys(COUNTED, 0)
+        first = next((e for e in events if e.event == "sandbox"), None)
+        if first is not None:
+            spans[SPANS[0]] = (first.timestamp - init.timestamp).total_seconds()
+        for e in events:
+            what = _span(e, started)
+            if what is not None:
+                spans[what] += _took(e)
+                n[what] += 1
+        total = (end - init.timestamp).total_seconds()
+        spans["the rest (tools, events, scoring, log)"] = total - sum(spans.values())
+        spans["sample, all"] = total
+        for key, value in spans.items():
+            parts.setdefault(key, []).append(value)
+        for key, seen in n.items():
+            counts.setdefault(key, []).append(seen)
+    yield ""
+    yield "| per sample (median) | seconds | count | each, ms |"
+    yield "| --- | --- | --- | --- |"
+    for key, values in parts.items():
+        seconds = statistics.median(values)
+        if key in counts:
+            many = statistics.median(counts[key])
+            each = 1000 * statistics.median(
+                v / max(c, 1) for v, c in zip(values, counts[key], strict=True)
+            )
+            yield f"| {key} | {seconds:.3f} | {many:g} | {each:.1f} |"
+        else:
+            yield f"| {key} | {seconds:.3f} | | |"
+
+
+SPANS = ("container start", "file copies", "inspect's checks (as root)", "commands", "model calls")
+COUNTED = SPANS[1:]
+
+
+def _span(event: object, started: datetime) -> str | None:
+    """Which counted span an event is (sandbox operations before the sample started are init)."""
+    kind, action = getattr(event, "event", ""), getattr(event, "action", "")
+    if kind == "model":
+        return "model calls"
+    if kind == "sandbox" and action == "write_file":
+        return "file copies"
+    if kind == "sandbox" and action == "exec":
+        before = getattr(event, "timestamp", started) < started
+        return "inspect's checks (as root)" if before else "commands"
+    return None
+
+
+def _took(event: object) -> float:
+    completed = getattr(event, "completed", None)
+    timestamp = getattr(event, "timestamp", None)
+    if completed is None or timestamp is None:
+        return 0.0
+    return float((completed - timestamp).total_seconds())
+
+
+if __name__ == "__main__":
+    main()
