@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import anyio
 import pytest
@@ -53,31 +53,50 @@ async def read_request(peer: SocketStream) -> tuple[int, bytes, bytes]:
     return request, kind, data[HEADER.size : HEADER.size + size]
 
 
-async def test_output_split_anywhere_is_put_back_together(
-    pair: tuple[ExecChannel, SocketStream],
-) -> None:
-    channel, peer = pair
-    results = []
+Result = tuple[int, bytes, bytes] | None
+
+
+async def exchange(
+    channel: ExecChannel,
+    peer: SocketStream,
+    cmd: list[str],
+    reply: Callable[[int], bytes],
+    chunk: int = 1 << 16,
+) -> tuple[Result, dict[str, object]]:
+    """Run ``cmd``; the peer reads its request and answers ``reply(request id)``, ``chunk``
+    bytes at a time. The command's result and the request's spec."""
+    results: list[Result] = []
 
     async def run() -> None:
-        results.append(await channel.run(["echo"], None, "/", None, 1024))
+        results.append(await channel.run(cmd, None, "/", None, 1024))
 
     async with anyio.create_task_group() as group:
         group.start_soon(run)
         request, kind, payload = await read_request(peer)
-        spec = json.loads(payload.partition(b"\0")[0])
-        assert (kind, spec["cmd"], spec["input"]) == (b"R", ["echo"], False)
-        stream = (
+        assert kind == b"R"
+        answer = reply(request)
+        for i in range(0, len(answer), chunk):
+            await peer.send(answer[i : i + chunk])
+            await anyio.sleep(0)
+    return results[0], json.loads(payload.partition(b"\0")[0])
+
+
+async def test_output_split_anywhere_is_put_back_together(
+    pair: tuple[ExecChannel, SocketStream],
+) -> None:
+    def reply(request: int) -> bytes:
+        return (
             relayed(request, b"O", b"hello ")
             + relayed(request, b"E", b"warn")
             + relayed(request, b"O", b"world")
             + relayed(request, b"X", b"3")
         )
-        for i in range(len(stream)):  # one byte at a time: every header split somewhere
-            await peer.send(stream[i : i + 1])
-            await anyio.sleep(0)
-    assert results == [(3, b"hello world", b"warn")]
-    assert not channel.broken
+
+    # one byte at a time: every header split somewhere
+    result, spec = await exchange(*pair, ["echo"], reply, chunk=1)
+    assert (spec["cmd"], spec["input"]) == (["echo"], False)
+    assert result == (3, b"hello world", b"warn")
+    assert not pair[0].broken
 
 
 @pytest.mark.parametrize(
@@ -91,21 +110,11 @@ async def test_output_split_anywhere_is_put_back_together(
 async def test_a_stream_written_into_breaks_the_channel_not_the_sample(
     pair: tuple[ExecChannel, SocketStream], forged: bytes
 ) -> None:
-    channel, peer = pair
-    results = []
-
-    async def run() -> None:
-        results.append(await channel.run(["true"], None, "/", None, 1024))
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(run)
-        await read_request(peer)
-        await peer.send(forged)
-    ((code, out, err),) = results  # type: ignore[misc]
-    assert code == -1 and BROKEN in err.decode()
-    assert channel.broken
+    result, _ = await exchange(*pair, ["true"], lambda _: forged)
+    assert result is not None and result[0] == -1 and BROKEN in result[2].decode()
+    assert pair[0].broken
     # Later commands are not sent here (the sandbox runs them through docker exec).
-    assert await channel.run(["true"], None, "/", None, 1024) is None
+    assert await pair[0].run(["true"], None, "/", None, 1024) is None
 
 
 async def test_a_cancelled_command_is_killed_and_its_late_frames_dropped(
@@ -117,30 +126,19 @@ async def test_a_cancelled_command_is_killed_and_its_late_frames_dropped(
     first, _, _ = await read_request(peer)
     request, kind, _ = await read_request(peer)
     assert (request, kind) == (first, b"K")
-    results = []
 
-    async def run() -> None:
-        results.append(await channel.run(["echo"], None, "/", None, 1024))
+    def reply(second: int) -> bytes:
+        late = relayed(first, b"O", b"late") + relayed(first, b"X", b"137")
+        return late + relayed(second, b"O", b"ok") + relayed(second, b"X", b"0")
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(run)
-        second, _, _ = await read_request(peer)
-        await peer.send(relayed(first, b"O", b"late") + relayed(first, b"X", b"137"))
-        await peer.send(relayed(second, b"O", b"ok") + relayed(second, b"X", b"0"))
-    assert results == [(0, b"ok", b"")]
+    assert (await exchange(channel, peer, ["echo"], reply))[0] == (0, b"ok", b"")
 
 
 async def test_a_command_the_runner_could_not_start_is_left_to_docker_exec(
     pair: tuple[ExecChannel, SocketStream],
 ) -> None:
-    channel, peer = pair
-    results = []
+    def refused(request: int) -> bytes:
+        return relayed(request, b"F", b"No such file or directory: 'missing'")
 
-    async def run() -> None:
-        results.append(await channel.run(["missing"], None, "/", None, 1024))
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(run)
-        request, _, _ = await read_request(peer)
-        await peer.send(relayed(request, b"F", b"No such file or directory: 'missing'"))
-    assert results == [None] and not channel.broken
+    assert (await exchange(*pair, ["missing"], refused))[0] is None
+    assert not pair[0].broken
