@@ -82,7 +82,8 @@ def run_load(
             ideal = spec.ideal(level)
             out = workdir / f"load-inspect-{level}"
             print(f"load: inspect_gaia, {samples} samples, {level} at once", flush=True)
-            measured = inspect_gaia.run(dataset, samples, level, out, poll=True)
+            # Not strict: a sample scored wrong under load is a finding, counted in the table.
+            measured = inspect_gaia.run(dataset, samples, level, out, poll=True, strict=False)
             rows.append(LoadRow(INSPECT, level, samples, ideal, measured))
             if level == max(spec.levels) and spec.large_run:
                 options = " ".join(spec.large_run)
@@ -91,13 +92,15 @@ def run_load(
                 )
                 out = workdir / f"load-inspect-large-{level}"
                 measured = inspect_gaia.run(
-                    dataset, samples, level, out, poll=True, extra=spec.large_run
+                    dataset, samples, level, out, poll=True, extra=spec.large_run, strict=False
                 )
                 rows.append(LoadRow(f"{INSPECT}, {options}", level, samples, ideal, measured))
             if evalscope is not None:
                 out = workdir / f"load-evalscope-{level}"
                 print(f"load: evalscope, {samples} samples, {level} at once", flush=True)
-                measured = evalscope.run(dataset, samples, level, out, fast=True, poll=True)
+                measured = evalscope.run(
+                    dataset, samples, level, out, fast=True, poll=True, strict=False
+                )
                 rows.append(LoadRow(EVALSCOPE, level, samples, ideal, measured))
     replies = sum(row.samples for row in rows) * (spec.bash_turns + 1)
     if counts.requests != replies:
@@ -109,8 +112,9 @@ def load_table(spec: LoadSpec, rows: list[LoadRow]) -> list[str]:
     """Markdown: one row per harness and level."""
     lines = [
         "| harness | at once | samples | ideal s | wall s | wall ÷ ideal | CPU s | peak RSS MB "
-        "| containers at peak | MB per sandbox (mean at peak / max) | engine CPU s | output MB |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| containers at peak | MB per sandbox (mean at peak / max) | engine CPU s | output MB "
+        "| scored wrong |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
         m = row.measured
@@ -118,7 +122,7 @@ def load_table(spec: LoadSpec, rows: list[LoadRow]) -> list[str]:
             f"| {row.harness} | {row.at_once} | {row.samples} | {row.ideal:.0f} | {m.wall:.1f} "
             f"| {m.wall / row.ideal:.2f} | {m.cpu:.1f} | {m.rss_mb:.0f} | {m.containers} "
             f"| {m.sandbox_mb:.1f} / {m.sandbox_max_mb:.1f} | {m.engine_cpu:.1f} "
-            f"| {m.output_bytes / 1024 / 1024:.2f} |"
+            f"| {m.output_bytes / 1024 / 1024:.2f} | {m.wrong} |"
         )
     return lines
 

@@ -47,6 +47,8 @@ class Measured:
     """Largest single sandbox seen during the run, MB."""
     output_bytes: int = 0
     """Size of what the run wrote (inspect: the .eval log; evalscope: its work directory)."""
+    wrong: int = 0
+    """Samples the harness scored wrong (the scripted model always answers right)."""
 
 
 def _container_memory(container_id: str) -> float | None:

@@ -75,6 +75,7 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
     assert any(r.startswith("| harness | at once | samples | ideal s | wall s |") for r in rows)
     load = [r.split("|")[1:-1] for r in rows if r.startswith("| inspect_gaia | 2 |")]
     assert len(load) == 1 and int(load[0][8]) >= 1, "containers at peak"
+    assert int(load[0][12]) == 0, "scored wrong"
     assert any(r.startswith("| floor: docker run --rm |") for r in rows)
     assert any(r.startswith("| floor: compose up --wait + down |") for r in rows)
     for provider in ("gaia-docker", "inspect compose"):
