@@ -20,7 +20,6 @@ import itertools
 import json
 import logging
 import os
-import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from anyio.abc import SocketStream
 
 from .._compat import CircularByteBuffer
 from . import client
+from .exec_server import HEADER as _HEADER
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,6 @@ _SERVER = (Path(__file__).parent / "exec_server.py").read_text()
 _BOOT = "import sys,json;exec(json.loads(sys.stdin.buffer.readline()))"
 RUNNER = ["python3", "-I", "-S", "-c", _BOOT]
 """The runner's command line, as ``ps`` in the sandbox shows it."""
-_HEADER = struct.Struct(">IcI")
 _MUX = 8
 """Docker's multiplexed stream: 8-byte headers (stream, 3 zero bytes, size), then payloads."""
 _MAX_FRAME = 16 * 1024 * 1024
@@ -45,6 +44,8 @@ _MAX_FRAME = 16 * 1024 * 1024
 _START_WITHIN = 20.0
 """Seconds the runner has to say hello (a busy machine starts python3 slowly)."""
 BROKEN = "the sandbox's command channel closed while the command ran"
+_GONE = (anyio.EndOfStream, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+"""What a read or write raises once the connection is gone."""
 
 
 def engine_socket() -> str | None:
@@ -130,7 +131,7 @@ class ExecChannel:
         try:
             try:
                 await self._send(request, b"R", json.dumps(spec).encode() + b"\0" + (data or b""))
-            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            except _GONE:
                 self._break()
                 return None
             while not command.done:
@@ -172,7 +173,7 @@ class ExecChannel:
         """Read one chunk (cancellation loses nothing) and hand out what it completes."""
         try:
             self.buffer += await self.stream.receive()
-        except (anyio.EndOfStream, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        except _GONE:
             self._break()
             return
         self._parse()
