@@ -19,12 +19,12 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.compare import INSPECT
 from benchmarks.fixture import scripted_model
 from benchmarks.harnesses import EvalscopeHarness, InspectHarness
 from benchmarks.measure import Measured
 from benchmarks.stream_server import Counts, serve
 
-INSPECT = "inspect_gaia"
 EVALSCOPE = "evalscope (fastest)"
 
 

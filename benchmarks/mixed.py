@@ -23,14 +23,13 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from benchmarks.compare import INSPECT
 from benchmarks.fixture import MIXED_KINDS, mixed_model, write_dataset
 from benchmarks.harnesses import DEFAULT_EVALSCOPE_VENV, EvalscopeHarness, InspectHarness
+from benchmarks.load import EVALSCOPE
 from benchmarks.measure import Measured
 from benchmarks.run import freeze_source
 from benchmarks.stream_server import serve
-
-INSPECT = "inspect_gaia"
-EVALSCOPE = "evalscope (fastest)"
 
 
 def parse_args() -> argparse.Namespace:

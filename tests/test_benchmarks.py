@@ -15,6 +15,19 @@ from helpers import REPO
 from benchmarks.report import public_command
 
 
+def benchmark(module: str, *args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    """``python -m benchmarks.MODULE ARGS`` from the repository root; it must succeed."""
+    run = subprocess.run(
+        [sys.executable, "-m", f"benchmarks.{module}", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    return run
+
+
 def test_report_command_has_placeholders_for_paths() -> None:
     command = public_command(
         ["--evalscope-venv", "/home/me/venv", "--workdir=/tmp/w", "--quick", "--out", "/x/b.md"]
@@ -32,24 +45,8 @@ def test_report_command_has_placeholders_for_paths() -> None:
 @pytest.mark.slow
 def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -> None:
     out = tmp_path / "bench.md"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.run",
-            "--quick",
-            "--no-evalscope",  # never installs evalscope (a 1.2 GB venv) from the test suite
-            "--image",
-            sandbox_image,
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=REPO,
-    )
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    # --no-evalscope: never installs evalscope (a 1.2 GB venv) from the test suite
+    benchmark("run", "--quick", "--no-evalscope", "--image", sandbox_image, "--out", str(out))
     text = out.read_text()
     assert str(tmp_path) not in text and "--out <out>" in text
     for heading in (
@@ -89,19 +86,16 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
 
 @pytest.mark.docker
 def test_view_file_memory_measures_a_run(sandbox_image: str) -> None:
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.view_file_memory",
-            *("--image", sandbox_image, "--samples", "2", "--size-mib", "6"),
-        ],
-        capture_output=True,
-        text=True,
+    run = benchmark(
+        "view_file_memory",
+        "--image",
+        sandbox_image,
+        "--samples",
+        "2",
+        "--size-mib",
+        "6",
         timeout=300,
-        cwd=REPO,
     )
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert "2 samples at once, each viewing a 6 MiB image: peak RSS " in run.stdout
     assert run.stdout.rstrip().endswith("MB (/usr/bin/time -v)")
 
@@ -110,20 +104,10 @@ def test_view_file_memory_measures_a_run(sandbox_image: str) -> None:
 def test_mixed_work_runs_every_attachment_type_and_takes_a_sample_apart(
     sandbox_image: str,
 ) -> None:
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.mixed",
-            *("--no-evalscope", "--image", sandbox_image, "--samples", "8", "--repeat", "1"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=REPO,
+    # Every run is checked by its harness: 8 samples, each attachment type once, all scored 1.
+    run = benchmark(
+        "mixed", "--no-evalscope", "--image", sandbox_image, "--samples", "8", "--repeat", "1"
     )
-    # Every run was checked by its harness: 8 samples, each attachment type once, all scored 1.
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     rows = {
         line.split("|")[1].strip(): line.split("|")[2:-1]
         for line in run.stdout.splitlines()
