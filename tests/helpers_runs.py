@@ -1,0 +1,126 @@
+"""Running GAIA evals with the scripted model, in-process or by the CLIs; the tests' constants."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog, read_eval_log
+
+from inspect_gaia import gaia
+from support.scripted_model import Entry, ScriptedModel
+
+REPO = Path(__file__).parent.parent
+SANDBOX_IMAGE = os.environ.get("INSPECT_GAIA_TEST_IMAGE", "inspect-gaia/sandbox:bookworm")
+"""Image the Docker tests run. CI builds it without a registry (`inspect-gaia image build --offline`)."""
+MODEL = "openai-api/scripted/gaia-bot"
+
+Play = Callable[[list[Entry]], ScriptedModel]
+"""The ``scripted`` fixture: set the scenario the scripted model plays."""
+
+
+# -- running evals ---------------------------------------------------------------------------------
+
+
+def inspect_cli() -> str:
+    """The ``inspect`` CLI of the interpreter running the tests."""
+    found = Path(sys.executable).parent / "inspect"
+    assert found.is_file(), f"no inspect CLI beside {sys.executable}; install the package first"
+    return str(found)
+
+
+def eval_command(task_args: list[str], log_dir: Path, inspect: str | None = None) -> list[str]:
+    """``inspect eval inspect_gaia/gaia -T ...`` with the scripted model, logging to ``log_dir``."""
+    args = [arg for value in task_args for arg in ("-T", value)]
+    return [inspect or inspect_cli(), "eval", "inspect_gaia/gaia", *args, "--model", MODEL] + [
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "plain",
+    ]
+
+
+def run_eval_cli(
+    task_args: list[str],
+    workdir: Path,
+    env: dict[str, str] | None = None,
+    inspect: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run :func:`eval_command` in ``workdir`` (logs in ``workdir/logs``).
+
+    The scripted model's variables default to a closed port, for runs that must stop before any
+    model call; the session's scripted server, when started, takes precedence.
+    """
+    return subprocess.run(
+        eval_command(task_args, workdir / "logs", inspect),
+        capture_output=True,
+        text=True,
+        cwd=workdir,
+        env={
+            "SCRIPTED_API_KEY": "x",
+            "SCRIPTED_BASE_URL": "http://127.0.0.1:9/v1",
+            **os.environ,
+            **(env or {}),
+        },
+    )
+
+
+def cli_eval(task_args: list[str], workdir: Path, inspect: str | None = None) -> EvalLog:
+    """Run ``inspect eval inspect_gaia/gaia -T ...`` with the scripted model in ``workdir``.
+
+    Returns the one log it wrote; fails with the CLI's output when the run fails.
+    """
+    run = run_eval_cli(task_args, workdir, inspect=inspect)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    (log_file,) = (workdir / "logs").glob("*.eval")
+    return read_eval_log(str(log_file))
+
+
+def eval_task(task: Task, log_dir: Path, **options: Any) -> EvalLog:
+    """Run ``task`` in-process with the scripted model; returns its one log."""
+    (log,) = inspect_eval(task, model=MODEL, log_dir=str(log_dir), display="none", **options)
+    return log
+
+
+def eval_gaia(log_dir: Path, **params: Any) -> EvalLog:
+    """Run ``gaia(**params)`` in-process with the scripted model; returns its one log."""
+    return eval_task(gaia(**params), log_dir)
+
+
+def metrics(log: EvalLog) -> dict[str, float]:
+    """The gaia_scorer's metrics of a log, by name."""
+    assert log.results is not None
+    (scores,) = [s for s in log.results.scores if s.name == "gaia_scorer"]
+    return {name: metric.value for name, metric in scores.metrics.items()}
+
+
+@dataclass(frozen=True)
+class MiniLogs:
+    """Logs of real runs on gaia-mini, shared by the CLI tests."""
+
+    validation: Path
+    test: Path
+    test_level2: Path
+
+
+# -- the inspect-gaia CLI ------------------------------------------------------------------------
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    """Run ``inspect-gaia ARGS`` in-process; exit code, stdout, stderr (no uncaught exception)."""
+    from click.testing import CliRunner
+
+    from inspect_gaia._cli.main import cli
+
+    result = CliRunner().invoke(cli, list(args))
+    assert not isinstance(result.exception, Exception) or isinstance(
+        result.exception, SystemExit
+    ), result.exception
+    return result.exit_code, result.stdout, result.stderr
