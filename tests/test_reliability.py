@@ -24,6 +24,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
 from scenario import GAIA_TINY, LAGOON
 
+from inspect_gaia._signals import compose_command
 from inspect_gaia.sandbox import SandboxKind
 from support.scripted_model import Entry
 
@@ -206,6 +207,8 @@ def test_a_stop_signal_mid_run_leaves_nothing_behind(
     try:
         wait_for_containers(2, besides=before)
         time.sleep(2)
+        if sandbox_kind == "compose":  # the command lines a stop signal looks for (_signals)
+            assert _compose_execs(run.pid), "no `docker compose … exec` seen"
         # SIGINT as Ctrl-C sends it (to the group); the others as a supervisor does (the process)
         if signum == signal.SIGINT:
             os.killpg(run.pid, signum)
@@ -226,6 +229,27 @@ def test_a_stop_signal_mid_run_leaves_nothing_behind(
     assert read_eval_log(str(log_file), header_only=True).status == "cancelled"
     if signum != signal.SIGINT:  # inspect's own exit status for Ctrl-C is its business
         assert run.returncode == 128 + signum, output[-2000:]
+
+
+def _compose_execs(pid: int, wait: float = 30) -> list[tuple[str, str]]:
+    """The run's ``docker compose … exec`` commands as ``_signals`` reads them, once one runs."""
+    deadline = time.monotonic() + wait
+    while True:
+        found = []
+        for entry in os.scandir("/proc"):
+            try:
+                with open(f"{entry.path}/cmdline", "rb") as cmdline:
+                    argv = cmdline.read().decode(errors="replace").split("\0")
+                with open(f"{entry.path}/stat", "rb") as stat:
+                    session = int(stat.read().rsplit(b")", 1)[1].split()[3])
+            except (OSError, ValueError, IndexError):
+                continue
+            command = compose_command(argv)
+            if session == pid and command is not None and command[1] == "exec":
+                found.append(command)
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
 
 
 def test_kept_sandboxes_survive_later_runs_until_inspect_sandbox_cleanup(

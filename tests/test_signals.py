@@ -192,3 +192,73 @@ def test_what_the_run_started_is_stopped_too_as_by_a_signal_to_the_group() -> No
     while _alive(grandchild) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(grandchild)
+
+
+_ORPHANED_COMMAND = """
+import asyncio, os, subprocess, sys
+import anyio
+from inspect_gaia import _signals
+
+COMMAND = [sys.executable, "-c", "import time; time.sleep(300)", "compose", "--ansi", "never",
+           "--project-name", "inspect-gaia-itest", "-f", "compose.yaml", "exec", "default", "sleep"]
+
+def orphan(stdout: int) -> None:
+    # started by a child that exits at once, as the docker CLI killed under its compose plugin
+    subprocess.Popen([sys.executable, "-c",
+                      f"import subprocess, sys; "
+                      f"print(subprocess.Popen({COMMAND!r}, stdout=1, stderr=subprocess.DEVNULL).pid, file=sys.stderr)"],
+                     stdout=stdout).wait()
+
+async def sample() -> None:
+    _signals.install()
+    _signals.watch_project("inspect-gaia-itest")
+    print("ready", flush=True)
+    try:
+        await anyio.sleep(30)
+    except asyncio.CancelledError:
+        # the command was being started as the signal came: the one pass over this process's
+        # descendants missed it, and inspect waits (shielded) for its output pipe to close
+        read, write = os.pipe()
+        orphan(write)
+        os.close(write)
+        with anyio.CancelScope(shield=True):
+            while await anyio.to_thread.run_sync(os.read, read, 1024):
+                pass
+        print("cleaning up", flush=True)
+        raise
+
+async def run() -> None:
+    async with anyio.create_task_group() as group:
+        group.start_soon(sample)
+
+try:
+    anyio.run(run)
+except (KeyboardInterrupt, asyncio.CancelledError):
+    pass
+"""
+
+
+def test_a_compose_command_started_as_the_signal_came_is_stopped_too() -> None:
+    """CI (stop 25): a compose run went on 120 s after SIGTERM, one `docker compose exec` still
+    running. A command whose docker CLI was starting at that instant can leave its compose plugin
+    running outside the process tree, holding the output pipe inspect waits on: a command of
+    the run's compose projects is stopped whenever it is found, not only at the signal."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", _ORPHANED_COMMAND],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=started_as("background"),
+    )
+    assert process.stdout is not None and process.stdout.readline() == "ready\n"
+    process.send_signal(signal.SIGTERM)
+    try:
+        output, errors = process.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, errors = process.communicate()
+    command = int(errors.split()[0])  # removed by its pid whatever happened
+    if _alive(command):
+        os.kill(command, signal.SIGKILL)
+    assert output == "cleaning up\n", "the run went on after the signal"
+    assert process.returncode == 128 + signal.SIGTERM

@@ -86,6 +86,11 @@ def unproxied(environment: SandboxEnvironment) -> SandboxEnvironment:
     return environment
 
 
+def compose_project(environment: DockerSandboxEnvironment) -> str:
+    """The ``docker compose`` project a compose sandbox runs its commands in."""
+    return environment._project.name
+
+
 __all__ = [
     "CircularByteBuffer",
     "DEFAULT_SYSTEM_MESSAGE",
@@ -94,6 +99,7 @@ __all__ = [
     "PrerequisiteError",
     "SandboxEnvironmentProxy",
     "classify_exec_failure",
+    "compose_project",
     "guard_task_state",
     "sample_active",
     "sandbox_lifecycle_state",

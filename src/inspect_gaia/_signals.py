@@ -16,6 +16,14 @@ forwarder is installed); a second signal raises ``KeyboardInterrupt`` as a secon
 Without an asyncio loop (trio, or no loop) it runs SIGINT's Python handler, or raises
 ``KeyboardInterrupt``. SIGINT's own disposition is never changed.
 
+One pass over the descendants is not enough for the compose sandbox: a ``docker compose exec``
+whose docker CLI was starting as the signal came can leave its compose plugin running outside the
+process tree (the CLI gone, the plugin re-parented), holding the output pipe inspect waits on,
+shielded, until the sandbox's command ends (CI saw a run go on 120 s after SIGTERM). So from the
+first signal until the process ends, every ``exec`` of a compose project this process started
+(``watch_project``) is signalled too, wherever it is found, every ``SWEEP_SECONDS``. Only those:
+the run's own clean-up (``docker compose down``) must go on.
+
 Installed by the Docker providers' ``task_init`` and removed by their ``task_cleanup``. A signal
 the process ignores (``nohup``) stays ignored, and a handler someone else installed is left alone,
 except uvicorn's: inspect's control server (``inspect ctl``) serves on the main thread, and uvicorn
@@ -32,6 +40,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from types import FrameType
 from typing import Any
 
@@ -45,6 +54,11 @@ _users = 0
 _lock = threading.Lock()
 _received: list[int] = []
 _root_task: asyncio.Task[Any] | None = None
+_projects: set[str] = set()
+"""Compose projects of this process whose commands a stop signal stops too."""
+
+SWEEP_SECONDS = 1.0
+"""How often, after a stop signal, the compose projects' commands are looked for again."""
 
 
 def _forward(signum: int, frame: FrameType | None) -> None:
@@ -53,6 +67,11 @@ def _forward(signum: int, frame: FrameType | None) -> None:
     _received.append(signum)
     if len(_received) == 1:
         _signal_descendants(signum)
+        stopping = frozenset(_projects)
+        _stop_commands(signum, stopping)
+        threading.Thread(
+            target=_sweep, args=(signum, stopping), name="inspect-gaia-stop", daemon=True
+        ).start()
     root = _root_task
     if root is not None and not root.done() and len(_received) == 1:
         # What asyncio.run's own SIGINT handler does on a first Ctrl-C, without a SIGINT.
@@ -94,6 +113,48 @@ def _signal_descendants(signum: int) -> None:
             os.kill(pid, signum)
         except OSError:
             pass
+
+
+def _sweep(signum: int, stopping: frozenset[str]) -> None:
+    while True:
+        time.sleep(SWEEP_SECONDS)
+        _stop_commands(signum, stopping | _projects)
+
+
+def _stop_commands(signum: int, projects: frozenset[str]) -> None:
+    """Signal every ``docker compose … exec`` of ``projects``, whatever its parent (Linux only)."""
+    if not projects or not os.path.isdir("/proc"):
+        return
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/cmdline", "rb") as cmdline:
+                argv = cmdline.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if compose_command(argv) in {(project, "exec") for project in projects}:
+            try:
+                os.kill(int(entry.name), signum)
+            except OSError:
+                pass
+
+
+def compose_command(argv: list[str]) -> tuple[str, str] | None:
+    """``(project, subcommand)`` of a compose command line as inspect builds it, else None.
+
+    ``docker compose [--ansi A] [--progress P] --project-name NAME [-f FILE] SUBCOMMAND …`` (the
+    CLI), or the same after the compose plugin's path (``docker-compose compose …``).
+    """
+    if "compose" not in argv or "--project-name" not in argv:
+        return None
+    at = argv.index("--project-name")
+    rest = argv[at + 2 :]
+    if rest[:1] == ["-f"]:
+        rest = rest[2:]
+    if at + 1 >= len(argv) or not rest:
+        return None
+    return argv[at + 1], rest[0]
 
 
 def _find_root_task() -> asyncio.Task[Any] | None:
@@ -166,3 +227,13 @@ def uninstall() -> None:
                 signal.signal(signum, previous)  # type: ignore[arg-type]
         _installed.clear()
         _root_task = None
+
+
+def watch_project(name: str) -> None:
+    """A compose project this process started: a stop signal stops its commands too."""
+    _projects.add(name)
+
+
+def forget_project(name: str) -> None:
+    """The project was cleaned up."""
+    _projects.discard(name)

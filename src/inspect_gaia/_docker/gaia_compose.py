@@ -9,7 +9,7 @@ so that it keeps the promises the default ``gaia-docker`` keeps:
 * a command whose engine stopped answering ends its sample (scored, and rerun by
   ``inspect eval-retry``) instead of handing the agent docker's error as the command's output
   (``EngineCheckedSandbox``);
-* SIGTERM/SIGHUP clean up as Ctrl-C does (``_signals``).
+* SIGTERM/SIGHUP clean up as Ctrl-C does, and stop the sandboxes' commands (``_signals``).
 
 inspect builds the started environments itself (plain ``DockerSandboxEnvironment`` objects); they
 are wrapped (``_faults.PassThrough``), never re-classed, so the engine check is on every
@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from typing_extensions import override
 
 from .. import _signals
-from .._compat import DockerSandboxEnvironment
+from .._compat import DockerSandboxEnvironment, compose_project
 from .._faults import PassThrough, start_or_stand_in, started
 from ..errors import GaiaError
 from . import COMPOSE_PROVIDER, client, engine
@@ -94,6 +94,9 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
         own = started(environments)
         if own is not None:
             await super().sample_cleanup(task_name, config, own, interrupted)
+            for environment in own.values():
+                if isinstance(environment, DockerSandboxEnvironment):
+                    _signals.forget_project(compose_project(environment))
 
     @override
     @classmethod
@@ -144,8 +147,15 @@ class EngineCheckedSandbox(PassThrough):
 async def _engine_checked(
     start: Awaitable[dict[str, SandboxEnvironment]],
 ) -> dict[str, SandboxEnvironment]:
-    """The started environments, each wrapped in an ``EngineCheckedSandbox``."""
-    return {name: EngineCheckedSandbox(env) for name, env in (await start).items()}
+    """The started environments, each wrapped in an ``EngineCheckedSandbox``.
+
+    A stop signal stops their commands too (``_signals.watch_project``).
+    """
+    environments = await start
+    for environment in environments.values():
+        if isinstance(environment, DockerSandboxEnvironment):
+            _signals.watch_project(compose_project(environment))
+    return {name: EngineCheckedSandbox(env) for name, env in environments.items()}
 
 
 def _default_service(config: SandboxEnvironmentConfigType | None) -> dict[str, Any] | None:
