@@ -38,8 +38,13 @@ class LoadSpec:
     levels: tuple[int, ...] = (1, 16, 32, 64)
     serial: int = 4
     """Questions run at one sample at a time (the full set would take hours)."""
-    large_run: tuple[str, ...] = ("--no-log-realtime",)
-    """What the README recommends for large runs: inspect_gaia runs it too at the top level."""
+    log_options: tuple[tuple[str, ...], ...] = (
+        ("--no-log-realtime",),
+        ("--no-log-realtime", "--log-buffer", "100"),
+    )
+    """inspect's log options for large runs; inspect_gaia runs each too, from ``options_from``."""
+    options_from: int = 32
+    """The lowest level at which the log options run (below it the run waits on the model)."""
 
     def samples(self, at_once: int) -> int:
         """How many questions run at this level."""
@@ -85,14 +90,14 @@ def run_load(
             # Not strict: a sample scored wrong under load is a finding, counted in the table.
             measured = inspect_gaia.run(dataset, samples, level, out, poll=True, strict=False)
             rows.append(LoadRow(INSPECT, level, samples, ideal, measured))
-            if level == max(spec.levels) and spec.large_run:
-                options = " ".join(spec.large_run)
+            for number, extra in enumerate(spec.log_options if level >= spec.options_from else ()):
+                options = " ".join(extra)
                 print(
                     f"load: inspect_gaia {options}, {samples} samples, {level} at once", flush=True
                 )
-                out = workdir / f"load-inspect-large-{level}"
+                out = workdir / f"load-inspect-options{number}-{level}"
                 measured = inspect_gaia.run(
-                    dataset, samples, level, out, poll=True, extra=spec.large_run, strict=False
+                    dataset, samples, level, out, poll=True, extra=extra, strict=False
                 )
                 rows.append(LoadRow(f"{INSPECT}, {options}", level, samples, ideal, measured))
             if evalscope is not None:

@@ -148,7 +148,9 @@ def plan(args: argparse.Namespace) -> Plan:
             samples=3,
             levels=[1, 2],
             latency_levels=[1, 2],
-            load=LoadSpec(questions=4, bash_turns=2, latency=0.5, levels=(2,), serial=1),
+            load=LoadSpec(
+                questions=4, bash_turns=2, latency=0.5, levels=(2,), serial=1, options_from=2
+            ),
             warmup=False,
         )
     levels = tuple(int(n) for n in args.load_at_once.split(","))
@@ -165,6 +167,7 @@ def plan(args: argparse.Namespace) -> Plan:
             latency=args.load_latency,
             levels=levels,
             serial=args.load_serial,
+            options_from=args.load_options_from,
         ),
         warmup=True,
     )
@@ -216,6 +219,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--load-turns", type=int, default=20, help="bash turns per sample")
     parser.add_argument("--load-latency", type=float, default=2.0)
     parser.add_argument("--load-at-once", default="1,16,32,64")
+    parser.add_argument(
+        "--load-options-from",
+        type=int,
+        default=32,
+        help="lowest level at which inspect_gaia also runs with the large-run log options",
+    )
     parser.add_argument(
         "--load-serial", type=int, default=4, help="questions run at 1 at once (165 take hours)"
     )
