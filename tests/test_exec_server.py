@@ -137,6 +137,17 @@ def test_kill_ends_the_command_and_its_children(runner: Runner) -> None:
     assert time.monotonic() - start < 5  # the children went with it: no 2 s drain
 
 
+def test_a_kill_that_arrives_as_the_command_starts_still_kills_it(runner: Runner) -> None:
+    """A command cancelled at once: its K arrives while the runner is still starting it."""
+    for _ in range(5):
+        request = runner.start(["sh", "-c", "sleep 5; echo never"])
+        runner.kill(request)
+        start = time.monotonic()
+        status, out, _ = runner.finish(request)
+        assert (status, out) == ("X137", b"")
+        assert time.monotonic() - start < 4
+
+
 def test_commands_run_concurrently_and_their_frames_do_not_mix(runner: Runner) -> None:
     slow = runner.start(["sh", "-c", "sleep 1; echo slow"])
     fast = runner.start(["sh", "-c", "echo fast"])

@@ -46,6 +46,10 @@ class Runner:
         self.environment = initial_environment()
         self.finished: set[int] = set()
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
+        self.table = threading.Lock()
+        """Guards ``processes`` and ``killed``: a kill and its command's start may cross."""
+        self.killed: set[int] = set()
+        """Requests killed before their command had started: killed as soon as it has."""
 
     def send(self, request: int, kind: bytes, payload: bytes = b"") -> None:
         with self.lock:
@@ -102,7 +106,11 @@ class Runner:
         except (OSError, ValueError, subprocess.SubprocessError) as ex:
             self.send(request, b"F", str(ex).encode("utf-8", "replace"))
             return
-        self.processes[request] = process
+        with self.table:
+            self.processes[request] = process
+            killed = request in self.killed
+        if killed:
+            stop(process)
         readers = [
             threading.Thread(target=self.pump, args=(request, process.stdout, b"O"), daemon=True),
             threading.Thread(target=self.pump, args=(request, process.stderr, b"E"), daemon=True),
@@ -115,7 +123,9 @@ class Runner:
         deadline = time.monotonic() + DRAIN_AFTER_EXIT
         for reader in readers:
             reader.join(max(0.0, deadline - time.monotonic()))
-        self.processes.pop(request, None)
+        with self.table:
+            self.processes.pop(request, None)
+            self.killed.discard(request)
         self.send(request, b"X", str(128 - code if code < 0 else code).encode())
 
     def pump(self, request: int, pipe: IO[bytes], kind: bytes) -> None:
@@ -128,12 +138,21 @@ class Runner:
         pipe.close()
 
     def kill(self, request: int) -> None:
-        process = self.processes.get(request)
-        if process is not None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except OSError:
-                pass
+        with self.table:
+            process = self.processes.get(request)
+            if process is None:
+                if request not in self.finished:
+                    self.killed.add(request)
+                return
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Kill a command and everything it started (its own session)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def initial_environment() -> dict[bytes, bytes]:
