@@ -16,7 +16,7 @@ import anyio
 import pytest
 from anyio.abc import SocketStream
 
-from inspect_gaia._docker.channel import BROKEN, ExecChannel
+from inspect_gaia._docker.channel import BROKEN, ExecChannel, _uid
 from inspect_gaia._docker.exec_server import HEADER
 
 pytestmark = pytest.mark.anyio
@@ -142,3 +142,20 @@ async def test_a_command_the_runner_could_not_start_is_left_to_docker_exec(
 
     assert (await exchange(*pair, ["missing"], refused))[0] is None
     assert not pair[0].broken
+
+
+@pytest.mark.parametrize(
+    ("hello", "uid"),
+    [
+        (b'{"python": "3.11.2", "uid": 0}', 0),
+        (b'{"python": "3.11.2", "uid": 1000}', 1000),
+        (b'{"python": "3.11.2"}', None),  # a runner that does not say
+        (b'{"uid": "0"}', None),
+        (b'{"uid": true}', None),
+        (b"[0]", None),
+        (b"\xff", None),
+    ],
+)
+def test_only_a_hello_that_says_a_uid_makes_the_runner_root(hello: bytes, uid: int | None) -> None:
+    """Commands as root go to the runner only when it said it is root (uid 0)."""
+    assert _uid(hello) == uid

@@ -45,20 +45,28 @@ async def sandbox(anyio_backend: str, sandbox_image: str) -> AsyncIterator[GaiaD
 
 
 async def direct(
-    sandbox: GaiaDockerSandbox, cmd: list[str], data: str | None = None, cwd: str = "/"
+    sandbox: GaiaDockerSandbox,
+    cmd: list[str],
+    data: str | None = None,
+    cwd: str = "/",
+    user: str | None = None,
 ) -> tuple[int, str, str] | str:
     """The command through a ``docker exec`` of its own, as gaia-docker ran every one before."""
     without = GaiaDockerSandbox(sandbox.container, sandbox.name, sandbox.working_dir)
     without._channel_tried = True
-    return await outcome(without, cmd, data, cwd)
+    return await outcome(without, cmd, data, cwd, user)
 
 
 async def outcome(
-    sandbox: GaiaDockerSandbox, cmd: list[str], data: str | None = None, cwd: str = "/"
+    sandbox: GaiaDockerSandbox,
+    cmd: list[str],
+    data: str | None = None,
+    cwd: str = "/",
+    user: str | None = None,
 ) -> tuple[int, str, str] | str:
     """The result, or the error raised (type and message)."""
     try:
-        result = await sandbox.exec(cmd, input=data, cwd=cwd)
+        result = await sandbox.exec(cmd, input=data, cwd=cwd, user=user)
     except Exception as ex:
         return f"{type(ex).__name__}: {ex}"
     out = re.sub(r"pipe:\[\d+\]", "pipe", re.sub(r"/proc/\d+/", "/proc/N/", result.stdout))
@@ -114,6 +122,34 @@ async def test_commands_after_the_first_start_no_exec(sandbox: GaiaDockerSandbox
         assert (await sandbox.exec(["echo", str(i)])).stdout == f"{i}\n"
     assert execs(sandbox) == before
     assert runners(sandbox) == 1
+
+
+ROOT_PROBE = ["sh", "-c", "grep -E '^(Uid|Gid|Groups|CapEff)' /proc/self/status; echo $HOME"]
+"""What inspect's root probe at sample start reads, and where a root command lives."""
+
+
+async def test_a_root_command_goes_to_a_root_runner_and_gets_what_docker_exec_gives_it(
+    sandbox: GaiaDockerSandbox,
+) -> None:
+    await sandbox.exec(["true"])
+    before = execs(sandbox)
+    ours = await outcome(sandbox, ROOT_PROBE, user="root")
+    assert execs(sandbox) == before, "as root through the channel: no exec of its own"
+    assert ours == await direct(sandbox, ROOT_PROBE, user="root")
+
+
+async def test_a_root_command_goes_through_docker_exec_when_the_runner_is_not_root(
+    sandbox: GaiaDockerSandbox,
+) -> None:
+    await sandbox.exec(["true"])
+    assert sandbox._channel is not None and sandbox._channel.uid == 0
+    sandbox._channel.uid = 1000  # as in an image whose user is not root
+    before = execs(sandbox)
+    ours = await outcome(sandbox, ROOT_PROBE, user="root")
+    assert execs(sandbox) == before + 1
+    assert ours == await direct(sandbox, ROOT_PROBE, user="root")
+    await outcome(sandbox, ["true"], user="nobody")
+    assert execs(sandbox) == before + 3, "another user: always docker exec"
 
 
 async def test_concurrent_commands_share_the_channel(sandbox: GaiaDockerSandbox) -> None:

@@ -82,6 +82,14 @@ def runner() -> Iterator[Runner]:
     started.process.wait()
 
 
+def test_the_hello_says_which_user_commands_run_as() -> None:
+    started = Runner()
+    request, kind, payload = started.frame()
+    started.process.kill()
+    assert (request, kind) == (0, b"H")
+    assert json.loads(payload)["uid"] == os.getuid()
+
+
 def test_a_command_returns_its_status_and_both_outputs(runner: Runner) -> None:
     assert runner.run(["sh", "-c", "echo out; echo err >&2; exit 3"]) == ("X3", b"out\n", b"err\n")
 

@@ -77,6 +77,8 @@ class ExecChannel:
     send_lock: anyio.Lock = field(default_factory=anyio.Lock)
     read_lock: anyio.Lock = field(default_factory=anyio.Lock)
     hello: bool = False
+    uid: int | None = None
+    """The user the runner's commands run as (said in its hello); None: not known."""
     broken: bool = False
     runner_stderr: bytes = b""
 
@@ -202,7 +204,7 @@ class ExecChannel:
             payload = bytes(self.frames[_HEADER.size : _HEADER.size + size])
             del self.frames[: _HEADER.size + size]
             if kind == b"H":
-                self.hello = True
+                self.hello, self.uid = True, _uid(payload)
                 continue
             command = self.commands.get(request)
             if command is None or command.done:
@@ -260,3 +262,12 @@ async def _close_quietly(stream: SocketStream) -> None:
         await stream.aclose()
     except Exception:
         pass
+
+
+def _uid(hello: bytes) -> int | None:
+    """The ``uid`` of the runner's hello; None when it does not say one."""
+    try:
+        uid = json.loads(hello).get("uid")
+    except (ValueError, AttributeError):
+        return None
+    return uid if type(uid) is int else None

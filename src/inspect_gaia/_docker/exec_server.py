@@ -14,9 +14,9 @@ background child that keeps them open).
 Frames: a 9-byte header (request id, kind, payload length; big-endian) and the payload.
 
 * host to runner: ``R`` run (JSON spec, a NUL byte, then the command's input), ``K`` kill;
-* runner to host: ``H`` hello (once, when ready), ``O``/``E`` stdout/stderr bytes, ``X`` exit
-  status (decimal), ``F`` the command could not be started (the host then runs it through
-  ``docker exec``, so the engine's own error reaches the caller).
+* runner to host: ``H`` hello (once, when ready; JSON with the runner's ``uid``), ``O``/``E``
+  stdout/stderr bytes, ``X`` exit status (decimal), ``F`` the command could not be started (the
+  host then runs it through ``docker exec``, so the engine's own error reaches the caller).
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ class Runner:
                 self.finished.add(request)
 
     def serve(self) -> None:
-        self.send(0, b"H", json.dumps({"python": sys.version.split()[0]}).encode())
+        hello = {"python": sys.version.split()[0], "uid": os.getuid()}
+        self.send(0, b"H", json.dumps(hello).encode())
         while True:
             header = self.read(HEADER.size)
             if header is None:

@@ -3,9 +3,9 @@
 inspect_ai's compose sandbox drives the ``docker compose`` CLI: about eight CLI round trips per
 sample and one bridge network per sample (~3 s per sample here, and Docker's default address pools
 run out near 30 concurrent samples). This provider reads the same ``compose.yaml`` and needs, per
-sample, one create and one start call, one archive upload per attachment, one exec per command and
-one forced removal; all samples of a run share one bridge network with inter-container traffic
-off, so they need one address range and cannot reach one another.
+sample, one create and one start call, one archive upload per attachment, one exec for its command
+runner (``channel``) and one forced removal; all samples of a run share one bridge network with
+inter-container traffic off, so they need one address range and cannot reach one another.
 
 The provider is the lifecycle only; the translation of the compose service is ``service``, the
 SDK calls ``client`` (file copies ``archive``), what may be removed when ``cleanup``, the engine
@@ -309,10 +309,10 @@ class GaiaDockerSandbox(SandboxEnvironment):
         env: dict[str, str] | None,
         user: str | None,
     ) -> tuple[int, bytes, bytes]:
-        """Through the sandbox's command channel when it can, else one ``docker exec``."""
+        """Through the command channel when it can (as root: if its runner is), else docker exec."""
         limit = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE
-        channel = await self._command_channel() if user is None else None
-        if channel is not None:
+        channel = await self._command_channel() if user in (None, "root", "0") else None
+        if channel is not None and (user is None or channel.uid == 0):
             ran = await channel.run(cmd, data, workdir, env, limit)
             if ran is not None and channel.broken and not await client.call(client.answers):
                 raise SandboxUnavailableError(engine.engine_stopped(ConnectionError()))
