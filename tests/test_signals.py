@@ -78,7 +78,20 @@ def test_uvicorns_shut_down_and_reraise_handler_is_replaced(
     assert signal.getsignal(signal.SIGTERM) == server.handle_exit
 
 
-_IN_A_LOOP = """
+_RUN_SAMPLE = """
+async def run() -> None:
+    async with anyio.create_task_group() as group:
+        group.start_soon(sample)
+
+try:
+    anyio.run(run)
+except (KeyboardInterrupt, asyncio.CancelledError):
+    pass
+"""
+"""What both programs in an event loop end with: ``sample()`` in a task group, as inspect runs it."""
+
+_IN_A_LOOP = (
+    """
 import anyio, asyncio
 from inspect_gaia import _signals
 
@@ -90,16 +103,9 @@ async def sample() -> None:
     except asyncio.CancelledError:
         print("cleaning up", flush=True)
         raise
-
-async def run() -> None:
-    async with anyio.create_task_group() as group:
-        group.start_soon(sample)
-
-try:
-    anyio.run(run)
-except (KeyboardInterrupt, asyncio.CancelledError):
-    pass
 """
+    + _RUN_SAMPLE
+)
 
 _NO_LOOP = """
 import time
@@ -194,7 +200,8 @@ def test_what_the_run_started_is_stopped_too_as_by_a_signal_to_the_group() -> No
     assert not _alive(grandchild)
 
 
-_ORPHANED_COMMAND = """
+_ORPHANED_COMMAND = (
+    """
 import asyncio, os, subprocess, sys
 import anyio
 from inspect_gaia import _signals
@@ -226,16 +233,9 @@ async def sample() -> None:
                 pass
         print("cleaning up", flush=True)
         raise
-
-async def run() -> None:
-    async with anyio.create_task_group() as group:
-        group.start_soon(sample)
-
-try:
-    anyio.run(run)
-except (KeyboardInterrupt, asyncio.CancelledError):
-    pass
 """
+    + _RUN_SAMPLE
+)
 
 
 def test_a_compose_command_started_as_the_signal_came_is_stopped_too() -> None:
