@@ -41,6 +41,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
@@ -95,24 +96,17 @@ def _signal_descendants(signum: int) -> None:
     inspect waits, shielded, for that pipe to close. Linux only (``/proc``).
     """
     children: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
-        if not entry.name.isdigit():
+    for pid, stat in _each_process("stat"):
+        try:  # pid (comm) state ppid ...: comm may hold spaces and parentheses
+            parent = int(stat.rsplit(b")", 1)[1].split()[1])
+        except (IndexError, ValueError):
             continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                # pid (comm) state ppid ...: comm may hold spaces and parentheses
-                parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(parent, []).append(int(entry.name))
+        children.setdefault(parent, []).append(pid)
     pending = list(children.get(os.getpid(), []))
     while pending:
         pid = pending.pop()
         pending.extend(children.get(pid, []))
-        try:
-            os.kill(pid, signum)
-        except OSError:
-            pass
+        _kill_quietly(pid, signum)
 
 
 def _sweep(signum: int, stopping: frozenset[str]) -> None:
@@ -123,21 +117,30 @@ def _sweep(signum: int, stopping: frozenset[str]) -> None:
 
 def _stop_commands(signum: int, projects: frozenset[str]) -> None:
     """Signal every ``docker compose … exec`` of ``projects``, whatever its parent (Linux only)."""
-    if not projects or not os.path.isdir("/proc"):
+    if not projects:
         return
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/cmdline", "rb") as cmdline:
-                argv = cmdline.read().decode(errors="replace").split("\0")
-        except OSError:
-            continue
-        if compose_command(argv) in {(project, "exec") for project in projects}:
+    for pid, cmdline in _each_process("cmdline"):
+        command = compose_command(cmdline.decode(errors="replace").split("\0"))
+        if command is not None and command[1] == "exec" and command[0] in projects:
+            _kill_quietly(pid, signum)
+
+
+def _each_process(name: str) -> Iterator[tuple[int, bytes]]:
+    """``(pid, /proc/<pid>/<name>)`` of every other process; none without ``/proc``."""
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
-                os.kill(int(entry.name), signum)
+                with open(f"{entry.path}/{name}", "rb") as file:
+                    yield int(entry.name), file.read()
             except OSError:
-                pass
+                continue
+
+
+def _kill_quietly(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except OSError:
+        pass  # gone meanwhile
 
 
 def compose_command(argv: list[str]) -> tuple[str, str] | None:
@@ -152,9 +155,7 @@ def compose_command(argv: list[str]) -> tuple[str, str] | None:
     rest = argv[at + 2 :]
     if rest[:1] == ["-f"]:
         rest = rest[2:]
-    if at + 1 >= len(argv) or not rest:
-        return None
-    return argv[at + 1], rest[0]
+    return (argv[at + 1], rest[0]) if rest else None
 
 
 def _find_root_task() -> asyncio.Task[Any] | None:
