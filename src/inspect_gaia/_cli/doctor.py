@@ -88,23 +88,31 @@ def check_image(image: str) -> Check:
     return Check("sandbox image", True, f"{image} not present, pullable from its registry")
 
 
+BTRFS_CAVEAT = (
+    "; on btrfs, full quota groups can stop counting after a container is removed, until "
+    "`btrfs quota rescan` (simple quotas hold: docs/sandboxes.md#limits)"
+)
+"""What a disk limit on btrfs needs said: the kernel can drop it silently mid-run."""
+
+
 def check_disk_limit(image: str, disk: str | None) -> Check:
     """Whether ``-T disk=`` can be enforced; without it, a warning when it could not be."""
     if engine.local_image_id(image) is None:
         return Check("disk limit", disk is None, "cannot tell until the sandbox image is here")
     problem = engine.disk_limit_problem(image, disk or "1g")
+    caveat = BTRFS_CAVEAT if problem is None and engine.storage_driver() == "btrfs" else ""
     if disk is not None:
         return Check(
             "disk limit",
             problem is None,
             f"-T disk={disk} {'is enforced' if problem is None else 'cannot be enforced'}"
-            + (f": {problem}" if problem else ""),
+            + (f": {problem}" if problem else caveat),
             ""
             if problem is None
             else "drop the disk limit, or keep Docker's data on overlay2 over xfs with pquota",
         )
     if problem is None:
-        return Check("disk limit", True, "this engine can enforce -T disk= (not set)")
+        return Check("disk limit", True, f"this engine can enforce -T disk= (not set){caveat}")
     return Check(
         "disk limit",
         True,

@@ -268,6 +268,11 @@ def disk_limit_problem(image: str, size: str = "1g") -> str | None:
     return limits_problem(image, {"storage_opt": {"size": size}})
 
 
+def storage_driver() -> str:
+    """The engine's storage driver (``overlay2``, ``btrfs``, …)."""
+    return str(client.info().get("Driver", ""))
+
+
 def check_limits(service: Mapping[str, Any]) -> None:
     """Refuse, before any sandbox starts, limits the engine would refuse at every sample's start.
 
@@ -290,8 +295,8 @@ def check_limits(service: Mapping[str, Any]) -> None:
             raise GaiaError(
                 f"-T disk={service['storage_opt']['size']} cannot be applied by this Docker "
                 f"Engine ({problem}) — run without -T disk=, or on an engine whose storage driver "
-                "limits container size (overlay2 on xfs with pquota, or btrfs, where the size "
-                "counts the image too); `inspect-gaia doctor` says which this is"
+                "limits container size (overlay2 on xfs with pquota, or btrfs with simple quotas: "
+                "docs/sandboxes.md#limits); `inspect-gaia doctor` says which this is"
             )
     raise GaiaError(
         f"this Docker Engine refuses the sandbox limits {limit_flags(service, disk=False)} "
