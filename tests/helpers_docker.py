@@ -7,6 +7,8 @@ import subprocess
 import time
 from collections.abc import Callable
 
+from inspect_gaia._docker.spares import is_spare
+
 # -- Docker bookkeeping ----------------------------------------------------------------------------
 
 
@@ -64,8 +66,12 @@ def docker_leftovers() -> set[str]:
 
 
 def running_containers() -> list[str]:
-    """Running sandbox containers of either provider."""
-    names = [n.split(":", 1)[1] for n in docker_leftovers() if n.startswith("container:")]
+    """Running sandbox containers of either provider, a run's spare not taken yet aside."""
+    names = [
+        name
+        for kind, name in (n.split(":", 1) for n in docker_leftovers())
+        if kind == "container" and not is_spare(name)
+    ]
     return sorted(
         name
         for name in names

@@ -33,6 +33,10 @@ from inspect_ai.solver import TaskState
 from inspect_ai.solver._basic_agent import DEFAULT_SYSTEM_MESSAGE
 from inspect_ai.util import SandboxEnvironment
 
+# The sandbox limits in force this run, by provider (``--max-sandboxes``, or the provider's own
+# default): gaia-docker keeps no spare container where a spare would count past one.
+from inspect_ai.util._concurrency import sandbox_limiters
+
 # inspect's compose sandbox, subclassed so that a sample whose sandbox fails to start is still
 # scored (inspect skips scoring when sample_init raises).
 from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
@@ -103,5 +107,6 @@ __all__ = [
     "guard_task_state",
     "sample_active",
     "sandbox_lifecycle_state",
+    "sandbox_limiters",
     "unproxied",
 ]

@@ -15,6 +15,7 @@ and image checks ``engine``.
 from __future__ import annotations
 
 import errno
+import functools
 import re
 import shlex
 import time
@@ -45,6 +46,8 @@ from .channel import ExecChannel
 from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
 from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
+from .spares import remove_quietly, spares
+from .spares import wanted as spares_wanted
 
 _TIMEOUT_BIN = "/usr/bin/timeout"
 _STOP_SEEN_WITHIN = 3.0
@@ -141,9 +144,14 @@ class GaiaDockerSandbox(SandboxEnvironment):
                 await client.call(_run_network, task_name) if network_wanted(service) else None
             )
             kwargs = create_kwargs(service, network)
-        container = await client.call(
-            client.start_container, name, kwargs, labels(task_name), files
-        )
+        if files is None and spares_wanted():
+            run_spares = spares()
+            start = functools.partial(run_spares.start, name, kwargs, labels(task_name), task_name)
+            container = await client.call(start)
+        else:
+            container = await client.call(
+                client.start_container, name, kwargs, labels(task_name), files
+            )
         working_dir = str(
             service.get("working_dir") or await client.call(engine.image_workdir, service["image"])
         )
@@ -158,12 +166,15 @@ class GaiaDockerSandbox(SandboxEnvironment):
         environments: dict[str, SandboxEnvironment],
         interrupted: bool,
     ) -> None:
-        """Remove the sample's container at once (no stop grace period)."""
+        """Remove the sample's container (no stop grace period), in the background (``spares``)."""
         with anyio.CancelScope(shield=True):
             for env in (started(environments) or {}).values():
                 sandbox = env.as_type(GaiaDockerSandbox)
                 await sandbox._close_channel()
-                await client.call(_remove_quietly, sandbox.container)
+                if spares_wanted():
+                    spares().remove_later(sandbox.container)
+                else:
+                    await client.call(remove_quietly, sandbox.container)
 
     @override
     @classmethod
@@ -175,6 +186,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         state = run_state()
         with anyio.CancelScope(shield=True):
             try:
+                await client.call(spares().close)
                 if not cleanup:
                     for name in await client.call(keep_run, state.run_id):
                         print(f"Sandbox kept: docker exec -it {name} bash -l")
@@ -387,14 +399,3 @@ def _run_network(task_name: str) -> str:
                 ) from ex
             state.network = name
         return state.network
-
-
-def _remove_quietly(container: str) -> None:
-    import logging
-
-    try:
-        client.remove_container(container)
-    except Exception as ex:  # the engine is gone: the run's end (or the next run) retries
-        logging.getLogger(__name__).warning(
-            f"could not remove sandbox container {container}: {client.first_line(ex)}"
-        )
