@@ -46,8 +46,7 @@ from .channel import ExecChannel
 from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
 from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
-from .spares import remove_quietly, spares
-from .spares import wanted as spares_wanted
+from .spares import remove_sample_container, sample_container, spares
 
 _TIMEOUT_BIN = "/usr/bin/timeout"
 _STOP_SEEN_WITHIN = 3.0
@@ -144,14 +143,8 @@ class GaiaDockerSandbox(SandboxEnvironment):
                 await client.call(_run_network, task_name) if network_wanted(service) else None
             )
             kwargs = create_kwargs(service, network)
-        if files is None and spares_wanted():
-            run_spares = spares()
-            start = functools.partial(run_spares.start, name, kwargs, labels(task_name), task_name)
-            container = await client.call(start)
-        else:
-            container = await client.call(
-                client.start_container, name, kwargs, labels(task_name), files
-            )
+        start = functools.partial(sample_container, name, kwargs, labels(task_name), task_name)
+        container = await client.call(start, files)
         working_dir = str(
             service.get("working_dir") or await client.call(engine.image_workdir, service["image"])
         )
@@ -171,10 +164,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
             for env in (started(environments) or {}).values():
                 sandbox = env.as_type(GaiaDockerSandbox)
                 await sandbox._close_channel()
-                if spares_wanted():
-                    spares().remove_later(sandbox.container)
-                else:
-                    await client.call(remove_quietly, sandbox.container)
+                await client.call(remove_sample_container, sandbox.container)
 
     @override
     @classmethod

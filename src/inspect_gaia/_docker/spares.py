@@ -153,6 +153,27 @@ def _claimed(spare: str, name: str) -> str | None:
     return None
 
 
+def sample_container(
+    name: str,
+    kwargs: Mapping[str, Any],
+    labels: Mapping[str, str],
+    task_name: str,
+    files: Mapping[str, bytes] | None,
+) -> str:
+    """A sample's started container (blocking): the run's spare where it keeps them."""
+    if files is None and wanted():
+        return spares().start(name, kwargs, labels, task_name)
+    return client.start_container(name, kwargs, labels, files)
+
+
+def remove_sample_container(container: str) -> None:
+    """Remove a finished sample's container: behind it where the run keeps spares, else now."""
+    if wanted():
+        spares().remove_later(container)
+    else:
+        remove_quietly(container)
+
+
 def remove_quietly(container: str) -> None:
     """Remove a container; an engine that does not answer is logged (the run's end retries)."""
     try:
