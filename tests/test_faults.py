@@ -19,6 +19,7 @@ from scenario import GAIA_MEDIA, GAIA_TINY, LAGOON, VALIDATION
 from spare_engine import SpareEngine, engine_env
 
 from inspect_gaia import gaia
+from inspect_gaia._docker.spares import is_spare
 from inspect_gaia._faults import (
     SandboxLostError,
     SandboxStartError,
@@ -176,8 +177,9 @@ def _slowly(entries: list[Entry]) -> list[Entry]:
 
 
 def _containers_seen(engine: SpareEngine, seen: set[str]) -> set[str]:
+    """The samples' containers seen so far (a run's spare is no sample's until one takes it)."""
     names = engine.docker("ps", "-a", "--format", "{{.Names}}", check=False).stdout.split()
-    return seen | {n for n in names if n.startswith(("gaia-", "inspect-"))}
+    return seen | {n for n in names if n.startswith(("gaia-", "inspect-")) and not is_spare(n)}
 
 
 @pytest.mark.docker
