@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import time
+from collections.abc import AsyncIterator
 
 import anyio
 import pytest
@@ -43,13 +45,28 @@ async def start(config: object) -> GaiaDockerSandbox:
     return envs["default"].as_type(GaiaDockerSandbox)
 
 
-async def test_a_sample_takes_the_spare_and_the_next_one_starts(
-    anyio_backend: str, sandbox_image: str
-) -> None:
+async def finish(config: object, *sandboxes: GaiaDockerSandbox) -> None:
+    for sandbox in sandboxes:
+        await GaiaDockerSandbox.sample_cleanup(TASK, config, {"default": sandbox}, False)  # type: ignore[arg-type]
+
+
+@contextlib.asynccontextmanager
+async def a_run() -> AsyncIterator[object]:
+    """A run's config between its task_init and task_cleanup; nothing of it left after."""
     before = docker_leftovers()
     config = gaia_compose(image=SANDBOX_IMAGE)
     await GaiaDockerSandbox.task_init(TASK, config)
     try:
+        yield config
+    finally:
+        await GaiaDockerSandbox.task_cleanup("shutdown", config, True)
+    assert docker_leftovers() == before
+
+
+async def test_a_sample_takes_the_spare_and_the_next_one_starts(
+    anyio_backend: str, sandbox_image: str
+) -> None:
+    async with a_run() as config:
         first = await start(config)
         ((spare, spare_name),) = spare_containers()
         second = await start(config)
@@ -64,20 +81,13 @@ async def test_a_sample_takes_the_spare_and_the_next_one_starts(
         )
         ((next_spare, _),) = spare_containers()
         assert next_spare not in (spare, first.container)
-        for sandbox in (first, second):
-            await GaiaDockerSandbox.sample_cleanup(TASK, config, {"default": sandbox}, False)
-    finally:
-        await GaiaDockerSandbox.task_cleanup("shutdown", config, True)
-    assert docker_leftovers() == before
+        await finish(config, first, second)
 
 
 async def test_a_spare_that_stopped_is_not_given_to_a_sample(
     anyio_backend: str, sandbox_image: str
 ) -> None:
-    before = docker_leftovers()
-    config = gaia_compose(image=SANDBOX_IMAGE)
-    await GaiaDockerSandbox.task_init(TASK, config)
-    try:
+    async with a_run() as config:
         first = await start(config)
         ((spare, _),) = spare_containers()
         subprocess.run(["docker", "kill", spare], capture_output=True, check=True)
@@ -85,11 +95,7 @@ async def test_a_spare_that_stopped_is_not_given_to_a_sample(
         assert second.container != spare
         assert (await second.exec(["echo", "ok"])).stdout == "ok\n"
         assert not client.containers({"id": [spare]}), "the stopped spare was removed"
-        for sandbox in (first, second):
-            await GaiaDockerSandbox.sample_cleanup(TASK, config, {"default": sandbox}, False)
-    finally:
-        await GaiaDockerSandbox.task_cleanup("shutdown", config, True)
-    assert docker_leftovers() == before
+        await finish(config, first, second)
 
 
 async def test_the_runs_end_waits_for_a_spare_still_starting_and_removes_it(
@@ -102,7 +108,7 @@ async def test_the_runs_end_waits_for_a_spare_still_starting_and_removes_it(
     sandbox = await start(config)
     run_spares = spares()
     assert run_spares.starting or run_spares.ready, "the next spare is on its way"
-    await GaiaDockerSandbox.sample_cleanup(TASK, config, {"default": sandbox}, False)
+    await finish(config, sandbox)
     await GaiaDockerSandbox.task_cleanup("shutdown", config, True)
     assert run_spares.closed and not run_spares.in_flight
     await anyio.sleep(1)
@@ -112,17 +118,10 @@ async def test_the_runs_end_waits_for_a_spare_still_starting_and_removes_it(
 async def test_finished_samples_are_removed_behind_them_and_gone_by_the_runs_end(
     anyio_backend: str, sandbox_image: str
 ) -> None:
-    before = docker_leftovers()
-    config = gaia_compose(image=SANDBOX_IMAGE)
-    await GaiaDockerSandbox.task_init(TASK, config)
-    try:
+    async with a_run() as config:
         sandboxes = [await start(config) for _ in range(3)]
         with anyio.fail_after(2):  # returns without waiting for the engine's removal
-            for sandbox in sandboxes:
-                await GaiaDockerSandbox.sample_cleanup(TASK, config, {"default": sandbox}, False)
-    finally:
-        await GaiaDockerSandbox.task_cleanup("shutdown", config, True)
-    assert docker_leftovers() == before
+            await finish(config, *sandboxes)
 
 
 async def test_kept_sandboxes_keep_no_spare(anyio_backend: str, sandbox_image: str) -> None:
