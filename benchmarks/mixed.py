@@ -9,7 +9,7 @@ marginal cost per sample is (wall of N - wall of 1) / (N - 1). evalscope runs in
 configuration. Then inspect_gaia's last N-sample log is taken apart per sample, from its events:
 sandbox start, file copies, commands, model calls, and the rest.
 
-    python -m benchmarks.mixed                                 # 16 samples, 3 rounds, ~10 min
+    python -m benchmarks.mixed --out docs/benchmarks-mixed.md  # 16 samples, 3 rounds, ~10 min
     python -m benchmarks.mixed --no-evalscope --samples 4 --repeat 1
 """
 
@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +30,7 @@ from benchmarks.fixture import MIXED_KINDS, mixed_model, write_dataset
 from benchmarks.harnesses import DEFAULT_EVALSCOPE_VENV, EvalscopeHarness, InspectHarness
 from benchmarks.load import EVALSCOPE
 from benchmarks.measure import Measured
+from benchmarks.report import machine, public_command
 from benchmarks.run import freeze_source
 from benchmarks.stream_server import serve
 
@@ -44,12 +47,14 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--no-evalscope", action="store_true")
     parser.add_argument("--evalscope-venv", default=str(DEFAULT_EVALSCOPE_VENV))
     parser.add_argument("--workdir", help="keep every run's logs here")
+    parser.add_argument("--out", help="also write the report (Markdown) here")
     return parser.parse_args()
 
 
 def main() -> None:
     """Run both harnesses, alternating, and print the tables."""
     args = parse_args()
+    started, begin = datetime.now().strftime("%Y-%m-%d %H:%M"), time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gaia-mixed-") as temp:
         work = Path(args.workdir or temp)
         work.mkdir(parents=True, exist_ok=True)
@@ -79,9 +84,23 @@ def main() -> None:
                         if r >= 0:
                             runs.setdefault((EVALSCOPE, size), []).append(measured)
                     print(f"mixed: round {r}, {size} sample(s) done", flush=True)
-        print(f"\ninspect_gaia at {code}; {n} samples, one at a time, medians of {args.repeat}\n")
-        print("\n".join(harness_table(runs, n)))
-        print("\n".join(breakdown(last_log)))
+        lines = [
+            "# Benchmarks: mixed work, one sample at a time",
+            "",
+            f"Machine: {machine()}; image `{args.image}`; inspect_gaia at {code}; started "
+            f"{started}, {(time.perf_counter() - begin) / 60:.0f} min in all.",
+            f"Command: `{public_command(sys.argv[1:], 'benchmarks.mixed')}`",
+            "",
+            f"{n} samples, one at a time, medians of {args.repeat} rounds after a warm-up, the "
+            "harnesses alternating; what each sample does is in `benchmarks/mixed.py`.",
+            "",
+            *harness_table(runs, n),
+            "",
+            *breakdown(last_log),
+        ]
+        print("\n" + "\n".join(lines))
+        if args.out:
+            Path(args.out).write_text("\n".join(lines) + "\n")
 
 
 def harness_table(runs: dict[tuple[str, int], list[Measured]], n: int) -> Iterator[str]:

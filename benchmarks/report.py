@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import platform
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,13 +51,18 @@ PATH_OPTIONS = ("--evalscope-venv", "--workdir", "--out")
 """run.py's options whose values are paths of the machine that ran it."""
 
 
-def public_command(argv: Sequence[str]) -> str:
+def machine() -> str:
+    """The machine a report was measured on, in one line."""
+    return f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
+
+
+def public_command(argv: Sequence[str], module: str = "benchmarks.run") -> str:
     """The command line as the report prints it, each path option's value a placeholder.
 
     The report is published in docs/; the directories of the machine that measured it are no
     reader's business and no reader's path. ``--out /x`` and ``--out=/x`` become ``--out <out>``.
     """
-    words = ["python", "-m", "benchmarks.run"]
+    words = ["python", "-m", module]
     rest = iter(argv)
     for word in rest:
         name, equals, _ = word.partition("=")

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import shutil
 import signal
 import statistics
@@ -42,7 +41,7 @@ from benchmarks.compare import INSPECT, Case, Comparison, run_compare
 from benchmarks.fixture import scripted_model, write_dataset
 from benchmarks.harnesses import DEFAULT_EVALSCOPE_VENV, EvalscopeHarness, InspectHarness
 from benchmarks.load import LoadRow, LoadSpec, run_load
-from benchmarks.report import Report, public_command, write_report
+from benchmarks.report import Report, machine, public_command, write_report
 from benchmarks.stream_server import serve
 
 REPO = Path(__file__).resolve().parent.parent
@@ -297,9 +296,7 @@ def main() -> None:
     n = sizes.compare_samples
     many = comparison.runs[INSPECT][Case(n, 1)]
     report = Report(
-        machine=(
-            f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
-        ),
+        machine=machine(),
         command=public_command(sys.argv[1:]),
         started=started,
         minutes=(time.perf_counter() - begin) / 60,

@@ -102,12 +102,18 @@ def test_view_file_memory_measures_a_run(sandbox_image: str) -> None:
 
 @pytest.mark.docker
 def test_mixed_work_runs_every_attachment_type_and_takes_a_sample_apart(
-    sandbox_image: str,
+    sandbox_image: str, tmp_path: Path
 ) -> None:
     # Every run is checked by its harness: 8 samples, each attachment type once, all scored 1.
+    out = tmp_path / "mixed.md"
     run = benchmark(
-        "mixed", "--no-evalscope", "--image", sandbox_image, "--samples", "8", "--repeat", "1"
-    )
+        "mixed", "--no-evalscope", "--image", sandbox_image, "--samples", "8", "--repeat", "1",
+        "--out", str(out),
+    )  # fmt: skip
+    report = out.read_text()
+    assert report.startswith("# Benchmarks: mixed work") and report.strip() in run.stdout
+    assert "Command: `python -m benchmarks.mixed --no-evalscope" in report
+    assert "--out <out>`" in report and str(tmp_path) not in report
     rows = {
         line.split("|")[1].strip(): line.split("|")[2:-1]
         for line in run.stdout.splitlines()
