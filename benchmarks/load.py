@@ -23,6 +23,7 @@ from benchmarks.compare import INSPECT
 from benchmarks.fixture import scripted_model
 from benchmarks.harnesses import EvalscopeHarness, InspectHarness
 from benchmarks.measure import Measured
+from benchmarks.spans import breakdown
 from benchmarks.stream_server import Counts, serve
 
 EVALSCOPE = "evalscope (fastest)"
@@ -65,6 +66,8 @@ class LoadRow:
     samples: int
     ideal: float
     measured: Measured
+    spans: tuple[str, ...] = ()
+    """inspect_gaia at the top level: where a sample's time went (``spans.breakdown``)."""
 
 
 def run_load(
@@ -82,6 +85,10 @@ def run_load(
         inspect_gaia = InspectHarness(image, url)
         if evalscope is not None:
             evalscope = evalscope.serving(url)
+
+        def spans(out: Path) -> tuple[str, ...]:
+            return tuple(breakdown(out)) if level == max(spec.levels) else ()
+
         for level in spec.levels:
             samples = spec.samples(level)
             ideal = spec.ideal(level)
@@ -89,7 +96,7 @@ def run_load(
             print(f"load: inspect_gaia, {samples} samples, {level} at once", flush=True)
             # Not strict: a sample scored wrong under load is a finding, counted in the table.
             measured = inspect_gaia.run(dataset, samples, level, out, poll=True, strict=False)
-            rows.append(LoadRow(INSPECT, level, samples, ideal, measured))
+            rows.append(LoadRow(INSPECT, level, samples, ideal, measured, spans(out)))
             for number, extra in enumerate(spec.log_options if level >= spec.options_from else ()):
                 options = " ".join(extra)
                 print(
@@ -99,7 +106,8 @@ def run_load(
                 measured = inspect_gaia.run(
                     dataset, samples, level, out, poll=True, extra=extra, strict=False
                 )
-                rows.append(LoadRow(f"{INSPECT}, {options}", level, samples, ideal, measured))
+                harness = f"{INSPECT}, {options}"
+                rows.append(LoadRow(harness, level, samples, ideal, measured, spans(out)))
             if evalscope is not None:
                 out = workdir / f"load-evalscope-{level}"
                 print(f"load: evalscope, {samples} samples, {level} at once", flush=True)
@@ -129,6 +137,21 @@ def load_table(spec: LoadSpec, rows: list[LoadRow]) -> list[str]:
             f"| {m.sandbox_mb:.1f} / {m.sandbox_max_mb:.1f} | {m.engine_cpu:.1f} "
             f"| {m.output_bytes / 1024 / 1024:.2f} | {m.wrong} |"
         )
+    return lines
+
+
+def load_spans(spec: LoadSpec, rows: list[LoadRow]) -> list[str]:
+    """Markdown: where a sample's time went, for each inspect_gaia row that has it."""
+    lines = []
+    for row in rows:
+        if row.spans:
+            lines += [
+                "",
+                f"Where a sample's time went, {row.harness}, {row.at_once} at once (medians over "
+                f"its {row.samples} samples, from the log's events; the model calls hold the "
+                f"{spec.bash_turns + 1} replies of {spec.latency:g} s):",
+                *row.spans,
+            ]
     return lines
 
 

@@ -17,7 +17,7 @@ from benchmarks.compare import (
     runs_table,
     summary,
 )
-from benchmarks.load import LoadRow, LoadSpec, load_ratios, load_table
+from benchmarks.load import LoadRow, LoadSpec, load_ratios, load_spans, load_table
 
 
 @dataclass
@@ -169,6 +169,7 @@ def markdown(report: Report) -> list[str]:
         *load_table(spec, report.load_rows),
         "",
         *load_ratios(report.load_rows),
+        *load_spans(spec, report.load_rows),
         "",
         "## Per sample, one at a time",
         "",

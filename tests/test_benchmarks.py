@@ -73,6 +73,11 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
     load = [r.split("|")[1:-1] for r in rows if r.startswith("| inspect_gaia | 2 |")]
     assert len(load) == 1 and int(load[0][8]) >= 1, "containers at peak"
     assert int(load[0][12]) == 0, "scored wrong"
+    # Where a sample's time went at the top level, from the log: 2 bash turns + submit per sample.
+    assert "Where a sample's time went, inspect_gaia, 2 at once" in text
+    spans = {r.split("|")[1].strip(): r.split("|")[2:-1] for r in rows}
+    assert float(spans["model calls"][1]) == 3 and float(spans["commands"][1]) == 2
+    assert 0 < float(spans["container start"][0]) < float(spans["sample, all"][0])
     assert any(r.startswith("| floor: docker run --rm |") for r in rows)
     assert any(r.startswith("| floor: compose up --wait + down |") for r in rows)
     for provider in ("gaia-docker", "inspect compose"):
