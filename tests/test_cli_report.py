@@ -63,6 +63,20 @@ def test_three_level_logs_make_one_table_like_one_run(tmp_path: Path) -> None:
     assert code == 0 and out.count("│ all ") == 2  # the accuracy table and the effort table
 
 
+def test_id_shards_of_one_run_make_one_table_like_one_run(tmp_path: Path) -> None:
+    """One run split over processes by ``-T ids=`` (docs/performance.md) reports as one run."""
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for n, part in enumerate((SAMPLES[:2], SAMPLES[2:])):
+        ids = ",".join(s["id"] for s in part)
+        write_log(shards / f"shard{n}.eval", part, run_id=f"shard{n}", params={"ids": ids})
+    whole = write_log(tmp_path / "whole.eval", SAMPLES, run_id="whole")
+    (group,) = report_json(str(shards))["groups"]
+    (single,) = report_json(str(whole))["groups"]
+    assert len(group["logs"]) == 2 and group["flags"] == []
+    assert group["levels"] == single["levels"]
+
+
 def test_two_models_two_groups_best_first(tmp_path: Path) -> None:
     level_logs(tmp_path / "a")
     weaker = [{**s, "value": "I"} if s["id"] == "a" else s for s in SAMPLES]
