@@ -68,7 +68,7 @@ def test_id_shards_of_one_run_make_one_table_like_one_run(tmp_path: Path) -> Non
     shards = tmp_path / "shards"
     shards.mkdir()
     for n, part in enumerate((SAMPLES[:2], SAMPLES[2:])):
-        ids = ",".join(s["id"] for s in part)
+        ids = ",".join(str(s["id"]) for s in part)
         write_log(shards / f"shard{n}.eval", part, run_id=f"shard{n}", params={"ids": ids})
     whole = write_log(tmp_path / "whole.eval", SAMPLES, run_id="whole")
     (group,) = report_json(str(shards))["groups"]
