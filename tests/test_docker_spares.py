@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import threading
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import anyio
 import pytest
 from helpers import SANDBOX_IMAGE, docker_leftovers
 
-from inspect_gaia._docker import client
+from inspect_gaia._docker import client, engine
+from inspect_gaia._docker import spares as spares_module
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia._docker.spares import is_spare, spares
 from inspect_gaia.sandbox import gaia_compose
@@ -139,3 +142,38 @@ async def test_kept_sandboxes_keep_no_spare(anyio_backend: str, sandbox_image: s
     finally:
         await GaiaDockerSandbox.cli_cleanup(sandbox.container)
     assert docker_leftovers() == before
+
+
+async def test_a_burst_of_samples_starts_its_containers_a_few_at_a_time(
+    anyio_backend: str, sandbox_image: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At most ``STARTS_PER_CPU`` per engine CPU at once: the first samples start, not all late."""
+    inside, most = 0, 0
+    lock = threading.Lock()
+    real = spares_module.sample_container
+
+    def counted(*args: Any) -> str:
+        nonlocal inside, most
+        with lock:
+            inside += 1
+            most = max(most, inside)
+        try:
+            return real(*args)
+        finally:
+            with lock:
+                inside -= 1
+
+    monkeypatch.setattr(spares_module, "sample_container", counted)
+    async with a_run() as config:
+        allowed = spares_module.STARTS_PER_CPU * engine.cpus()
+        sandboxes: list[GaiaDockerSandbox] = []
+
+        async def one() -> None:
+            sandboxes.append(await start(config))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(3 * allowed):
+                group.start_soon(one)
+        assert len(sandboxes) == 3 * allowed
+        assert most == allowed, f"{most} starts at once, {allowed} allowed"
+        await finish(config, *sandboxes)

@@ -268,6 +268,11 @@ def disk_limit_problem(image: str, size: str = "1g") -> str | None:
     return limits_problem(image, {"storage_opt": {"size": size}})
 
 
+def cpus() -> int:
+    """The engine's CPUs, as it reports them."""
+    return int(client.info().get("NCPU") or 1)
+
+
 def storage_driver() -> str:
     """The engine's storage driver (``overlay2``, ``btrfs``, …)."""
     return str(client.info().get("Driver", ""))

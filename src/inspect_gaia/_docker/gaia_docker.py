@@ -15,7 +15,6 @@ and image checks ``engine``.
 from __future__ import annotations
 
 import errno
-import functools
 import re
 import shlex
 import time
@@ -46,7 +45,7 @@ from .channel import ExecChannel
 from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
 from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
-from .spares import remove_sample_container, sample_container, spares
+from .spares import remove_sample_container, sample_container_in_turn, spares, starts_in_turn
 
 _TIMEOUT_BIN = "/usr/bin/timeout"
 _STOP_SEEN_WITHIN = 3.0
@@ -107,6 +106,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
             print(f"Removed {swept} container(s)/network(s) left by killed {PROVIDER} runs")
         await client.call(engine.ensure_image, service["image"])
         await client.call(engine.check_limits, service)
+        starts_in_turn(await client.call(engine.cpus))
         spec = egress.wanted(service)
         if spec is not None and network_wanted(service):
             await _start_egress(task_name, spec)
@@ -143,8 +143,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
                 await client.call(_run_network, task_name) if network_wanted(service) else None
             )
             kwargs = create_kwargs(service, network)
-        start = functools.partial(sample_container, name, kwargs, labels(task_name), task_name)
-        container = await client.call(start, files)
+        container = await sample_container_in_turn(
+            name, kwargs, labels(task_name), task_name, files
+        )
         working_dir = str(
             service.get("working_dir") or await client.call(engine.image_workdir, service["image"])
         )

@@ -15,6 +15,11 @@ removed, so none is created after that removal. Runs that need the proxy's files
 before it starts (``block_answer_sources``) start each sample's container as before, and so do
 runs that cap their sandboxes (``--max-sandboxes``): there a spare, or a container still being
 removed, would be one more than the cap.
+
+Samples' own starts go a few at a time per engine CPU, in the order the samples came. A burst (64
+samples starting together) shared evenly by the engine ends all at once, so every sample waited
+for the whole burst, and its file copies and first commands queued behind it; in order, the first
+samples start at once and the last no later.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+
 from .._compat import sandbox_lifecycle_state, sandbox_limiters
 from . import PROVIDER, client
 
@@ -36,6 +43,9 @@ logger = logging.getLogger(__name__)
 
 WORKERS = 4
 """Background starts and removals at once (the engine does the work)."""
+STARTS_PER_CPU = 2
+"""Samples' container starts at once per engine CPU (``starts_in_turn``)."""
+_STARTS = anyio.CapacityLimiter(2 * STARTS_PER_CPU)
 _SPARE = re.compile(r"-spare-[0-9a-f]{6}$")
 
 
@@ -164,6 +174,23 @@ def sample_container(
     if files is None and wanted():
         return spares().start(name, kwargs, labels, task_name)
     return client.start_container(name, kwargs, labels, files)
+
+
+def starts_in_turn(engine_cpus: int) -> None:
+    """Let ``STARTS_PER_CPU`` samples' starts per engine CPU go at once (set at the run's start)."""
+    _STARTS.total_tokens = STARTS_PER_CPU * max(1, engine_cpus)
+
+
+async def sample_container_in_turn(
+    name: str,
+    kwargs: Mapping[str, Any],
+    labels: Mapping[str, str],
+    task_name: str,
+    files: Mapping[str, bytes] | None,
+) -> str:
+    """``sample_container`` once the samples that came earlier have started theirs."""
+    async with _STARTS:
+        return await client.call(sample_container, name, kwargs, labels, task_name, files)
 
 
 def remove_sample_container(container: str) -> None:
