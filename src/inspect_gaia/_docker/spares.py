@@ -18,8 +18,8 @@ removed, would be one more than the cap.
 
 Samples' own starts go a few at a time per engine CPU, in the order the samples came. A burst (64
 samples starting together) shared evenly by the engine ends all at once, so every sample waited
-for the whole burst, and its file copies and first commands queued behind it; in order, the first
-samples start at once and the last no later.
+for the whole burst, and its file copies and first commands queued behind it; in turn, the first
+samples start at once and get on with their work while the last wait somewhat longer.
 """
 
 from __future__ import annotations
