@@ -14,6 +14,7 @@ import pytest
 from helpers import SANDBOX_IMAGE, docker_leftovers
 
 from inspect_gaia._docker import client, engine
+from inspect_gaia._docker import gaia_docker as gaia_docker_module
 from inspect_gaia._docker import spares as spares_module
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia._docker.spares import is_spare, spares
@@ -163,7 +164,7 @@ async def test_a_burst_of_samples_starts_its_containers_a_few_at_a_time(
             with lock:
                 inside -= 1
 
-    monkeypatch.setattr(spares_module, "sample_container", counted)
+    monkeypatch.setattr(gaia_docker_module, "sample_container", counted)
     async with a_run() as config:
         allowed = spares_module.STARTS_PER_CPU * engine.cpus()
         sandboxes: list[GaiaDockerSandbox] = []

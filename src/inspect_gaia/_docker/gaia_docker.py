@@ -15,6 +15,7 @@ and image checks ``engine``.
 from __future__ import annotations
 
 import errno
+import functools
 import re
 import shlex
 import time
@@ -45,7 +46,7 @@ from .channel import ExecChannel
 from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
 from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
-from .spares import remove_sample_container, sample_container_in_turn, spares, starts_in_turn
+from .spares import in_turn, remove_sample_container, sample_container, spares, starts_in_turn
 
 _TIMEOUT_BIN = "/usr/bin/timeout"
 _STOP_SEEN_WITHIN = 3.0
@@ -143,9 +144,10 @@ class GaiaDockerSandbox(SandboxEnvironment):
                 await client.call(_run_network, task_name) if network_wanted(service) else None
             )
             kwargs = create_kwargs(service, network)
-        container = await sample_container_in_turn(
-            name, kwargs, labels(task_name), task_name, files
+        start = functools.partial(
+            sample_container, name, kwargs, labels(task_name), task_name, files
         )
+        container = await in_turn(start)
         working_dir = str(
             service.get("working_dir") or await client.call(engine.image_workdir, service["image"])
         )

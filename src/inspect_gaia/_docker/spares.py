@@ -29,7 +29,7 @@ import logging
 import re
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,7 +44,7 @@ logger = logging.getLogger(__name__)
 WORKERS = 4
 """Background starts and removals at once (the engine does the work)."""
 STARTS_PER_CPU = 2
-"""Samples' container starts at once per engine CPU (``starts_in_turn``)."""
+"""Samples' container starts at once per engine CPU (``in_turn``, ``starts_in_turn``)."""
 _STARTS = anyio.CapacityLimiter(2 * STARTS_PER_CPU)
 _SPARE = re.compile(r"-spare-[0-9a-f]{6}$")
 
@@ -181,16 +181,10 @@ def starts_in_turn(engine_cpus: int) -> None:
     _STARTS.total_tokens = STARTS_PER_CPU * max(1, engine_cpus)
 
 
-async def sample_container_in_turn(
-    name: str,
-    kwargs: Mapping[str, Any],
-    labels: Mapping[str, str],
-    task_name: str,
-    files: Mapping[str, bytes] | None,
-) -> str:
-    """``sample_container`` once the samples that came earlier have started theirs."""
+async def in_turn(start: Callable[[], str]) -> str:
+    """``start()``, a sample's blocking container start, once earlier samples started theirs."""
     async with _STARTS:
-        return await client.call(sample_container, name, kwargs, labels, task_name, files)
+        return await client.call(start)
 
 
 def remove_sample_container(container: str) -> None:
