@@ -85,18 +85,15 @@ def run_load(
         inspect_gaia = InspectHarness(image, url)
         if evalscope is not None:
             evalscope = evalscope.serving(url)
-
-        def spans(out: Path) -> tuple[str, ...]:
-            return tuple(breakdown(out)) if level == max(spec.levels) else ()
-
         for level in spec.levels:
             samples = spec.samples(level)
             ideal = spec.ideal(level)
+            top = level == max(spec.levels)
             out = workdir / f"load-inspect-{level}"
             print(f"load: inspect_gaia, {samples} samples, {level} at once", flush=True)
             # Not strict: a sample scored wrong under load is a finding, counted in the table.
             measured = inspect_gaia.run(dataset, samples, level, out, poll=True, strict=False)
-            rows.append(LoadRow(INSPECT, level, samples, ideal, measured, spans(out)))
+            rows.append(LoadRow(INSPECT, level, samples, ideal, measured, spans(out, top)))
             for number, extra in enumerate(spec.log_options if level >= spec.options_from else ()):
                 options = " ".join(extra)
                 print(
@@ -107,7 +104,7 @@ def run_load(
                     dataset, samples, level, out, poll=True, extra=extra, strict=False
                 )
                 harness = f"{INSPECT}, {options}"
-                rows.append(LoadRow(harness, level, samples, ideal, measured, spans(out)))
+                rows.append(LoadRow(harness, level, samples, ideal, measured, spans(out, top)))
             if evalscope is not None:
                 out = workdir / f"load-evalscope-{level}"
                 print(f"load: evalscope, {samples} samples, {level} at once", flush=True)
@@ -119,6 +116,11 @@ def run_load(
     if counts.requests != replies:
         raise RuntimeError(f"load: {counts.requests} model calls, expected {replies}")
     return rows
+
+
+def spans(out: Path, wanted: bool) -> tuple[str, ...]:
+    """Where a sample's time went in the inspect_gaia log in ``out``, if ``wanted``."""
+    return tuple(breakdown(out)) if wanted else ()
 
 
 def load_table(spec: LoadSpec, rows: list[LoadRow]) -> list[str]:
