@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks.measure import ContainerPoll, Measured, run_measured
+from benchmarks.fixture import task_id
+from benchmarks.measure import ContainerPoll, Measured, run_measured, run_measured_together
 
 HERE = Path(__file__).resolve().parent
 MODEL = "openai-api/scripted/bench"
@@ -30,14 +31,14 @@ DEFAULT_EVALSCOPE_VENV = Path.home() / ".cache" / "inspect_gaia" / "bench" / "ev
 OWNER_LABEL = "inspect_gaia.owner"
 
 
-def _inspect_owned(container: Mapping[str, Any], pid: int) -> bool:
+def _inspect_owned(container: Mapping[str, Any], pids: frozenset[int]) -> bool:
     # gaia-docker's owner label is <host>/<boot id>/<pid namespace>/<pid>/<start time>: only
     # this run's sandboxes count, not those of another eval on the same engine.
     owner = str((container.get("Labels") or {}).get(OWNER_LABEL, "")).split("/")
-    return len(owner) > 3 and owner[3] == str(pid)
+    return len(owner) > 3 and owner[3] in {str(pid) for pid in pids}
 
 
-def _evalscope_owned(container: Mapping[str, Any], pid: int) -> bool:
+def _evalscope_owned(container: Mapping[str, Any], pids: frozenset[int]) -> bool:
     return any(name.startswith("/sandbox-") for name in container.get("Names") or [])
 
 
@@ -73,16 +74,54 @@ class InspectHarness:
         extra: Sequence[str] = (),
         prefix: Sequence[str] = (),
         strict: bool = True,
+        processes: int = 1,
     ) -> Measured:
         """One ``inspect eval`` process over the first ``samples`` questions; checked.
 
         ``extra`` are more ``inspect eval`` options; ``prefix`` runs the command under another
         (a profiler: its CPU and memory then count too). Not ``strict``: samples scored wrong
-        are counted (``Measured.wrong``) instead of failing the run.
+        are counted (``Measured.wrong``) instead of failing the run. ``processes`` above 1 splits
+        the questions into that many ``-T ids=`` shards (question ``i`` in shard ``i % processes``)
+        run at once, ``concurrency / processes`` samples at once each, measured as one run
+        (``run_measured_together``); each shard's log in ``out/shard-K``.
         """
-        out.mkdir(parents=True, exist_ok=True)
+        if processes == 1:
+            shards = [(out, ["--limit", str(samples)])]
+        else:
+            shards = [
+                (
+                    out / f"shard-{k}",
+                    ["-T", "ids=" + ",".join(task_id(i) for i in range(k, samples, processes))],
+                )
+                for k in range(processes)
+            ]
+        commands = []
+        for log_dir, select in shards:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            commands.append(
+                [
+                    *prefix,
+                    *self._command(dataset, sandbox, concurrency // processes, log_dir),
+                    *select,
+                    *extra,
+                ]
+            )
+        env = {**os.environ, "SCRIPTED_BASE_URL": self.model_url, "SCRIPTED_API_KEY": "bench"}
+        measured = run_measured_together(
+            commands,
+            env,
+            [log_dir / "run.log" for log_dir, _ in shards],
+            inspect_poll() if poll else None,
+        )
+        for k, (log_dir, _) in enumerate(shards):
+            (log,) = log_dir.glob("*.eval")
+            measured.output_bytes += log.stat().st_size
+            measured.wrong += _check_inspect_log(log, len(range(k, samples, processes)), strict)
+        return measured
+
+    def _command(self, dataset: Path, sandbox: str, concurrency: int, out: Path) -> list[str]:
+        """``inspect eval`` of the task on ``dataset``, ``concurrency`` samples at once."""
         command = [
-            *prefix,
             str(Path(sys.executable).parent / "inspect"),
             "eval",
             "inspect_gaia/gaia",
@@ -94,25 +133,17 @@ class InspectHarness:
             f"sandbox={sandbox}",
             "--model",
             MODEL,
-            "--limit",
-            str(samples),
             "--max-samples",
             str(concurrency),
             "--log-dir",
             str(out),
             "--display",
             "none",
-            *extra,
         ]
         if sandbox == "compose":
             # inspect's compose sandbox has its own default limit (2 x CPUs); raised to match.
             command += ["--max-sandboxes", str(concurrency)]
-        env = {**os.environ, "SCRIPTED_BASE_URL": self.model_url, "SCRIPTED_API_KEY": "bench"}
-        measured = run_measured(command, env, out / "run.log", inspect_poll() if poll else None)
-        (log,) = out.glob("*.eval")
-        measured.output_bytes = log.stat().st_size
-        measured.wrong = _check_inspect_log(log, samples, strict)
-        return measured
+        return command
 
 
 def _check_inspect_log(path: Path, samples: int, strict: bool) -> int:

@@ -11,11 +11,14 @@ CPU (dockerd + containerd, as ``measure.py`` reads it); then the medians per var
     python -m benchmarks.load_cpu --variant base --variant no-realtime::--no-log-realtime
     python -m benchmarks.load_cpu --variant before:HEAD~1 --variant after --rounds 3
     python -m benchmarks.load_cpu --variant base --rounds 1 --py-spy /tmp/profile.json
+    python -m benchmarks.load_cpu --variant one --variant two-processes:::2
 
-A variant is ``NAME[:GITREF[:OPTIONS]]``: GITREF empty means the working tree; OPTIONS are split
-on spaces. ``--py-spy FILE`` runs every run under ``py-spy record --threads --idle`` (FILE gets the
-variant and round in its name; the CPU then includes py-spy's sampling, slightly). ``--lock FILE``
-holds an flock on FILE during each run (the Docker engine is shared).
+A variant is ``NAME[:GITREF[:OPTIONS[:PROCESSES]]]``: GITREF empty means the working tree; OPTIONS
+are split on spaces; PROCESSES (default 1) splits the questions into that many ``-T ids=`` shards
+run at once, ``--at-once / PROCESSES`` samples each, timed until the last ends. ``--py-spy FILE``
+runs every run under ``py-spy record --threads --idle`` (FILE gets the variant and round in its
+name; the CPU then includes py-spy's sampling, slightly). ``--lock FILE`` holds an flock on FILE
+during each run (the Docker engine is shared).
 """
 
 from __future__ import annotations
@@ -50,13 +53,14 @@ class Variant:
     name: str
     ref: str
     options: list[str]
+    processes: int = 1
     runs: list[Measured] = field(default_factory=list)
 
     @classmethod
     def parse(cls, spec: str) -> Variant:
-        """``NAME[:GITREF[:OPTIONS]]``."""
-        name, ref, options = (spec.split(":", 2) + ["", ""])[:3]
-        return cls(name, ref, options.split())
+        """``NAME[:GITREF[:OPTIONS[:PROCESSES]]]``."""
+        name, ref, options, processes = (spec.split(":", 3) + ["", "", ""])[:4]
+        return cls(name, ref, options.split(), int(processes or 1))
 
 
 def export_src(ref: str, workdir: Path) -> Path:
@@ -106,6 +110,8 @@ def main() -> None:
     parser.add_argument("--workdir", help="keep logs here (default: a temporary directory)")
     args = parser.parse_args()
     variants = [Variant.parse(spec) for spec in args.variant]
+    if args.py_spy and any(v.processes > 1 for v in variants):
+        parser.error("--py-spy profiles one process: give it variants of one process")
     turns = args.samples * (args.turns + 1)
     ideal = math.ceil(args.samples / args.at_once) * (args.turns + 1) * args.latency
     with tempfile.TemporaryDirectory(prefix="gaia-load-cpu-") as temp:
@@ -134,6 +140,7 @@ def main() -> None:
                             workdir / f"{variant.name}-{round_}",
                             extra=variant.options,
                             prefix=prefix,
+                            processes=variant.processes,
                         )
                     variant.runs.append(measured)
                     print(
@@ -141,6 +148,8 @@ def main() -> None:
                         f"(÷ ideal {measured.wall / ideal:.2f}), CPU {measured.cpu:.1f} s, "
                         f"{measured.cpu / turns * 1000:.1f} ms per turn, "
                         f"engine CPU {measured.engine_cpu:.1f} s, "
+                        f"containers CPU {measured.containers_cpu:.1f} s, "
+                        f"machine busy {measured.machine_busy:.0%}, "
                         f"peak RSS {measured.rss_mb:.0f} MB",
                         flush=True,
                     )
@@ -148,15 +157,23 @@ def main() -> None:
         f"\n{args.samples} samples x {args.turns + 1} model turns, {args.at_once} at once, "
         f"{args.latency:g} s per reply (ideal {ideal:.0f} s); medians of {args.rounds}:"
     )
-    print("| variant | options | wall s | wall ÷ ideal | CPU s | CPU ms per turn | engine CPU s |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        "| variant | options | wall s | wall ÷ ideal | CPU s | CPU ms per turn | engine CPU s "
+        "| containers CPU s | machine busy |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for v in variants:
         wall = statistics.median(m.wall for m in v.runs)
         cpu = statistics.median(m.cpu for m in v.runs)
         engine = statistics.median(m.engine_cpu for m in v.runs)
+        inside = statistics.median(m.containers_cpu for m in v.runs)
+        busy = statistics.median(m.machine_busy for m in v.runs)
+        options = shlex.join(v.options) or "-"
+        if v.processes > 1:
+            options += f" ({v.processes} processes)"
         print(
-            f"| {v.name} | {shlex.join(v.options) or '-'} | {wall:.1f} | {wall / ideal:.2f} "
-            f"| {cpu:.1f} | {cpu / turns * 1000:.1f} | {engine:.1f} |"
+            f"| {v.name} | {options} | {wall:.1f} | {wall / ideal:.2f} "
+            f"| {cpu:.1f} | {cpu / turns * 1000:.1f} | {engine:.1f} | {inside:.1f} | {busy:.0%} |"
         )
     sys.stdout.flush()
 

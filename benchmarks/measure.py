@@ -6,7 +6,8 @@ peak RSS, of it and of any children it waited for). While it runs, a thread poll
 Engine every 0.5 s for the run's containers (``docker ps``, through the SDK) and reads each
 one's memory from its cgroup: the peak count, and at that moment the memory per sandbox as
 ``docker stats`` reports it (usage less inactive page cache). The engine's own CPU (``dockerd``
-and ``containerd``, from /proc) is read before and after.
+and ``containerd``, from /proc), the containers' CPU (cgroup v1's cpuacct) and how busy the
+whole machine was (/proc/stat) are read before and after.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import docker
 
 CGROUP_V1 = Path("/sys/fs/cgroup/memory/docker")
 CGROUP_V2 = Path("/sys/fs/cgroup/system.slice")
+CPUACCT_DOCKER = Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage")
 MB = 1024 * 1024
 
 
@@ -49,6 +51,11 @@ class Measured:
     """Size of what the run wrote (inspect: the .eval log; evalscope: its work directory)."""
     wrong: int = 0
     """Samples the harness scored wrong (the scripted model always answers right)."""
+    machine_busy: float = 0.0
+    """Share of the machine's CPU time that was busy during the run (all its CPUs, /proc/stat)."""
+    containers_cpu: float = 0.0
+    """CPU seconds spent inside all Docker containers during the run (cgroup v1's cpuacct for
+    ``docker``; 0 where the engine's containers have no such parent group)."""
 
 
 def _container_memory(container_id: str) -> float | None:
@@ -74,7 +81,7 @@ class ContainerPoll:
     """Polls the engine for a run's containers (``owned`` picks them out of ``docker ps``)."""
 
     filters: Mapping[str, Any]
-    owned: Callable[[Mapping[str, Any], int], bool] = lambda container, pid: True
+    owned: Callable[[Mapping[str, Any], frozenset[int]], bool] = lambda container, pids: True
     interval: float = 0.5
     peak: int = 0
     peak_memory: list[float] = field(default_factory=list)
@@ -83,21 +90,21 @@ class ContainerPoll:
     _before: set[str] = field(default_factory=set)
     _client: Any = None
 
-    def _ours(self, pid: int) -> list[str]:
+    def _ours(self, pids: frozenset[int]) -> list[str]:
         if self._client is None:
             self._client = docker.APIClient()
         listed = self._client.containers(filters=dict(self.filters))
-        return [c["Id"] for c in listed if c["Id"] not in self._before and self.owned(c, pid)]
+        return [c["Id"] for c in listed if c["Id"] not in self._before and self.owned(c, pids)]
 
     def start(self) -> None:
         """Note the containers that exist already (another engineer's, another run's)."""
-        self._before = set(self._ours(-1)) if self.filters else set()
+        self._before = set(self._ours(frozenset())) if self.filters else set()
 
-    def run(self, pid: int) -> None:
+    def run(self, pids: frozenset[int]) -> None:
         """Poll until ``stop``; the peak count and the memory per sandbox at that peak."""
         while not self._stop.wait(self.interval):
             try:
-                alive = self._ours(pid)
+                alive = self._ours(pids)
             except docker.errors.DockerException:
                 continue
             memory = [m for m in map(_container_memory, alive) if m is not None]
@@ -134,6 +141,20 @@ def _cpu_seconds(pids: Sequence[int]) -> float:
     return total
 
 
+def _machine_ticks() -> tuple[int, int]:
+    """All CPUs' (busy, total) ticks since boot, from /proc/stat (idle and iowait are not busy)."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return sum(fields) - fields[3] - fields[4], sum(fields)
+
+
+def _containers_cpu() -> float:
+    """CPU seconds of every Docker container since boot (0 without cgroup v1's cpuacct)."""
+    try:
+        return int(CPUACCT_DOCKER.read_text()) / 1e9
+    except (OSError, ValueError):
+        return 0.0
+
+
 def run_measured(
     command: Sequence[str],
     env: Mapping[str, str],
@@ -142,50 +163,80 @@ def run_measured(
     timeout: float = 3 * 3600,
 ) -> Measured:
     """Run ``command`` to its end (output to ``log``) and measure it; fails on a non-zero exit."""
+    return run_measured_together([command], env, [log], poll, timeout)
+
+
+def run_measured_together(
+    commands: Sequence[Sequence[str]],
+    env: Mapping[str, str],
+    logs: Sequence[Path],
+    poll: ContainerPoll | None = None,
+    timeout: float = 3 * 3600,
+) -> Measured:
+    """Start ``commands`` at once (output to ``logs``), measure them as one run until the last ends.
+
+    Wall: from the start to the last exit; CPU: the processes' sum; peak RSS: the sum of their
+    peaks (an upper bound on what they held at once); containers: those of any of them. Fails on
+    a non-zero exit of any.
+    """
     engine = _engine_pids()
     engine_before = _cpu_seconds(engine)
+    busy_before, total_before = _machine_ticks()
+    containers_before = _containers_cpu()
     if poll is not None:
         poll.start()
-    ended: list[tuple[float, int, Any]] = []
+    ended: dict[int, tuple[float, int, Any]] = {}
 
     def wait(pid: int) -> None:
         _, status, usage = os.wait4(pid, 0)
-        ended.append((time.perf_counter(), status, usage))
+        ended[pid] = (time.perf_counter(), status, usage)
 
-    with log.open("wb") as out:
-        start = time.perf_counter()
-        process = subprocess.Popen(list(command), env=dict(env), stdout=out, stderr=out)
-    waiter = threading.Thread(target=wait, args=(process.pid,), daemon=True)
-    waiter.start()
+    start = time.perf_counter()
+    processes = []
+    for command, log in zip(commands, logs, strict=True):
+        with log.open("wb") as out:
+            processes.append(subprocess.Popen(list(command), env=dict(env), stdout=out, stderr=out))
+    waiters = [threading.Thread(target=wait, args=(p.pid,), daemon=True) for p in processes]
+    for waiter in waiters:
+        waiter.start()
     watcher = None
     if poll is not None:
-        watcher = threading.Thread(target=poll.run, args=(process.pid,), daemon=True)
+        pids = frozenset(p.pid for p in processes)
+        watcher = threading.Thread(target=poll.run, args=(pids,), daemon=True)
         watcher.start()
+    deadline = time.perf_counter() + timeout
     try:
-        waiter.join(timeout)
-    finally:  # timed out, or the benchmark itself was interrupted: never leave the run behind
-        if not ended:
-            process.terminate()
-            waiter.join(30)
-            if not ended:
-                process.kill()
-                waiter.join()
-    end, status, usage = ended[0]
-    wall = end - start
-    process.returncode = os.waitstatus_to_exitcode(status)
+        for waiter in waiters:
+            waiter.join(max(0.0, deadline - time.perf_counter()))
+    finally:  # timed out, or the benchmark itself was interrupted: never leave a run behind
+        for process, waiter in zip(processes, waiters, strict=True):
+            if process.pid not in ended:
+                process.terminate()
+                waiter.join(30)
+                if process.pid not in ended:
+                    process.kill()
+                    waiter.join()
+    busy, total = _machine_ticks()
+    containers_cpu = _containers_cpu() - containers_before
     if poll is not None and watcher is not None:
         poll.stop()
         watcher.join()
-    if process.returncode != 0:
-        tail = log.read_text(errors="replace")[-3000:]
-        raise RuntimeError(f"{command[0]} ... exited {process.returncode}; see {log}:\n{tail}")
+    for process, command, log in zip(processes, commands, logs, strict=True):
+        code = os.waitstatus_to_exitcode(ended[process.pid][1])
+        process.returncode = code
+        if code != 0:
+            tail = log.read_text(errors="replace")[-3000:]
+            raise RuntimeError(f"{command[0]} ... exited {code}; see {log}:\n{tail}")
+    usages = [usage for _, _, usage in ended.values()]
     memory = poll.peak_memory if poll else []
     return Measured(
-        wall=wall,
-        cpu=usage.ru_utime + usage.ru_stime,
-        rss_mb=usage.ru_maxrss / 1024,
+        wall=max(end for end, _, _ in ended.values()) - start,
+        cpu=sum(u.ru_utime + u.ru_stime for u in usages),
+        rss_mb=sum(u.ru_maxrss for u in usages) / 1024,
         engine_cpu=_cpu_seconds(engine) - engine_before,
         containers=poll.peak if poll else 0,
         sandbox_mb=sum(memory) / len(memory) if memory else 0.0,
         sandbox_max_mb=poll.largest if poll else 0.0,
+        machine_busy=(busy - busy_before) / max(total - total_before, 1),
+        containers_cpu=containers_cpu,
     )

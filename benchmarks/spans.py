@@ -14,14 +14,20 @@ from pathlib import Path
 
 
 def breakdown(out: Path) -> Iterator[str]:
-    """Markdown: where each sample's time went, from the events of an inspect_gaia log."""
+    """Markdown: where each sample's time went, from the events of the inspect_gaia logs in ``out``.
+
+    A run split over processes has a log per shard in a folder of ``out``: their samples pool.
+    """
     from inspect_ai.log import read_eval_log
 
-    (path,) = out.glob("*.eval")
-    log = read_eval_log(str(path))
+    samples = [
+        sample
+        for path in sorted(out.rglob("*.eval"))
+        for sample in read_eval_log(str(path)).samples or []
+    ]
     parts: dict[str, list[float]] = {}
     counts: dict[str, list[int]] = {}
-    for sample in log.samples or []:
+    for sample in samples:
         events = sample.events
         init = next(e for e in events if e.event == "sample_init")
         started = datetime.fromisoformat(str(sample.started_at))
