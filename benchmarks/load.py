@@ -46,6 +46,9 @@ class LoadSpec:
     """inspect's log options for large runs; inspect_gaia runs each too, from ``options_from``."""
     options_from: int = 32
     """The lowest level at which the log options run (below it the run waits on the model)."""
+    processes: int = 2
+    """At the top level inspect_gaia also runs split into this many processes (``-T ids=``
+    shards, at once, the level shared among them), with the first log options; 1: not."""
 
     def samples(self, at_once: int) -> int:
         """How many questions run at this level."""
@@ -105,6 +108,8 @@ def run_load(
                 )
                 harness = f"{INSPECT}, {options}"
                 rows.append(LoadRow(harness, level, samples, ideal, measured, spans(out, top)))
+            if top and spec.processes > 1:
+                rows.append(run_split(spec, inspect_gaia, dataset, level, workdir))
             if evalscope is not None:
                 out = workdir / f"load-evalscope-{level}"
                 print(f"load: evalscope, {samples} samples, {level} at once", flush=True)
@@ -118,6 +123,22 @@ def run_load(
     return rows
 
 
+def run_split(
+    spec: LoadSpec, inspect_gaia: InspectHarness, dataset: Path, level: int, workdir: Path
+) -> LoadRow:
+    """inspect_gaia at ``level`` split into ``spec.processes`` id shards run at once."""
+    extra = spec.log_options[0] if spec.log_options else ()
+    samples = spec.samples(level)
+    harness = ", ".join([INSPECT, *filter(None, [" ".join(extra)]), f"{spec.processes} processes"])
+    print(f"load: {harness}, {samples} samples, {level} at once", flush=True)
+    out = workdir / f"load-inspect-processes-{level}"
+    measured = inspect_gaia.run(
+        dataset, samples, level, out, poll=True, extra=extra, strict=False,
+        processes=spec.processes,
+    )  # fmt: skip
+    return LoadRow(harness, level, samples, spec.ideal(level), measured, spans(out, True))
+
+
 def spans(out: Path, wanted: bool) -> tuple[str, ...]:
     """Where a sample's time went in the inspect_gaia log in ``out``, if ``wanted``."""
     return tuple(breakdown(out)) if wanted else ()
@@ -127,9 +148,9 @@ def load_table(spec: LoadSpec, rows: list[LoadRow]) -> list[str]:
     """Markdown: one row per harness and level."""
     lines = [
         "| harness | at once | samples | ideal s | wall s | wall ÷ ideal | CPU s | peak RSS MB "
-        "| containers at peak | MB per sandbox (mean at peak / max) | engine CPU s | output MB "
-        "| scored wrong |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| containers at peak | MB per sandbox (mean at peak / max) | engine CPU s "
+        "| containers' CPU s | machine busy | output MB | scored wrong |",
+        "|" + " --- |" * 15,
     ]
     for row in rows:
         m = row.measured
@@ -137,6 +158,7 @@ def load_table(spec: LoadSpec, rows: list[LoadRow]) -> list[str]:
             f"| {row.harness} | {row.at_once} | {row.samples} | {row.ideal:.0f} | {m.wall:.1f} "
             f"| {m.wall / row.ideal:.2f} | {m.cpu:.1f} | {m.rss_mb:.0f} | {m.containers} "
             f"| {m.sandbox_mb:.1f} / {m.sandbox_max_mb:.1f} | {m.engine_cpu:.1f} "
+            f"| {m.containers_cpu:.1f} | {m.machine_busy:.0%} "
             f"| {m.output_bytes / 1024 / 1024:.2f} | {m.wrong} |"
         )
     return lines

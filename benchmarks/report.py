@@ -160,10 +160,20 @@ def markdown(report: Report) -> list[str]:
         f"{spec.options_from} at once it also runs with inspect's log options for large runs "
         "(`--no-log-realtime`: no realtime sample buffer, the log unchanged; `--log-buffer 100`: "
         "finished samples written to the .eval file 100 at a time instead of inspect's default "
-        "of 10 for this many samples). Containers at peak: the run's own "
+        "of 10 for this many samples)"
+        + (
+            f"; at {max(spec.levels)} at once it also runs split into {spec.processes} "
+            "processes (`-T ids=` shards, started together, the samples at once shared among "
+            "them; wall until the last ends, CPU and peak RSS summed)"
+            if spec.processes > 1
+            else ""
+        )
+        + ". Containers at peak: the run's own "
         "sandboxes alive at once (polled every 0.5 s); MB per sandbox: usage less inactive page "
         "cache from its cgroup (as `docker stats`), mean over the sandboxes at that peak, and "
-        "the largest seen; engine CPU: dockerd + containerd over the run; output: the .eval log "
+        "the largest seen; engine CPU: dockerd + containerd over the run; containers' CPU: "
+        "all containers' (cgroup v1's cpuacct; 0 where absent); machine busy: the share of all "
+        "the machine's CPU time that was not idle during the run; output: the .eval log "
         "(inspect_gaia) or the work directory (evalscope).",
         "",
         *load_table(spec, report.load_rows),

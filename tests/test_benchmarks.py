@@ -72,7 +72,13 @@ def test_quick_benchmark_writes_the_report(sandbox_image: str, tmp_path: Path) -
     assert any(r.startswith("| harness | at once | samples | ideal s | wall s |") for r in rows)
     load = [r.split("|")[1:-1] for r in rows if r.startswith("| inspect_gaia | 2 |")]
     assert len(load) == 1 and int(load[0][8]) >= 1, "containers at peak"
-    assert int(load[0][12]) == 0, "scored wrong"
+    assert 0 < float(load[0][12].strip(" %")) <= 100, "machine busy"
+    assert int(load[0][14]) == 0, "scored wrong"
+    # The top level again, split into two processes of one sample at once: both shards' samples.
+    split = [r.split("|")[1:-1] for r in rows if r.startswith("| inspect_gaia, ")]
+    split = [r for r in split if r[0].strip().endswith(", 2 processes")]
+    assert len(split) == 1 and int(split[0][2]) == 4 and int(split[0][14]) == 0
+    assert "Where a sample's time went, inspect_gaia, --no-log-realtime, 2 processes" in text
     # Where a sample's time went at the top level, from the log: 2 bash turns + submit per sample.
     assert "Where a sample's time went, inspect_gaia, 2 at once" in text
     spans = {r.split("|")[1].strip(): r.split("|")[2:-1] for r in rows}
