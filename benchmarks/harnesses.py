@@ -101,7 +101,7 @@ class InspectHarness:
             commands.append(
                 [
                     *prefix,
-                    *self._command(dataset, sandbox, concurrency // processes, log_dir),
+                    *self._command(dataset, sandbox, max(1, concurrency // processes), log_dir),
                     *select,
                     *extra,
                 ]

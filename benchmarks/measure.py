@@ -192,10 +192,18 @@ def run_measured_together(
         ended[pid] = (time.perf_counter(), status, usage)
 
     start = time.perf_counter()
-    processes = []
-    for command, log in zip(commands, logs, strict=True):
-        with log.open("wb") as out:
-            processes.append(subprocess.Popen(list(command), env=dict(env), stdout=out, stderr=out))
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        for command, log in zip(commands, logs, strict=True):
+            with log.open("wb") as out:
+                processes.append(
+                    subprocess.Popen(list(command), env=dict(env), stdout=out, stderr=out)
+                )
+    except BaseException:  # one did not start: none is left running
+        for process in processes:
+            process.kill()
+            process.wait()
+        raise
     waiters = [threading.Thread(target=wait, args=(p.pid,), daemon=True) for p in processes]
     for waiter in waiters:
         waiter.start()

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from helpers import REPO
 
+from benchmarks.measure import run_measured_together
 from benchmarks.report import public_command
 
 
@@ -139,3 +141,36 @@ def test_mixed_work_runs_every_attachment_type_and_takes_a_sample_apart(
         "7",
     ]
     assert float(rows["sample, all"][0]) > float(rows["commands"][0]) > 0
+
+
+def test_processes_run_together_are_measured_as_one_run(tmp_path: Path) -> None:
+    burn = "import time; end = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+    commands = [[sys.executable, "-c", f"import time; time.sleep({s})\n{burn}"] for s in (0, 1)]
+    start = time.monotonic()
+    measured = run_measured_together(
+        commands, {"PATH": "/usr/bin:/bin"}, [tmp_path / "a.log", tmp_path / "b.log"]
+    )
+    took = time.monotonic() - start
+    # Together, not one after the other: the wall is the longer one's (sleep 1 + 0.3 s of CPU).
+    assert 1.3 <= measured.wall <= took < 2.6
+    assert measured.cpu >= 0.6, "both processes' CPU"
+    assert 0 < measured.machine_busy <= 1
+
+
+def test_a_process_that_fails_to_start_leaves_none_of_the_others_running(tmp_path: Path) -> None:
+    marker = tmp_path / "left-running"
+    first = [sys.executable, "-c", f"import time; time.sleep(1.5); open({str(marker)!r}, 'w')"]
+    with pytest.raises(FileNotFoundError):
+        run_measured_together(
+            [first, [str(tmp_path / "no-such-program")]], {}, [tmp_path / "a", tmp_path / "b"]
+        )
+    time.sleep(2)
+    assert not marker.exists(), "the first process was killed"
+
+
+def test_a_failed_process_fails_the_run_with_its_log(tmp_path: Path) -> None:
+    commands = [["true"], ["sh", "-c", "echo broken; exit 3"]]
+    with pytest.raises(RuntimeError, match=r"exited 3; see .*b\.log:\nbroken"):
+        run_measured_together(
+            commands, {"PATH": "/usr/bin:/bin"}, [tmp_path / "a.log", tmp_path / "b.log"]
+        )
