@@ -120,18 +120,31 @@ def write_dataset(
     return root
 
 
-def scripted_model(questions: int, bash_turns: int, latency: float = 0.0) -> ScriptedModel:
+def scripted_model(
+    questions: int, bash_turns: int, latency: float = 0.0, spread: int = 0
+) -> ScriptedModel:
     """Each question: ``bash_turns`` calls of ``wc -l`` on its attachment, then submit the output.
 
-    A sample makes ``bash_turns + 1`` model calls; the answer submitted is ``20`` (correct).
+    A sample makes ``bash_turns + 1`` model calls; the answer submitted is ``20`` (correct). With
+    ``spread``, question ``i`` makes ``bash_turns_of(i, bash_turns, spread)`` calls instead.
     """
     entries = []
     for i in range(questions):
         command: Step = {"bash": f"wc -l < /shared_files/{task_id(i)}.txt"}
-        steps: list[Step] = [command] * bash_turns + [{"submit_output": True}]
+        turns = bash_turns_of(i, bash_turns, spread)
+        steps: list[Step] = [command] * turns + [{"submit_output": True}]
         # The colon keeps "question 1:" from matching "question 12: ...".
         entries.append(Entry(f"Benchmark question {i}:", steps))
     return ScriptedModel(entries, latency=latency)
+
+
+def bash_turns_of(i: int, bash_turns: int, spread: int) -> int:
+    """Question ``i``'s bash turns: ``bash_turns`` give or take up to ``spread``.
+
+    Every offset from ``-spread`` to ``spread`` comes once in each ``2 * spread + 1`` questions, in
+    a mixed order, so the samples that start together do not all end together.
+    """
+    return bash_turns + (i * 37) % (2 * spread + 1) - spread
 
 
 def mixed_model(questions: int, kinds: tuple[str, ...] = MIXED_KINDS) -> ScriptedModel:

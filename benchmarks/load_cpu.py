@@ -19,13 +19,17 @@ run at once, ``--at-once / PROCESSES`` samples each, timed until the last ends. 
 runs every run under ``py-spy record --threads --idle`` (FILE gets the variant and round in its
 name; the CPU then includes py-spy's sampling, slightly). ``--lock FILE`` holds an flock on FILE
 during each run (the Docker engine is shared).
+
+``--spread S`` varies the bash turns per sample by up to S either way (``fixture.bash_turns_of``),
+so that samples started together do not end together, as in a real run; the ideal is then the
+model time of the samples given, in order, to the first free slot (``makespan``).
 """
 
 from __future__ import annotations
 
 import argparse
 import fcntl
-import math
+import heapq
 import os
 import shlex
 import shutil
@@ -38,7 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.fixture import scripted_model, write_dataset
+from benchmarks.fixture import bash_turns_of, scripted_model, write_dataset
 from benchmarks.harnesses import InspectHarness
 from benchmarks.measure import Measured
 from benchmarks.stream_server import Counts, serve
@@ -95,6 +99,17 @@ def locked(path: str | None) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def makespan(durations: list[float], at_once: int) -> float:
+    """The model-time ideal: samples of these durations, in order, each taking the first slot free.
+
+    With equal durations: ``ceil(samples / at_once) x duration``, as ``load.py``'s ideal.
+    """
+    slots = [0.0] * min(at_once, len(durations))
+    for duration in durations:
+        heapq.heapreplace(slots, slots[0] + duration)
+    return max(slots, default=0.0)
+
+
 def main() -> None:
     """Run the variants and print each run and the medians."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
@@ -102,6 +117,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--turns", type=int, default=20, help="bash turns per sample")
     parser.add_argument("--latency", type=float, default=2.0, help="s per model reply")
+    parser.add_argument(
+        "--spread", type=int, default=0, help="bash turns per sample vary by up to this much"
+    )
     parser.add_argument("--at-once", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--image", default="inspect-gaia/sandbox:bookworm")
@@ -112,12 +130,13 @@ def main() -> None:
     variants = [Variant.parse(spec) for spec in args.variant]
     if args.py_spy and any(v.processes > 1 for v in variants):
         parser.error("--py-spy profiles one process: give it variants of one process")
-    turns = args.samples * (args.turns + 1)
-    ideal = math.ceil(args.samples / args.at_once) * (args.turns + 1) * args.latency
+    replies = [bash_turns_of(i, args.turns, args.spread) + 1 for i in range(args.samples)]
+    turns = sum(replies)
+    ideal = makespan([n * args.latency for n in replies], args.at_once)
     with tempfile.TemporaryDirectory(prefix="gaia-load-cpu-") as temp:
         workdir = Path(args.workdir or temp)
         dataset = write_dataset(workdir / "GAIA", args.samples, args.samples)
-        model = scripted_model(args.samples, args.turns, args.latency)
+        model = scripted_model(args.samples, args.turns, args.latency, args.spread)
         pythonpath = os.environ.get("PYTHONPATH", "")
         with serve(model, Counts()) as url:
             harness = InspectHarness(args.image, url)
@@ -153,8 +172,9 @@ def main() -> None:
                         f"peak RSS {measured.rss_mb:.0f} MB",
                         flush=True,
                     )
+    shape = f"{args.turns + 1}" + (f" ± {args.spread}" if args.spread else "")
     print(
-        f"\n{args.samples} samples x {args.turns + 1} model turns, {args.at_once} at once, "
+        f"\n{args.samples} samples x {shape} model turns, {args.at_once} at once, "
         f"{args.latency:g} s per reply (ideal {ideal:.0f} s); medians of {args.rounds}:"
     )
     print(
