@@ -7,7 +7,8 @@ time alone:
     ideal = ceil(samples / at_once) x (bash_turns + 1) x latency
 
 i.e. every sample makes ``bash_turns + 1`` model calls, each taking ``latency`` seconds, and
-samples go through in full rounds of ``at_once``; everything else (process start-up, dataset
+samples go through in full rounds of ``at_once`` (with ``spread``, samples of varied lengths, each
+given in order to the first free slot: ``makespan``); everything else (process start-up, dataset
 load, containers, the commands, logging) is harness overhead: ``wall / ideal - 1``. At one sample
 at a time the full set would take hours, so that level runs only the first ``serial`` questions
 (its ideal counts those).
@@ -15,12 +16,12 @@ at a time the full set would take hours, so that level runs only the first ``ser
 
 from __future__ import annotations
 
-import math
+import heapq
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.compare import INSPECT
-from benchmarks.fixture import scripted_model
+from benchmarks.fixture import bash_turns_of, scripted_model
 from benchmarks.harnesses import EvalscopeHarness, InspectHarness
 from benchmarks.measure import Measured
 from benchmarks.spans import breakdown
@@ -50,14 +51,36 @@ class LoadSpec:
     """At the top level inspect_gaia also runs split into this many processes (``-T ids=``
     shards, at once, the level shared among them), with the first log options; 1: not."""
 
+    spread: int = 0
+    """Each sample's bash turns vary by up to this much either way (``fixture.bash_turns_of``),
+    so that samples started together do not end together; 0: every sample alike."""
+
     def samples(self, at_once: int) -> int:
         """How many questions run at this level."""
         return min(self.questions, self.serial) if at_once == 1 else self.questions
 
+    def varied(self, count: int) -> str:
+        """``count`` as the report says it: "20", or "20 ± 10" with a spread."""
+        return f"{count}" + (f" ± {self.spread}" if self.spread else "")
+
+    def replies(self, samples: int) -> list[int]:
+        """Model replies of each of the first ``samples`` questions."""
+        return [bash_turns_of(i, self.bash_turns, self.spread) + 1 for i in range(samples)]
+
     def ideal(self, at_once: int) -> float:
-        """Model time alone: full rounds of ``at_once`` samples, each its replies x latency."""
-        rounds = math.ceil(self.samples(at_once) / at_once)
-        return rounds * (self.bash_turns + 1) * self.latency
+        """Model time alone: the samples in order, each to the first free of ``at_once`` slots."""
+        return makespan([n * self.latency for n in self.replies(self.samples(at_once))], at_once)
+
+
+def makespan(durations: list[float], at_once: int) -> float:
+    """When the last of these samples ends, given in order each to the first slot free.
+
+    With equal durations: ``ceil(samples / at_once) x duration``.
+    """
+    slots = [0.0] * min(at_once, len(durations))
+    for duration in durations:
+        heapq.heapreplace(slots, slots[0] + duration)
+    return max(slots, default=0.0)
 
 
 @dataclass(frozen=True)
@@ -81,7 +104,7 @@ def run_load(
     evalscope: EvalscopeHarness | None,
 ) -> list[LoadRow]:
     """The load at each level: inspect_gaia, then evalscope (fastest configuration) if given."""
-    model = scripted_model(spec.questions, spec.bash_turns, spec.latency)
+    model = scripted_model(spec.questions, spec.bash_turns, spec.latency, spec.spread)
     counts = Counts()
     rows = []
     with serve(model, counts) as url:
@@ -117,7 +140,7 @@ def run_load(
                     dataset, samples, level, out, fast=True, poll=True, strict=False
                 )
                 rows.append(LoadRow(EVALSCOPE, level, samples, ideal, measured))
-    replies = sum(row.samples for row in rows) * (spec.bash_turns + 1)
+    replies = sum(sum(spec.replies(row.samples)) for row in rows)
     if counts.requests != replies:
         raise RuntimeError(f"load: {counts.requests} model calls, expected {replies}")
     return rows
@@ -173,7 +196,7 @@ def load_spans(spec: LoadSpec, rows: list[LoadRow]) -> list[str]:
                 "",
                 f"Where a sample's time went, {row.harness}, {row.at_once} at once (medians over "
                 f"its {row.samples} samples, from the log's events; the model calls hold the "
-                f"{spec.bash_turns + 1} replies of {spec.latency:g} s):",
+                f"{spec.varied(spec.bash_turns + 1)} replies of {spec.latency:g} s):",
                 *row.spans,
             ]
     return lines

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import heapq
 import os
 import shlex
 import shutil
@@ -44,6 +43,7 @@ from pathlib import Path
 
 from benchmarks.fixture import bash_turns_of, scripted_model, write_dataset
 from benchmarks.harnesses import InspectHarness
+from benchmarks.load import makespan
 from benchmarks.measure import Measured
 from benchmarks.stream_server import Counts, serve
 
@@ -97,17 +97,6 @@ def locked(path: str | None) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def makespan(durations: list[float], at_once: int) -> float:
-    """The model-time ideal: samples of these durations, in order, each taking the first slot free.
-
-    With equal durations: ``ceil(samples / at_once) x duration``, as ``load.py``'s ideal.
-    """
-    slots = [0.0] * min(at_once, len(durations))
-    for duration in durations:
-        heapq.heapreplace(slots, slots[0] + duration)
-    return max(slots, default=0.0)
 
 
 def main() -> None:

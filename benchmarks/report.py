@@ -93,8 +93,8 @@ def _load_summary(report: Report) -> str:
         ratio = f"{row.measured.wall / row.ideal:.2f} at {row.at_once}"
         by_harness.setdefault(row.harness, []).append(ratio)
     return (
-        f"- GAIA-size load ({spec.questions} samples × {spec.bash_turns + 1} replies of "
-        f"{spec.latency:g} s), wall ÷ ideal by samples at once: "
+        f"- GAIA-size load ({spec.questions} samples × {spec.varied(spec.bash_turns + 1)} replies "
+        f"of {spec.latency:g} s), wall ÷ ideal by samples at once: "
         + "; ".join(f"{harness} {', '.join(ratios)}" for harness, ratios in by_harness.items())
         + "."
     )
@@ -147,11 +147,18 @@ def markdown(report: Report) -> list[str]:
         "",
         "## GAIA-size load",
         "",
-        f"{spec.questions} invented questions; each sample makes {spec.bash_turns} bash calls "
-        f"(`wc -l` of its attachment, a one-line output) then submits: {spec.bash_turns + 1} "
-        f"model replies, each after {spec.latency:g} s. Ideal = model time alone = "
-        f"ceil(samples / at once) × {spec.bash_turns + 1} replies × {spec.latency:g} s (samples "
-        "go in full rounds; container start and stop, the commands, process start-up and "
+        f"{spec.questions} invented questions; each sample makes "
+        f"{spec.varied(spec.bash_turns)} bash calls (`wc -l` of its attachment, a one-line "
+        f"output) then submits: {spec.varied(spec.bash_turns + 1)} model replies, each after "
+        f"{spec.latency:g} s. Ideal = model time alone = "
+        + (
+            f"ceil(samples / at once) × {spec.bash_turns + 1} replies × {spec.latency:g} s "
+            "(samples go in full rounds"
+            if not spec.spread
+            else "each sample's replies × the reply latency, the samples given in order each to "
+            "the first free slot (varied lengths: `--load-spread`"
+        )
+        + "; container start and stop, the commands, process start-up and "
         f"logging are all overhead). At 1 at once only the first {spec.serial} questions run "
         f"(all {spec.questions} would take {full_hours:.1f} h"
         " per harness); the ideal counts those. evalscope runs in its fastest configuration "

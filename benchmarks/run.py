@@ -148,7 +148,13 @@ def plan(args: argparse.Namespace) -> Plan:
             levels=[1, 2],
             latency_levels=[1, 2],
             load=LoadSpec(
-                questions=4, bash_turns=2, latency=0.5, levels=(2,), serial=1, options_from=2
+                questions=4,
+                bash_turns=2,
+                latency=0.5,
+                levels=(2,),
+                serial=1,
+                options_from=2,
+                spread=args.load_spread,
             ),
             warmup=False,
         )
@@ -167,6 +173,7 @@ def plan(args: argparse.Namespace) -> Plan:
             levels=levels,
             serial=args.load_serial,
             options_from=args.load_options_from,
+            spread=args.load_spread,
         ),
         warmup=True,
     )
@@ -218,6 +225,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--load-turns", type=int, default=20, help="bash turns per sample")
     parser.add_argument("--load-latency", type=float, default=2.0)
     parser.add_argument("--load-at-once", default="1,16,32,64")
+    parser.add_argument(
+        "--load-spread",
+        type=int,
+        default=0,
+        help="each sample's bash turns vary by up to this much (0: all alike, as published)",
+    )
     parser.add_argument(
         "--load-options-from",
         type=int,

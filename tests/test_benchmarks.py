@@ -178,7 +178,7 @@ def test_a_failed_process_fails_the_run_with_its_log(tmp_path: Path) -> None:
 
 def test_the_ideal_of_a_spread_load_gives_each_sample_the_first_free_slot() -> None:
     from benchmarks.fixture import bash_turns_of
-    from benchmarks.load_cpu import makespan
+    from benchmarks.load import LoadSpec, makespan
 
     assert makespan([42.0] * 165, 64) == 3 * 42.0  # load.py's ceil(165 / 64) rounds
     assert makespan([3.0, 1.0, 1.0, 1.0], 2) == 3.0  # the short ones share the second slot
@@ -186,3 +186,5 @@ def test_the_ideal_of_a_spread_load_gives_each_sample_the_first_free_slot() -> N
     assert sorted(turns) == list(range(10, 31)), "each offset once per 21 questions"
     assert turns != sorted(turns), "in a mixed order"
     assert [bash_turns_of(i, 20, 0) for i in range(5)] == [20] * 5
+    assert LoadSpec().ideal(64) == 126.0 and LoadSpec().ideal(1) == 4 * 42.0
+    assert LoadSpec(spread=10).ideal(64) > 126.0, "a long sample started late ends last"
