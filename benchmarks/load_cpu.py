@@ -22,7 +22,7 @@ during each run (the Docker engine is shared).
 
 ``--spread S`` varies the bash turns per sample by up to S either way (``fixture.bash_turns_of``),
 so that samples started together do not end together, as in a real run; the ideal is then the
-model time of the samples given, in order, to the first free slot (``makespan``).
+model time of the samples given, in order, to the first free slot (``load.makespan``).
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.fixture import bash_turns_of, scripted_model, write_dataset
+from benchmarks.fixture import scripted_model, write_dataset
 from benchmarks.harnesses import InspectHarness
-from benchmarks.load import makespan
+from benchmarks.load import LoadSpec
 from benchmarks.measure import Measured
 from benchmarks.stream_server import Counts, serve
 
@@ -119,9 +119,17 @@ def main() -> None:
     variants = [Variant.parse(spec) for spec in args.variant]
     if args.py_spy and any(v.processes > 1 for v in variants):
         parser.error("--py-spy profiles one process: give it variants of one process")
-    replies = [bash_turns_of(i, args.turns, args.spread) + 1 for i in range(args.samples)]
-    turns = sum(replies)
-    ideal = makespan([n * args.latency for n in replies], args.at_once)
+    # load.py's load at one level; every sample runs at it (serial: even at one at a time).
+    load = LoadSpec(
+        questions=args.samples,
+        bash_turns=args.turns,
+        latency=args.latency,
+        levels=(args.at_once,),
+        serial=args.samples,
+        spread=args.spread,
+    )
+    turns = sum(load.replies(args.samples))
+    ideal = load.ideal(args.at_once)
     with tempfile.TemporaryDirectory(prefix="gaia-load-cpu-") as temp:
         workdir = Path(args.workdir or temp)
         dataset = write_dataset(workdir / "GAIA", args.samples, args.samples)
@@ -161,9 +169,9 @@ def main() -> None:
                         f"peak RSS {measured.rss_mb:.0f} MB",
                         flush=True,
                     )
-    shape = f"{args.turns + 1}" + (f" ± {args.spread}" if args.spread else "")
     print(
-        f"\n{args.samples} samples x {shape} model turns, {args.at_once} at once, "
+        f"\n{args.samples} samples x {load.varied(args.turns + 1)} model turns, "
+        f"{args.at_once} at once, "
         f"{args.latency:g} s per reply (ideal {ideal:.0f} s); medians of {args.rounds}:"
     )
     print(
