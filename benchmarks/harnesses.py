@@ -86,17 +86,14 @@ class InspectHarness:
         (``run_measured_together``); each shard's log in ``out/shard-K``.
         """
         if processes == 1:
-            shards = [(out, ["--limit", str(samples)])]
+            shards = [(out, ["--limit", str(samples)], samples)]
         else:
-            shards = [
-                (
-                    out / f"shard-{k}",
-                    ["-T", "ids=" + ",".join(task_id(i) for i in range(k, samples, processes))],
-                )
-                for k in range(processes)
-            ]
+            shards = []
+            for k in range(processes):
+                ids = [task_id(i) for i in range(k, samples, processes)]
+                shards.append((out / f"shard-{k}", ["-T", "ids=" + ",".join(ids)], len(ids)))
         commands = []
-        for log_dir, select in shards:
+        for log_dir, select, _ in shards:
             log_dir.mkdir(parents=True, exist_ok=True)
             commands.append(
                 [
@@ -110,13 +107,13 @@ class InspectHarness:
         measured = run_measured_together(
             commands,
             env,
-            [log_dir / "run.log" for log_dir, _ in shards],
+            [log_dir / "run.log" for log_dir, _, _ in shards],
             inspect_poll() if poll else None,
         )
-        for k, (log_dir, _) in enumerate(shards):
+        for log_dir, _, count in shards:
             (log,) = log_dir.glob("*.eval")
             measured.output_bytes += log.stat().st_size
-            measured.wrong += _check_inspect_log(log, len(range(k, samples, processes)), strict)
+            measured.wrong += _check_inspect_log(log, count, strict)
         return measured
 
     def _command(self, dataset: Path, sandbox: str, concurrency: int, out: Path) -> list[str]:
