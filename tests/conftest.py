@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import SANDBOX_IMAGE, MiniLogs, eval_gaia, quiet_handler, serve_http
 from huggingface_hub import constants
-from scenario import GAIA_MINI, GAIA_TINY, MINI_TEST, MINI_VALIDATION, TEST, VALIDATION
 
 from support.scripted_model import Entry, ScriptedModel, serve
+from tests.helpers import SANDBOX_IMAGE, MiniLogs, eval_gaia, quiet_handler, serve_http
+from tests.scenario import GAIA_MINI, GAIA_TINY, MINI_TEST, MINI_VALIDATION, TEST, VALIDATION
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import inspect
 import json
 from collections.abc import Sequence
@@ -10,16 +11,16 @@ from typing import Any, Literal
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from helpers_runs import MODEL
 from inspect_ai.log import EvalLog
 from inspect_ai.util import SandboxEnvironmentSpec
-from scenario import GAIA_TINY, VALIDATION_DIR
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
 from inspect_gaia._params import GaiaParams
-from inspect_gaia._provenance import GaiaProvenance
-from inspect_gaia.gaia import gaia_questions
+from inspect_gaia.logs.provenance import GaiaProvenance
 from inspect_gaia.sandbox import PROVIDERS
+from inspect_gaia.task import gaia_questions
+from tests.helpers_runs import MODEL
+from tests.scenario import GAIA_TINY, VALIDATION_DIR
 
 # -- damaged snapshots -----------------------------------------------------------------------------
 
@@ -194,3 +195,8 @@ def write_log(
 def dumps(value: Any) -> str:
     """Compact JSON, for building evalscope fixtures in tests."""
     return json.dumps(value, separators=(",", ":"))
+
+
+def b64(path: Path) -> str:
+    """A file's bytes in base64, as a data URL carries them."""
+    return base64.b64encode(path.read_bytes()).decode()

@@ -120,3 +120,11 @@ MINI_TEST = [Entry("", [{"bash": "ls /shared_files 2>/dev/null | wc -l"}, {"subm
 
 GAIA_MEDIA = Path(__file__).parent / "fixtures" / "gaia-media"
 """Invented questions whose attachments are an image, sounds, a video, a PDF and a spreadsheet."""
+
+TAVERN = "97438f3a-2717-5945-860a-97e6807cbc44"
+"""gaia-tiny's level-3 question about the tavern (answer ``Zorblat's Half-Moon Tavern!``)."""
+MEDIA_SPLIT = GAIA_MEDIA / "2023" / "validation"
+MEDIA_FILES = {
+    path.suffix.lstrip("."): path for path in MEDIA_SPLIT.iterdir() if path.stem != "metadata"
+}
+"""gaia-media's attachments by extension."""

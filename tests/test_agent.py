@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import SANDBOX_IMAGE, Play, eval_gaia, quiet_handler, serve_http
 from inspect_ai.model import ChatMessageTool
-from scenario import GAIA_TINY, LAGOON
 
 from inspect_gaia import gaia
 from support.scripted_model import Entry
+from tests.helpers import SANDBOX_IMAGE, Play, eval_gaia, quiet_handler, serve_http
+from tests.scenario import GAIA_TINY, LAGOON
 
 
 @pytest.mark.docker

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import parse_params
 
-from inspect_gaia._urlrules import match_url
-from inspect_gaia.answer_sources import PACKAGE_LIST, load_answer_sources
+from inspect_gaia.answer_sources.sources import PACKAGE_LIST, load_answer_sources
+from inspect_gaia.answer_sources.urlrules import match_url
 from inspect_gaia.errors import GaiaParameterError
+from tests.helpers import parse_params
 
 # One URL per kind of place the package's list names (none of them is ever fetched).
 KNOWN = {
@@ -105,7 +105,7 @@ def test_the_task_parameter_and_its_provenance(tmp_path: Path) -> None:
 
     extra = tmp_path / "extra.txt"
     extra.write_text("mirror.example/gaia\n")
-    from inspect_gaia._provenance import GaiaProvenance
+    from inspect_gaia.logs.provenance import GaiaProvenance
 
     def record(params: GaiaParams) -> dict[str, Any]:
         made = GaiaProvenance.of(params, prompt="p", image_id=None, sandbox_provider="x")

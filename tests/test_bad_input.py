@@ -20,12 +20,12 @@ from pathlib import Path
 
 import click
 import pytest
-from helpers import invoke, run_eval_cli, write_log
 from huggingface_hub import constants as hf_constants
-from scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY, MINI_CREW
 
 from inspect_gaia._cli.main import cli
 from inspect_gaia.hub import HF_REVISION
+from tests.helpers import invoke, run_eval_cli, write_log
+from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY, MINI_CREW
 
 
 def _assert_refused(run_output: str, returncode: int, message: str, workdir: Path) -> None:

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REPO
 
 from benchmarks.measure import run_measured_together
 from benchmarks.report import public_command
+from tests.helpers import REPO
 
 
 def benchmark(module: str, *args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:

@@ -7,17 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import Play, eval_gaia, invoke
 
-from inspect_gaia.breakdown import (
+from inspect_gaia.logs.breakdown import (
     attachment_type,
     breakdown,
     steps_bucket,
     tool_categories,
     where_it_fails,
 )
-from inspect_gaia.results import SampleResult
+from inspect_gaia.logs.results import SampleResult
 from support.scripted_model import Entry
+from tests.helpers import Play, eval_gaia, invoke
 
 
 def notes(steps: str, tools: str) -> dict[str, Any]:

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import MiniLogs, dumps, invoke, write_log
-from scenario import EVALSCOPE_RUN, GAIA_MINI, MINI_CREW, MINI_MEMO
 
 from inspect_gaia._cli.compare import DISAGREEMENT_COLUMNS, LEVEL_COLUMNS
-from inspect_gaia.results import read_evalscope_run
+from inspect_gaia.logs.results import read_evalscope_run
+from tests.helpers import MiniLogs, dumps, invoke, write_log
+from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, MINI_CREW, MINI_MEMO
 
 Z2 = 1.959963984540054**2
 INSPECT_EVALS_LOG = Path(__file__).parent / "fixtures" / "inspect-evals-gaia" / "gaia-mini-4-C.eval"

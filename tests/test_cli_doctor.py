@@ -7,8 +7,9 @@ from pathlib import Path
 
 import huggingface_hub
 import pytest
-from helpers import invoke, quiet_handler, serve_http
 from huggingface_hub import constants
+
+from tests.helpers import invoke, quiet_handler, serve_http
 
 
 @pytest.mark.docker

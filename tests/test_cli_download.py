@@ -7,9 +7,10 @@ from pathlib import Path
 
 import huggingface_hub
 import pytest
-from helpers import StandInDownload, invoke
 from huggingface_hub import constants
-from scenario import GAIA_MINI
+
+from tests.helpers import StandInDownload, invoke
+from tests.scenario import GAIA_MINI
 
 
 def test_download_fills_the_cache_once(

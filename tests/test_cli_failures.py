@@ -8,11 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import MODEL, invoke, parse_params, write_log
-from scenario import GAIA_TINY, LAGOON
-from test_questionset import TAVERN
-
 from inspect_gaia.dataset import split_levels
+from tests.helpers import MODEL, invoke, parse_params, write_log
+from tests.scenario import GAIA_TINY, LAGOON, TAVERN
 
 
 def notes(steps: str, tools: str, file_name: str = "") -> dict[str, Any]:

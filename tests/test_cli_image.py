@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpers import invoke
 
 import inspect_gaia._cli.image as cli_image
 from inspect_gaia._docker import engine
+from tests.helpers import invoke
 
 
 @pytest.fixture

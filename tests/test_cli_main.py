@@ -12,9 +12,9 @@ from pathlib import Path
 
 import click
 import pytest
-from helpers import invoke
 
 from inspect_gaia._cli.main import COMMANDS, cli
+from tests.helpers import invoke
 
 
 def test_help_names_every_command_once_in_the_users_order() -> None:

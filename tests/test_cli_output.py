@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import invoke, write_log
 from rich.cells import cell_len
 
 from inspect_gaia._cli._output import fit_columns, render
+from tests.helpers import invoke, write_log
 
 COLUMNS = ["group", "accuracy", "95% CI", "tokens/question", "flags"]
 ROWS = [

@@ -13,28 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import MODEL, invoke, write_log
 from inspect_ai.log import read_eval_log, write_eval_log
-from test_results import SAMPLES
+
+from tests.helpers import MODEL, RUN_SAMPLES, invoke, overall, report_json, write_log
 
 ORACLE = "oracle retries, not pass@1 (max_attempts=2)"
 
 
-def report_json(*args: str) -> dict[str, Any]:
-    code, out, err = invoke("report", *args, "--format", "json")
-    assert code == 0, err
-    document = json.loads(out)
-    assert isinstance(document, dict)
-    return document
-
-
-def overall(group: dict[str, Any]) -> dict[str, Any]:
-    *_, last = group["levels"]
-    assert last["level"] == "all"
-    return dict(last)
-
-
-def level_logs(directory: Path, samples: list[dict[str, Any]] = SAMPLES) -> list[Path]:
+def level_logs(directory: Path, samples: list[dict[str, Any]] = RUN_SAMPLES) -> list[Path]:
     """One log per level, as three gaia_levelN runs write them."""
     directory.mkdir(parents=True, exist_ok=True)
     return [
@@ -51,7 +37,7 @@ def level_logs(directory: Path, samples: list[dict[str, Any]] = SAMPLES) -> list
 
 def test_three_level_logs_make_one_table_like_one_run(tmp_path: Path) -> None:
     level_logs(tmp_path / "levels")
-    whole = write_log(tmp_path / "whole.eval", SAMPLES, run_id="whole")
+    whole = write_log(tmp_path / "whole.eval", RUN_SAMPLES, run_id="whole")
     merged = report_json(str(tmp_path / "levels"))
     (group,) = merged["groups"]
     assert len(group["logs"]) == 3 and group["group"] == MODEL
@@ -67,10 +53,10 @@ def test_id_shards_of_one_run_make_one_table_like_one_run(tmp_path: Path) -> Non
     """One run split over processes by ``-T ids=`` (docs/performance.md) reports as one run."""
     shards = tmp_path / "shards"
     shards.mkdir()
-    for n, part in enumerate((SAMPLES[:2], SAMPLES[2:])):
+    for n, part in enumerate((RUN_SAMPLES[:2], RUN_SAMPLES[2:])):
         ids = ",".join(str(s["id"]) for s in part)
         write_log(shards / f"shard{n}.eval", part, run_id=f"shard{n}", params={"ids": ids})
-    whole = write_log(tmp_path / "whole.eval", SAMPLES, run_id="whole")
+    whole = write_log(tmp_path / "whole.eval", RUN_SAMPLES, run_id="whole")
     (group,) = report_json(str(shards))["groups"]
     (single,) = report_json(str(whole))["groups"]
     assert len(group["logs"]) == 2 and group["flags"] == []
@@ -79,7 +65,7 @@ def test_id_shards_of_one_run_make_one_table_like_one_run(tmp_path: Path) -> Non
 
 def test_two_models_two_groups_best_first(tmp_path: Path) -> None:
     level_logs(tmp_path / "a")
-    weaker = [{**s, "value": "I"} if s["id"] == "a" else s for s in SAMPLES]
+    weaker = [{**s, "value": "I"} if s["id"] == "a" else s for s in RUN_SAMPLES]
     write_log(tmp_path / "b.eval", weaker, model="openai/gpt-4o", run_id="b")
     document = report_json(str(tmp_path / "b.eval"), str(tmp_path / "a"))
     assert [g["model"] for g in document["groups"]] == [MODEL, "openai/gpt-4o"]
@@ -91,10 +77,10 @@ def test_two_models_two_groups_best_first(tmp_path: Path) -> None:
 
 
 def test_runs_with_other_settings_are_separate_groups_and_flagged(tmp_path: Path) -> None:
-    write_log(tmp_path / "plain.eval", SAMPLES, run_id="p")
-    write_log(tmp_path / "oracle.eval", SAMPLES, run_id="o", params={"max_attempts": 2})
-    write_log(tmp_path / "python.eval", SAMPLES, run_id="t", params={"python": True})
-    write_log(tmp_path / "mm.eval", SAMPLES, run_id="m", params={"multimodal": True})
+    write_log(tmp_path / "plain.eval", RUN_SAMPLES, run_id="p")
+    write_log(tmp_path / "oracle.eval", RUN_SAMPLES, run_id="o", params={"max_attempts": 2})
+    write_log(tmp_path / "python.eval", RUN_SAMPLES, run_id="t", params={"python": True})
+    write_log(tmp_path / "mm.eval", RUN_SAMPLES, run_id="m", params={"multimodal": True})
     document = report_json(str(tmp_path))
     groups = {g["group"]: g for g in document["groups"]}
     # each group is named by what sets it apart from the task's defaults
@@ -129,7 +115,7 @@ def test_runs_with_other_settings_are_separate_groups_and_flagged(tmp_path: Path
 
 def test_every_format_is_one_document_or_one_table(tmp_path: Path) -> None:
     level_logs(tmp_path / "a")
-    write_log(tmp_path / "b.eval", SAMPLES, model="openai/gpt-4o", run_id="b")
+    write_log(tmp_path / "b.eval", RUN_SAMPLES, model="openai/gpt-4o", run_id="b")
     document = report_json(str(tmp_path))
     assert document["schema_version"] == 1
     assert document["interval"] == {"method": "wilson", "confidence": 0.95, "over": "questions"}
@@ -171,7 +157,7 @@ def test_epochs_in_the_report(tmp_path: Path) -> None:
 
 def test_prices_given_to_the_report(tmp_path: Path) -> None:
     samples = [
-        {**s, "input_tokens": 2000, "output_tokens": 100, "cache_read": 1000} for s in SAMPLES
+        {**s, "input_tokens": 2000, "output_tokens": 100, "cache_read": 1000} for s in RUN_SAMPLES
     ]
     log = write_log(tmp_path / "x.eval", samples, run_id="x")
     prices = tmp_path / "prices.json"
@@ -204,7 +190,9 @@ def test_prices_given_to_the_report(tmp_path: Path) -> None:
 
 
 def test_without_prices_the_cost_is_missing_not_zero(tmp_path: Path) -> None:
-    log = write_log(tmp_path / "x.eval", [{**s, "input_tokens": 10} for s in SAMPLES], run_id="x")
+    log = write_log(
+        tmp_path / "x.eval", [{**s, "input_tokens": 10} for s in RUN_SAMPLES], run_id="x"
+    )
     (group,) = report_json(str(log))["groups"]
     assert group["cost_source"] is None and overall(group)["cost"] is None
     assert overall(group)["cost_per_correct"] is None and overall(group)["input_tokens"] == 50
@@ -213,7 +201,7 @@ def test_without_prices_the_cost_is_missing_not_zero(tmp_path: Path) -> None:
 
 
 def test_the_test_split_has_no_accuracy(tmp_path: Path) -> None:
-    log = write_log(tmp_path / "t.eval", SAMPLES, run_id="t", params={"split": "test"})
+    log = write_log(tmp_path / "t.eval", RUN_SAMPLES, run_id="t", params={"split": "test"})
     (group,) = report_json(str(log))["groups"]
     assert group["split"] == "test" and overall(group)["accuracy"] is None
     code, _, err = invoke("report", str(log), "--plot", str(tmp_path / "p.png"))
@@ -229,7 +217,7 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 def test_plot(tmp_path: Path) -> None:
     level_logs(tmp_path / "a")
-    priced = [{**s, "input_tokens": 1000, "cost": 0.01} for s in SAMPLES]
+    priced = [{**s, "input_tokens": 1000, "cost": 0.01} for s in RUN_SAMPLES]
     write_log(tmp_path / "b.eval", priced, model="openai/gpt-4o", run_id="b")
     oracle: dict[str, object] = {"max_attempts": 2}
     write_log(tmp_path / "c.eval", priced, model="openai/gpt-4o", run_id="c", params=oracle)
@@ -253,8 +241,8 @@ def test_report_rejects_a_non_log(tmp_path: Path) -> None:
 
 
 def test_report_refuses_two_runs_of_the_same_questions(tmp_path: Path) -> None:
-    write_log(tmp_path / "one.eval", SAMPLES, run_id="1")
-    write_log(tmp_path / "two.eval", SAMPLES, run_id="2")
+    write_log(tmp_path / "one.eval", RUN_SAMPLES, run_id="1")
+    write_log(tmp_path / "two.eval", RUN_SAMPLES, run_id="2")
     code, _, err = invoke("report", str(tmp_path))
     assert code == 1 and err.count("\n") == 1 and "not a run and its eval-retry" in err
 
@@ -269,7 +257,7 @@ def test_report_of_an_empty_directory(tmp_path: Path) -> None:
 
 
 def test_report_names_bad_prices(tmp_path: Path) -> None:
-    log = write_log(tmp_path / "x.eval", SAMPLES)
+    log = write_log(tmp_path / "x.eval", RUN_SAMPLES)
     prices = tmp_path / "p.yaml"
     prices.write_text("m: {input: 1}\n")
     code, _, err = invoke("report", str(log), "--model-cost-config", str(prices))
@@ -277,8 +265,8 @@ def test_report_names_bad_prices(tmp_path: Path) -> None:
 
 
 def test_a_generation_setting_given_on_the_command_line_splits_groups(tmp_path: Path) -> None:
-    write_log(tmp_path / "default.eval", SAMPLES, run_id="d")
-    hot = write_log(tmp_path / "hot.eval", SAMPLES, run_id="h")
+    write_log(tmp_path / "default.eval", RUN_SAMPLES, run_id="d")
+    hot = write_log(tmp_path / "hot.eval", RUN_SAMPLES, run_id="h")
     log = read_eval_log(str(hot))
     log.eval.model_generate_config.temperature = 0.7
     write_eval_log(log, str(hot))

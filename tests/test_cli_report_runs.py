@@ -16,7 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import (
+from inspect_ai import eval_retry
+from inspect_ai.log import read_eval_log
+
+from support.scripted_model import Entry, ScriptedModel, serve
+from tests.helpers import (
     MODEL,
     MiniLogs,
     Play,
@@ -25,14 +29,11 @@ from helpers import (
     eval_gaia,
     inspect_cli,
     invoke,
+    overall,
+    report_json,
     wait_for_containers,
 )
-from inspect_ai import eval_retry
-from inspect_ai.log import read_eval_log
-from scenario import GAIA_TINY, LAGOON
-from test_cli_report import overall, report_json
-
-from support.scripted_model import Entry, ScriptedModel, serve
+from tests.scenario import GAIA_TINY, LAGOON
 
 
 @pytest.mark.docker

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import MiniLogs, invoke, write_log
 from inspect_ai.log import read_eval_log, write_eval_log
-from scenario import GAIA_MINI
+
+from tests.helpers import MiniLogs, invoke, write_log
+from tests.scenario import GAIA_MINI
 
 INSPECT_EVALS_LOG = Path(__file__).parent / "fixtures" / "inspect-evals-gaia" / "gaia-mini-4-C.eval"
 

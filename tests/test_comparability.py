@@ -5,17 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from helpers import write_log
-from test_provenance import SAMPLES
-
-from inspect_gaia._comparability import OWN_HARNESS, Scaffold, comparability_flags, pooled_settings
-from inspect_gaia.inspect_logs import read_inspect_log
-from inspect_gaia.results import comparable_settings
+from inspect_gaia.logs.comparability import (
+    OWN_HARNESS,
+    Scaffold,
+    comparability_flags,
+    pooled_settings,
+)
+from inspect_gaia.logs.read import read_inspect_log
+from inspect_gaia.logs.results import comparable_settings
+from tests.helpers import TWO_SAMPLES, write_log
 
 
 def test_comparability_flags(tmp_path: Path) -> None:
     def flags(**options: Any) -> list[str]:
-        run = read_inspect_log(write_log(tmp_path / "x.eval", SAMPLES, **options))
+        run = read_inspect_log(write_log(tmp_path / "x.eval", TWO_SAMPLES, **options))
         return comparability_flags(comparable_settings(run))
 
     assert flags() == []

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from inspect_gaia import GaiaError
-from inspect_gaia.comparison import SCHEMA_VERSION, compare_document
-from inspect_gaia.results import SampleResult
-from inspect_gaia.sides import AnswerKey, Question, Side
+from inspect_gaia.logs.comparison import COMPARE_SCHEMA, compare_document
+from inspect_gaia.logs.results import SampleResult
+from inspect_gaia.logs.sides import AnswerKey, Question, Side
 
 KEY = AnswerKey(
     questions={
@@ -56,7 +56,7 @@ def test_both_sides_are_rescored_on_the_questions_both_answered() -> None:
     )
     b = side("b", sample("q1", "4", True), sample("q2", "Rome", False), sample("q3", "8", False))
     document = compare_document(a, b, KEY)
-    assert document["schema_version"] == SCHEMA_VERSION
+    assert document["schema_version"] == COMPARE_SCHEMA
     assert document["answers"] == {
         "split": "validation",
         "source": "a test key",

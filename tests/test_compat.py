@@ -6,10 +6,10 @@ import ast
 from pathlib import Path
 
 import pytest
-from helpers import Play, eval_task
 
 import inspect_gaia._compat as compat
 from support.scripted_model import Entry
+from tests.helpers import Play, eval_task
 
 SOURCE = Path(compat.__file__).parent
 

@@ -16,14 +16,14 @@ from inspect_ai.model import (
 from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolCall
 
-from inspect_gaia._urlrules import REFUSAL_MARKER
-from inspect_gaia.answer_sources import AnswerSources, load_answer_sources
-from inspect_gaia.contamination import (
+from inspect_gaia.answer_sources.detect import (
     contamination,
     normalise_text,
     question_text,
     question_with_answer,
 )
+from inspect_gaia.answer_sources.sources import AnswerSources, load_answer_sources
+from inspect_gaia.answer_sources.urlrules import REFUSAL_MARKER
 from inspect_gaia.dataset import DEFAULT_INPUT_PROMPT
 
 TASK_ID = "0c5b0e3e-5e8f-4f5b-9a47-6f1e4c2b7d10"

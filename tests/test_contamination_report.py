@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import gaia_record, invoke, write_log
-from scenario import EVALSCOPE_RUN, GAIA_MINI
 
-from inspect_gaia.answer_sources import load_answer_sources
-from inspect_gaia.results import read_evalscope_run
+from inspect_gaia.answer_sources.sources import load_answer_sources
+from inspect_gaia.logs.results import read_evalscope_run
+from tests.helpers import gaia_record, invoke, write_log
+from tests.scenario import EVALSCOPE_RUN, GAIA_MINI
 
 
 def _flag(kind: str, where: str = "call", **evidence: Any) -> dict[str, Any]:

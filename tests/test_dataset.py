@@ -7,8 +7,6 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from helpers import rewrite_record
-from scenario import CREW, VALIDATION_DIR, VISITS
 
 from inspect_gaia import (
     DEFAULT_INPUT_PROMPT,
@@ -24,6 +22,8 @@ from inspect_gaia.dataset import (
     parse_level,
     record_to_sample,
 )
+from tests.helpers import rewrite_record
+from tests.scenario import CREW, VALIDATION_DIR, VISITS
 
 RECORD: dict[str, Any] = {
     "task_id": "00000000-aaaa-bbbb-cccc-000000000001",

@@ -7,9 +7,9 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from helpers import SANDBOX_IMAGE
 
 from inspect_gaia._docker import archive, client
+from tests.helpers import SANDBOX_IMAGE
 
 pytestmark = pytest.mark.docker
 

@@ -15,12 +15,12 @@ from collections.abc import AsyncIterator
 
 import anyio
 import pytest
-from helpers import SANDBOX_IMAGE
 
 from inspect_gaia._docker import client
 from inspect_gaia._docker.channel import BROKEN, RUNNER
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
+from tests.helpers import SANDBOX_IMAGE
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]
 

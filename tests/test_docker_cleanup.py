@@ -13,16 +13,16 @@ from pathlib import Path
 
 import anyio
 import pytest
-from helpers import SANDBOX_IMAGE, Play, docker_leftovers, eval_command
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
-from scenario import GAIA_TINY
 
 from inspect_gaia._compat import sandbox_lifecycle_state
 from inspect_gaia._docker import cleanup
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 from support.scripted_model import Entry
+from tests.helpers import SANDBOX_IMAGE, Play, docker_leftovers, eval_command
+from tests.scenario import GAIA_TINY
 
 
 def test_owner_names_host_boot_namespace_pid_and_start() -> None:

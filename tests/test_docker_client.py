@@ -8,9 +8,9 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from helpers import SANDBOX_IMAGE
 
 from inspect_gaia._docker import client
+from tests.helpers import SANDBOX_IMAGE
 
 pytestmark = pytest.mark.docker
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import invoke, write_log
 from inspect_ai.log import read_eval_log
 from inspect_ai.util import ComposeConfig, SandboxEnvironmentSpec
 from pydantic import ValidationError
@@ -20,6 +19,7 @@ from pydantic import ValidationError
 from inspect_gaia._docker.config import GaiaComposeConfig, gaia_config
 from inspect_gaia._docker.service import create_kwargs, service_config
 from inspect_gaia.sandbox import COMPOSE_FILE, SandboxKind, SandboxLimits, gaia_sandbox
+from tests.helpers import invoke, write_log
 
 EVERY_SETTING = SandboxLimits(cpus=1, memory="512m", pids=64, disk="10g")
 

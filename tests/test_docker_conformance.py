@@ -11,13 +11,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from helpers import SANDBOX_IMAGE
 from inspect_ai.util import SandboxEnvironment
 from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
 from inspect_ai.util._sandbox.self_check import *  # noqa: F403
 
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
+from tests.helpers import SANDBOX_IMAGE
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import Play, docker_leftovers, eval_gaia
 from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 
@@ -25,6 +24,7 @@ from support.answer_pages import (
     leak_agent,
     serve_pages,
 )
+from tests.helpers import Play, docker_leftovers, eval_gaia
 
 pytestmark = pytest.mark.docker
 

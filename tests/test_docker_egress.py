@@ -21,23 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from helpers import (
-    Play,
-    docker_leftovers,
-    eval_command,
-    eval_gaia,
-    inspect_cli,
-    invoke,
-    started_as,
-    wait_for_containers,
-)
 from inspect_ai.log import EvalSample, read_eval_log
 from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia._docker.egress import EGRESS_LABEL
 from inspect_gaia._egress import PROXY_IMAGE
-from inspect_gaia._urlrules import REFUSAL_MARKER
-from inspect_gaia.answer_sources import load_answer_sources
+from inspect_gaia.answer_sources.sources import load_answer_sources
+from inspect_gaia.answer_sources.urlrules import REFUSAL_MARKER
 from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_HOST,
@@ -59,6 +49,16 @@ from support.answer_pages import (
     standin_routes,
 )
 from support.scripted_model import Entry
+from tests.helpers import (
+    Play,
+    docker_leftovers,
+    eval_command,
+    eval_gaia,
+    inspect_cli,
+    invoke,
+    started_as,
+    wait_for_containers,
+)
 
 pytestmark = pytest.mark.docker
 

@@ -12,7 +12,6 @@ import pytest
 import requests
 import urllib3
 from docker.errors import DockerException, ImageNotFound
-from helpers import SANDBOX_IMAGE, docker_leftovers
 
 from inspect_gaia import GaiaError
 from inspect_gaia._docker import OFFLINE_TAG, client, engine
@@ -22,6 +21,7 @@ from inspect_gaia._docker.gaia_compose import GaiaComposeSandbox
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia._docker.service import service_config
 from inspect_gaia.sandbox import SandboxLimits, gaia_compose
+from tests.helpers import SANDBOX_IMAGE, docker_leftovers
 
 
 def _raise(ex: BaseException) -> Callable[..., Any]:

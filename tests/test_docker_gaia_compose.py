@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from helpers import SANDBOX_IMAGE, docker_leftovers
 from inspect_ai.util import SandboxUnavailableError
 
 from inspect_gaia._docker import engine
 from inspect_gaia._docker.gaia_compose import EngineCheckedSandbox, GaiaComposeSandbox
 from inspect_gaia._faults import SetUpGuard
 from inspect_gaia.sandbox import gaia_compose
+from tests.helpers import SANDBOX_IMAGE, docker_leftovers
 
 pytestmark = pytest.mark.docker
 

@@ -14,11 +14,11 @@ import sys
 
 import anyio
 import pytest
-from helpers import SANDBOX_IMAGE, docker_leftovers
 from inspect_ai.util import SandboxEnvironment
 
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
+from tests.helpers import SANDBOX_IMAGE, docker_leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import anyio
 import pytest
-from helpers import SANDBOX_IMAGE, docker_leftovers
 
 from inspect_gaia._docker import client, engine
 from inspect_gaia._docker import gaia_docker as gaia_docker_module
@@ -19,6 +18,7 @@ from inspect_gaia._docker import spares as spares_module
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia._docker.spares import is_spare, spares
 from inspect_gaia.sandbox import gaia_compose
+from tests.helpers import SANDBOX_IMAGE, docker_leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]
 

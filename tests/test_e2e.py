@@ -5,11 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import Play, cli_eval, docker_leftovers, eval_gaia, eval_task, metrics
 from inspect_ai import task_with
 from inspect_ai.scorer import NOANSWER
-from leak_scan import leak_scan
-from scenario import (
+
+from inspect_gaia import gaia
+from inspect_gaia.sandbox import SandboxKind
+from support.scripted_model import Entry, ScriptedModel
+from tests.helpers import Play, cli_eval, docker_leftovers, eval_gaia, eval_task, metrics
+from tests.leak_scan import leak_scan
+from tests.scenario import (
     EXPECTED_TEST_ANSWERS,
     EXPECTED_VALIDATION,
     GAIA_MEDIA,
@@ -17,10 +21,6 @@ from scenario import (
     LAGOON,
     NEVER_SUBMITS,
 )
-
-from inspect_gaia import gaia
-from inspect_gaia.sandbox import SandboxKind
-from support.scripted_model import Entry, ScriptedModel
 
 pytestmark = pytest.mark.docker
 

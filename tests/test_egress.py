@@ -6,18 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpers import invoke, parse_params
 
-from inspect_gaia._comparability import comparability_flags
 from inspect_gaia._docker import EGRESS_KEY
 from inspect_gaia._docker.egress import BUNDLE, CA_FILE, PORT, Egress, sample_kwargs, wanted
 from inspect_gaia._docker.service import create_kwargs, service_config
 from inspect_gaia._egress import MITMPROXY_VERSION
-from inspect_gaia._provenance import GaiaProvenance
-from inspect_gaia.answer_sources import load_answer_sources
+from inspect_gaia.answer_sources.sources import load_answer_sources
 from inspect_gaia.egress_image import PURE_SOURCES, WHEELS, proxy_dockerfile
 from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.logs.comparability import comparability_flags
+from inspect_gaia.logs.provenance import GaiaProvenance
 from inspect_gaia.sandbox import gaia_compose, gaia_sandbox
+from tests.helpers import invoke, parse_params
 
 REFUSED: list[tuple[dict[str, Any], str]] = [
     ({"network": False}, "block_answer_sources needs network=true"),

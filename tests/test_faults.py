@@ -11,12 +11,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from helpers import Play, docker_leftovers, eval_command, eval_task, inspect_cli, metrics
 from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.util import SandboxUnavailableError
-from scenario import GAIA_MEDIA, GAIA_TINY, LAGOON, VALIDATION
-from spare_engine import SpareEngine, engine_env
 
 from inspect_gaia import gaia
 from inspect_gaia._docker.spares import is_spare
@@ -30,6 +27,9 @@ from inspect_gaia._faults import (
 )
 from inspect_gaia.sandbox import SandboxKind
 from support.scripted_model import Entry
+from tests.helpers import Play, docker_leftovers, eval_command, eval_task, inspect_cli, metrics
+from tests.scenario import GAIA_MEDIA, GAIA_TINY, LAGOON, VALIDATION
+from tests.spare_engine import SpareEngine, engine_env
 
 
 def test_a_failed_start_stands_in_with_its_cause() -> None:

@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import MODEL, invoke, write_log
 from inspect_ai.log import read_eval_log, write_eval_log
 
 from inspect_gaia import GaiaError
-from inspect_gaia._comparability import comparability_flags
-from inspect_gaia.foreign import default_agent, is_inspect_evals_gaia, task_version
-from inspect_gaia.inspect_logs import read_inspect_log, read_inspect_logs
-from inspect_gaia.results import comparable_settings
+from inspect_gaia.logs.comparability import comparability_flags
+from inspect_gaia.logs.foreign import default_agent, is_inspect_evals_gaia, task_version
+from inspect_gaia.logs.read import read_inspect_log, read_inspect_logs
+from inspect_gaia.logs.results import comparable_settings
+from tests.helpers import MODEL, invoke, write_log
 
 FIXTURE = Path(__file__).parent / "fixtures" / "inspect-evals-gaia" / "gaia-mini-4-C.eval"
 

@@ -5,12 +5,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import SANDBOX_IMAGE
 from inspect_ai import Task
 from inspect_ai.util import ComposeConfig
 
 from inspect_gaia import GaiaError, gaia, gaia_level1, gaia_level2, gaia_level3
 from inspect_gaia._params import DEFAULT_MESSAGE_LIMIT
+from tests.helpers import SANDBOX_IMAGE
 
 
 def test_entry_point_registers_the_tasks_and_sandboxes() -> None:

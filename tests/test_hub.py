@@ -9,7 +9,6 @@ from typing import Any
 
 import huggingface_hub
 import pytest
-from helpers import StandInDownload, invoke, quiet_handler, serve_http
 from huggingface_hub import constants
 
 from inspect_gaia import GaiaDatasetError, gaia_dataset
@@ -23,6 +22,7 @@ from inspect_gaia.hub import (
     snapshot_dir,
     unreachable,
 )
+from tests.helpers import StandInDownload, invoke, quiet_handler, serve_http
 
 
 class _GatedHub(BaseHTTPRequestHandler):

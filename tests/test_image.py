@@ -3,13 +3,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import Play, eval_gaia
-from scenario import GAIA_MINI
 
 from inspect_gaia._docker import OFFLINE_ATTACHMENTS_TAG
 from inspect_gaia._docker.engine import local_image_id
 from inspect_gaia.image import default_tag, dockerfile, is_image_name
 from support.scripted_model import Entry
+from tests.helpers import Play, eval_gaia
+from tests.scenario import GAIA_MINI
 
 RAINFALL = "cdd4d48b-5eea-5f81-a6f7-c714f21f859f"  # gaia-mini's .xlsx question
 READERS = (

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import MODEL, invoke, write_log
-from scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY
 
 from inspect_gaia import GaiaError
-from inspect_gaia.inspect_logs import LogProblem, read_inspect_log, read_inspect_logs
+from inspect_gaia.logs.read import LogProblem, read_inspect_log, read_inspect_logs
+from tests.helpers import MODEL, invoke, write_log
+from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY
 
 SAMPLES = [
     {"id": "a", "level": 1, "target": "1", "answer": "1", "value": "C"},

@@ -12,17 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import invoke, write_log
 
 from inspect_gaia.errors import GaiaError
-from inspect_gaia.inspect_logs import read_inspect_log
-from inspect_gaia.leaderboard import (
+from inspect_gaia.logs.leaderboard import (
     answer_problems,
     read_leaderboard,
     run_problems,
     submission_file,
 )
-from inspect_gaia.results import RunResults
+from inspect_gaia.logs.read import read_inspect_log
+from inspect_gaia.logs.results import RunResults
+from tests.helpers import invoke, write_log
 
 
 def write_jsonl(path: Path, *lines: object) -> Path:

@@ -7,7 +7,6 @@ sandbox is left behind.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -20,70 +19,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import (
-    MODEL,
-    Play,
-    docker_leftovers,
-    inspect_cli,
-    invoke,
-    running_containers,
-    started_as,
-)
-from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
-from scenario import GAIA_TINY, LAGOON, VALIDATION
 
 from support.scripted_model import Entry, ScriptedModel
+from tests.helpers import (
+    QUESTIONS,
+    Play,
+    docker_leftovers,
+    inspect_command,
+    logs_in,
+    report,
+    running_containers,
+    scored_once,
+    started_as,
+    wait_until,
+)
+from tests.scenario import LAGOON, VALIDATION
 
 pytestmark = pytest.mark.docker
 
 BLOCKED = ("heron or herons", "lanterns were sold")
 """gaia-tiny questions whose first command outlasts the test until the run is stopped."""
-QUESTIONS = {entry.match for entry in VALIDATION}
-
-
-def inspect_command(
-    verb: str, tasks: list[str], image: str, log_dir: Path, *options: str
-) -> list[str]:
-    """``inspect VERB TASKS -T dataset_path=gaia-tiny -T image=IMAGE`` with the scripted model."""
-    return [
-        inspect_cli(),
-        verb,
-        *tasks,
-        "-T",
-        f"dataset_path={GAIA_TINY}",
-        "-T",
-        f"image={image}",
-        "--model",
-        MODEL,
-        "--log-dir",
-        str(log_dir),
-        "--display",
-        "plain",
-        *options,
-    ]
-
-
-def logs_in(log_dir: Path) -> list[EvalLog]:
-    """Every log under ``log_dir``, oldest first."""
-    return [read_eval_log(info.name) for info in reversed(list_eval_logs(str(log_dir)))]
-
-
-def report(*paths: Path) -> dict[str, Any]:
-    """``inspect-gaia report PATHS --format json``."""
-    code, out, err = invoke("report", *map(str, paths), "--format", "json")
-    assert code == 0, err
-    document = json.loads(out)
-    assert isinstance(document, dict)
-    return document
-
-
-def scored_once(document: dict[str, Any], questions: int) -> dict[str, Any]:
-    """The report's one group, checked to count ``questions`` questions once each; its "all" row."""
-    (group,) = document["groups"]
-    *_, overall = group["levels"]
-    assert overall["level"] == "all"
-    assert (overall["questions"], overall["samples"]) == (questions, questions), overall
-    return dict(group)
 
 
 def scripted_blocking(blocked: tuple[str, ...]) -> list[Entry]:
@@ -98,16 +53,6 @@ def running_since(before: set[str]) -> list[str]:
     """Sandbox containers running now that were not there ``before``."""
     known = {name.split(":", 1)[1] for name in before if name.startswith("container:")}
     return [name for name in running_containers() if name not in known]
-
-
-def wait_until(condition: Any, what: str, timeout: float = 120) -> None:
-    """Poll ``condition()`` until true; fail naming ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 # -- eval-set: stopped, then resumed ----------------------------------------------------------------

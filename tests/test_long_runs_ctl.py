@@ -12,11 +12,20 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import Play, docker_leftovers, inspect_cli
-from scenario import LAGOON, VALIDATION
-from test_long_runs import QUESTIONS, inspect_command, logs_in, report, scored_once, wait_until
 
 from support.scripted_model import Entry
+from tests.helpers import (
+    QUESTIONS,
+    Play,
+    docker_leftovers,
+    inspect_cli,
+    inspect_command,
+    logs_in,
+    report,
+    scored_once,
+    wait_until,
+)
+from tests.scenario import LAGOON, VALIDATION
 
 pytestmark = pytest.mark.docker
 

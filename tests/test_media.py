@@ -5,7 +5,6 @@ In real runs (the model's requests, view_file, markitdown) in ``test_media_runs.
 
 from __future__ import annotations
 
-import base64
 import json
 import shutil
 from pathlib import Path
@@ -19,7 +18,6 @@ from inspect_ai.model import (
     ContentText,
     ContentVideo,
 )
-from scenario import GAIA_MEDIA
 
 from inspect_gaia import gaia_dataset
 from inspect_gaia.media import (
@@ -31,13 +29,14 @@ from inspect_gaia.media import (
     sniff,
     why_not_native,
 )
+from tests.helpers import b64
+from tests.scenario import GAIA_MEDIA, MEDIA_FILES
 
 SPLIT = GAIA_MEDIA / "2023" / "validation"
-FILES = {path.suffix.lstrip("."): path for path in SPLIT.iterdir() if path.stem != "metadata"}
 
 
 def test_the_fixture_has_one_attachment_of_each_kind() -> None:
-    assert set(FILES) == {"png", "wav", "mp3", "mp4", "pdf", "xlsx"}
+    assert set(MEDIA_FILES) == {"png", "wav", "mp3", "mp4", "pdf", "xlsx"}
 
 
 @pytest.mark.parametrize(
@@ -51,7 +50,7 @@ def test_the_fixture_has_one_attachment_of_each_kind() -> None:
     ],
 )
 def test_native_types_are_told_by_bytes_and_name(extension: str, kind: str, mime: str) -> None:
-    path = FILES[extension]
+    path = MEDIA_FILES[extension]
     media = media_type(path.name, path.read_bytes()[:64])
     assert media is not None and (media.kind, media.mime) == (kind, mime)
 
@@ -74,7 +73,7 @@ def test_magic_numbers(head: bytes, kind: str | None) -> None:
 
 
 def test_bytes_and_name_must_agree() -> None:
-    png = FILES["png"].read_bytes()[:64]
+    png = MEDIA_FILES["png"].read_bytes()[:64]
     assert media_type("renamed.jpg", png) is None
     assert why_not_native("renamed.jpg", png) == "its bytes are png but its name says jpg"
     assert why_not_native("fake.png", b"not a png") == "its bytes are not png"
@@ -83,14 +82,14 @@ def test_bytes_and_name_must_agree() -> None:
 
 
 def test_attachment_content_and_its_note(tmp_path: Path) -> None:
-    content, note = attachment_content(str(FILES["png"]), FILES["png"].name)
+    content, note = attachment_content(str(MEDIA_FILES["png"]), MEDIA_FILES["png"].name)
     assert isinstance(content, ContentImage)
-    assert content.image == f"data:image/png;base64,{_b64(FILES['png'])}"
+    assert content.image == f"data:image/png;base64,{b64(MEDIA_FILES['png'])}"
     assert note == "attached as image (image/png)"
-    content, note = attachment_content(str(FILES["xlsx"]), FILES["xlsx"].name)
+    content, note = attachment_content(str(MEDIA_FILES["xlsx"]), MEDIA_FILES["xlsx"].name)
     assert content is None and note.startswith("not attached: xlsx files cannot be sent natively")
     big = tmp_path / "big.png"
-    big.write_bytes(FILES["png"].read_bytes()[:64] + b"\x00" * LIMITS["image"])
+    big.write_bytes(MEDIA_FILES["png"].read_bytes()[:64] + b"\x00" * LIMITS["image"])
     content, note = attachment_content(str(big), big.name)
     assert content is None and "over the 5 MiB limit" in note
 
@@ -124,13 +123,13 @@ def test_multimodal_attachments_are_read_when_the_dataset_loads(tmp_path: Path) 
     root = tmp_path / "gaia"
     shutil.copytree(GAIA_MEDIA, root)
     copies = {p.suffix.lstrip("."): p for p in (root / "2023" / "validation").iterdir()}
-    dataset = gaia_dataset(dataset_path=str(root), multimodal=True, ids=[FILES["png"].stem])
+    dataset = gaia_dataset(dataset_path=str(root), multimodal=True, ids=[MEDIA_FILES["png"].stem])
     copies["png"].unlink()
     (sample,) = dataset
     assert isinstance(sample.input, list) and isinstance(sample.input[0].content, list)
     image = sample.input[0].content[1]
     assert isinstance(image, ContentImage)
-    assert image.image == f"data:image/png;base64,{_b64(FILES['png'])}"
+    assert image.image == f"data:image/png;base64,{b64(MEDIA_FILES['png'])}"
     assert str(root) not in json.dumps(sample.input[0].model_dump())
 
 
@@ -150,7 +149,3 @@ def test_view_file_names_the_cause_of_a_failed_stat_or_read() -> None:
     }
     for cause, message in problems.items():
         assert _stat_problem("/tmp/x.png", cause).message == message
-
-
-def _b64(path: Path) -> str:
-    return base64.b64encode(path.read_bytes()).decode()

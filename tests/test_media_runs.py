@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import Play, eval_gaia
 from inspect_ai.event import SandboxEvent
 from inspect_ai.model import ChatMessageTool
-from scenario import GAIA_MEDIA, GAIA_MINI
-from test_media import FILES, _b64
 
 from inspect_gaia.sandbox import SandboxKind
 from support.scripted_model import Entry
+from tests.helpers import Play, b64, eval_gaia
+from tests.scenario import GAIA_MEDIA, GAIA_MINI, MEDIA_FILES
 
 # -- through inspect's openai-api provider, to the scripted server ----------------------------------
 
@@ -58,7 +57,10 @@ def test_each_attachment_reaches_the_model_as_its_own_kind(
     assert image == [
         {
             "type": "image_url",
-            "image_url": {"url": f"data:image/png;base64,{_b64(FILES['png'])}", "detail": "auto"},
+            "image_url": {
+                "url": f"data:image/png;base64,{b64(MEDIA_FILES['png'])}",
+                "detail": "auto",
+            },
         }
     ]
     for extension in ("wav", "mp3"):
@@ -66,13 +68,13 @@ def test_each_attachment_reaches_the_model_as_its_own_kind(
         (audio,) = [p for p in parts if p["type"] != "text"]
         assert audio == {
             "type": "input_audio",
-            "input_audio": {"data": _b64(FILES[extension]), "format": extension},
+            "input_audio": {"data": b64(MEDIA_FILES[extension]), "format": extension},
         }
     (document,) = [
         p for p in _first_user_parts(model.requests, QUESTION["pdf"]) if p["type"] != "text"
     ]
     assert document["type"] == "file"
-    assert document["file"]["file_data"] == f"data:application/pdf;base64,{_b64(FILES['pdf'])}"
+    assert document["file"]["file_data"] == f"data:application/pdf;base64,{b64(MEDIA_FILES['pdf'])}"
     assert [p["type"] for p in _first_user_parts(model.requests, QUESTION["xlsx"])] == ["text"]
 
     # The OpenAI chat format has no video part: inspect's openai-api provider refuses it before
@@ -102,17 +104,17 @@ def test_without_multimodal_no_request_carries_file_bytes(
     assert log.eval.metadata["gaia"]["multimodal"] is False
     sent = json.dumps(model.requests)
     assert len(model.requests) == 6 and "base64" not in sent
-    for path in FILES.values():
-        assert _b64(path)[:40] not in sent
+    for path in MEDIA_FILES.values():
+        assert b64(path)[:40] not in sent
     assert all("view_file" not in tools for tools in model.tools_offered)
 
 
 # -- view_file ---------------------------------------------------------------------------------------
 
-PNG_B64 = base64.b64encode(FILES["png"].read_bytes()).decode()
+PNG_B64 = base64.b64encode(MEDIA_FILES["png"].read_bytes()).decode()
 MADE = "/tmp/made.png"
 VIEWS: list[dict[str, Any]] = [
-    {"call": "view_file", "args": {"path": f"/shared_files/{FILES['png'].name}"}},
+    {"call": "view_file", "args": {"path": f"/shared_files/{MEDIA_FILES['png'].name}"}},
     {"bash": f"echo {PNG_B64} | base64 -d > {MADE} && mkdir -p /tmp/dir && printf 'PK\\003\\004' > /tmp/sheet.xlsx && (head -c 64 {MADE}; head -c 6291456 /dev/zero) > /tmp/big.png && echo made"},
     {"call": "view_file", "args": {"path": MADE}},
     {"call": "view_file", "args": {"path": "/tmp/none.png"}},
@@ -128,7 +130,7 @@ def test_view_file_shows_images_and_says_what_it_cannot(
     sandbox_image: str, scripted: Play, tmp_path: Path
 ) -> None:
     model = scripted([Entry(QUESTION["png"], VIEWS)])
-    png = FILES["png"]
+    png = MEDIA_FILES["png"]
     log = eval_gaia(
         tmp_path,
         dataset_path=str(GAIA_MEDIA),
@@ -145,7 +147,7 @@ def test_view_file_shows_images_and_says_what_it_cannot(
     assert log.eval.metadata["gaia"]["multimodal"] is False
     # the request after each successful view carries the image's bytes as image content
     # (inspect moves a tool result's image into a user message for the chat format)
-    url = f"data:image/png;base64,{_b64(png)}"
+    url = f"data:image/png;base64,{b64(png)}"
     for turn in (1, 3):
         after = model.requests[turn]["messages"]
         images = [
@@ -190,7 +192,7 @@ def test_view_file_follows_links_in_the_sandbox_and_stats_before_reading(
     gaia-docker refused a linked image that compose showed, and a file over the image limit was
     read whole (up to 100 MiB) before being refused."""
     model = scripted([Entry(QUESTION["png"], LINKED)])
-    png = FILES["png"]
+    png = MEDIA_FILES["png"]
     log = eval_gaia(
         tmp_path,
         dataset_path=str(GAIA_MEDIA),
@@ -247,8 +249,8 @@ def test_markitdown_converts_documents_inside_the_attachments_image(
     scripted([Entry("", [{"bash": MARKITDOWN}, {"submit_output": True}])])
     seen = {}
     for root, ids, split in (
-        (GAIA_MEDIA, FILES["pdf"].stem, "validation"),
-        (GAIA_MEDIA, FILES["xlsx"].stem, "validation"),
+        (GAIA_MEDIA, MEDIA_FILES["pdf"].stem, "validation"),
+        (GAIA_MEDIA, MEDIA_FILES["xlsx"].stem, "validation"),
         (GAIA_MINI, "6d24cb8f-5443-5c24-9ac6-69bb97f0faf5", "test"),  # gaia-mini's .docx
     ):
         log = eval_gaia(
@@ -256,10 +258,10 @@ def test_markitdown_converts_documents_inside_the_attachments_image(
         )
         assert log.samples is not None and log.samples[0].scores is not None
         seen[ids] = str(log.samples[0].scores["gaia_scorer"].answer)
-    assert "The ferry leaves from pier Dunholm." in seen[FILES["pdf"].stem]
+    assert "The ferry leaves from pier Dunholm." in seen[MEDIA_FILES["pdf"].stem]
     assert (
-        "| shelf | jars |" in seen[FILES["xlsx"].stem]
-        and "| south | 19 |" in seen[FILES["xlsx"].stem]
+        "| shelf | jars |" in seen[MEDIA_FILES["xlsx"].stem]
+        and "| south | 19 |" in seen[MEDIA_FILES["xlsx"].stem]
     )
     docx = seen["6d24cb8f-5443-5c24-9ac6-69bb97f0faf5"]
     assert docx.startswith("== /shared_files/6d24cb8f") and len(docx.splitlines()) > 1

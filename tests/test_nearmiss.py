@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_gaia.nearmiss import RULES, near_miss_rule, near_misses
+from inspect_gaia.logs.nearmiss import RULES, near_miss_rule, near_misses
 
 
 @pytest.mark.parametrize(

@@ -23,16 +23,16 @@ def test_importing_the_package_does_not_import_inspect_ai() -> None:
 
 
 @pytest.mark.slow  # a new Python process: seconds each
-def test_gaia_stays_the_task_after_its_module_is_imported() -> None:
-    # inspect's registry imports the submodule inspect_gaia.gaia first, which sets the package's
-    # `gaia` attribute to the module unless the package refuses it.
+def test_gaia_is_the_task_function_after_the_registry_imports_its_module() -> None:
+    # inspect's registry imports the submodule inspect_gaia.task first; the package's `gaia`
+    # attribute must still be the task function, not a module of that name.
     code = (
         "import inspect_gaia._registry\n"
         "from inspect_gaia import gaia, gaia_level1\n"
-        "import inspect_gaia.gaia as imported\n"
-        "print(callable(gaia), gaia.__module__, imported is gaia, callable(gaia_level1))"
+        "import inspect_gaia.task as module\n"
+        "print(callable(gaia), gaia.__module__, module.gaia is gaia, callable(gaia_level1))"
     )
-    assert _fresh(code) == "True inspect_gaia.gaia True True"
+    assert _fresh(code) == "True inspect_gaia.task True True"
 
 
 def test_every_public_name_resolves() -> None:

@@ -8,7 +8,7 @@ import random
 import pytest
 from scipy import stats
 
-from inspect_gaia.paired import (
+from inspect_gaia.logs.paired import (
     MCNEMAR,
     PAIRED_T,
     TANGO,

@@ -11,7 +11,6 @@ import textwrap
 from typing import Any
 
 import pytest
-from helpers import parse_params
 
 from inspect_gaia import GaiaParameterError, gaia
 from inspect_gaia._params import (
@@ -22,6 +21,7 @@ from inspect_gaia._params import (
     parse_mcp_servers,
 )
 from inspect_gaia.sandbox import SandboxLimits
+from tests.helpers import parse_params
 
 
 @pytest.mark.parametrize(

@@ -7,29 +7,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import MODEL, gaia_record, parse_params, write_log
 from inspect_ai.log import read_eval_log
 from pydantic import ValidationError
-from scenario import GAIA_TINY
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
-from inspect_gaia._comparability import comparability_flags
 from inspect_gaia._params import DEFAULT_MESSAGE_LIMIT
-from inspect_gaia._provenance import (
+from inspect_gaia.logs.comparability import comparability_flags
+from inspect_gaia.logs.provenance import (
     SCHEMA_VERSION,
     GaiaProvenance,
     ProvenanceError,
     default_settings,
 )
-from inspect_gaia.inspect_logs import read_inspect_log
-from inspect_gaia.results import comparable_settings
+from inspect_gaia.logs.read import read_inspect_log
+from inspect_gaia.logs.results import comparable_settings
+from tests.helpers import MODEL, TWO_SAMPLES, gaia_record, parse_params, write_log
+from tests.scenario import GAIA_TINY
 
 OLD_LOG = Path(__file__).parent / "fixtures" / "provenance-v1.eval"
 """A real log written by inspect_gaia 0.1.0 (commit 05e62f2), before the record had a type."""
-SAMPLES = [
-    {"id": "a", "level": 1, "target": "1", "answer": "1", "value": "C"},
-    {"id": "b", "level": 2, "target": "2", "answer": "3", "value": "I"},
-]
 
 
 def _of(**params: object) -> GaiaProvenance:
@@ -88,7 +84,7 @@ def test_the_task_writes_the_record() -> None:
 @pytest.mark.parametrize("suffix", [".eval", ".json"])
 def test_the_record_round_trips_through_a_log(tmp_path: Path, suffix: str) -> None:
     params: dict[str, object] = {"level": 3, "max_attempts": 2, "web_search": True, "disk": "8g"}
-    run = read_inspect_log(write_log(tmp_path / f"x{suffix}", SAMPLES, params=params))
+    run = read_inspect_log(write_log(tmp_path / f"x{suffix}", TWO_SAMPLES, params=params))
     assert run.provenance == GaiaProvenance.from_metadata({"gaia": gaia_record(**params)})
     assert run.provenance is not None
     assert run.provenance.limits.max_attempts == 2 and run.provenance.limits.disk == "8g"
@@ -219,7 +215,7 @@ def test_the_questions_of_a_run_are_found_again() -> None:
 
 
 def test_the_defaults_are_those_of_a_default_run(tmp_path: Path) -> None:
-    run = read_inspect_log(write_log(tmp_path / "x.eval", SAMPLES))
+    run = read_inspect_log(write_log(tmp_path / "x.eval", TWO_SAMPLES))
     settings = comparable_settings(run)
     assert {k: v for k, v in settings.items() if k not in ("model", "task_version")} == (
         default_settings()

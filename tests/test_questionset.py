@@ -6,13 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import SANDBOX_IMAGE, gaia_record, parse_params
-from scenario import GAIA_TINY, LAGOON
 
 from inspect_gaia import GaiaParameterError, gaia
 from inspect_gaia._params import GaiaParams
-from inspect_gaia._provenance import GaiaProvenance, ProvenanceError, question_set_flag
 from inspect_gaia.dataset import split_levels
+from inspect_gaia.logs.provenance import GaiaProvenance, ProvenanceError, question_set_flag
 from inspect_gaia.questionset import (
     QuestionSet,
     QuestionSetRecord,
@@ -20,9 +18,8 @@ from inspect_gaia.questionset import (
     parse_answers,
     parse_exclude,
 )
-
-TAVERN = "97438f3a-2717-5945-860a-97e6807cbc44"
-"""gaia-tiny's level-3 question about the tavern (answer ``Zorblat's Half-Moon Tavern!``)."""
+from tests.helpers import SANDBOX_IMAGE, gaia_record, parse_params
+from tests.scenario import GAIA_TINY, LAGOON, TAVERN
 
 
 def test_tavern_is_the_fixtures_id() -> None:

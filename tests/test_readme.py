@@ -24,10 +24,10 @@ import click
 import pytest
 import yaml
 from click.testing import CliRunner
-from helpers import REPO, parse_params
 
 from inspect_gaia import gaia
 from inspect_gaia._cli.main import cli
+from tests.helpers import REPO, parse_params
 
 README = REPO / "README.md"
 CHANGELOG = REPO / "CHANGELOG.md"

@@ -10,7 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import (
+from inspect_ai import eval_retry
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessageTool
+
+from inspect_gaia._signals import compose_command
+from inspect_gaia.sandbox import SandboxKind
+from support.scripted_model import Entry
+from tests.helpers import (
     Play,
     docker_leftovers,
     eval_command,
@@ -19,14 +26,7 @@ from helpers import (
     started_as,
     wait_for_containers,
 )
-from inspect_ai import eval_retry
-from inspect_ai.log import read_eval_log
-from inspect_ai.model import ChatMessageTool
-from scenario import GAIA_TINY, LAGOON
-
-from inspect_gaia._signals import compose_command
-from inspect_gaia.sandbox import SandboxKind
-from support.scripted_model import Entry
+from tests.scenario import GAIA_TINY, LAGOON
 
 pytestmark = pytest.mark.docker
 

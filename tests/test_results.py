@@ -6,26 +6,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import MODEL, write_log
 from inspect_ai.log import EvalResults, read_eval_log, write_eval_log
-from scenario import EVALSCOPE_RUN, MINI_CREW, MINI_MEMO
 
 from inspect_gaia import GaiaError
-from inspect_gaia.inspect_logs import read_inspect_log, read_inspect_logs
-from inspect_gaia.results import by_task_id, group_runs, read_evalscope_run
-from inspect_gaia.stats import summarise
-
-SAMPLES = [
-    {"id": "a", "level": 1, "target": "1", "answer": "1", "value": "C"},
-    {"id": "b", "level": 1, "target": "2", "answer": "3", "value": "I"},
-    {"id": "c", "level": 2, "target": "x", "answer": "x", "value": "C"},
-    {"id": "d", "level": 2, "target": "y", "answer": "", "value": "I", "error": "boom"},
-    {"id": "e", "level": 3, "target": "z", "answer": "", "value": "I", "limit": "message"},
-]
+from inspect_gaia.logs.read import read_inspect_log, read_inspect_logs
+from inspect_gaia.logs.results import by_task_id, group_runs, read_evalscope_run
+from inspect_gaia.logs.stats import summarise
+from tests.helpers import MODEL, RUN_SAMPLES, write_log
+from tests.scenario import EVALSCOPE_RUN, MINI_CREW, MINI_MEMO
 
 
 def test_summaries_count_failures_as_wrong(tmp_path: Path) -> None:
-    run = read_inspect_log(write_log(tmp_path / "x.eval", SAMPLES))
+    run = read_inspect_log(write_log(tmp_path / "x.eval", RUN_SAMPLES))
     rows = {row.level: row for row in summarise(run.samples)}
     assert list(rows) == ["1", "2", "3", "all"]
     overall = rows["all"]
@@ -43,8 +35,8 @@ def test_read_the_evalscope_fixture() -> None:
 
 
 def test_by_task_id_reports_duplicates(tmp_path: Path) -> None:
-    first = read_inspect_log(write_log(tmp_path / "1.eval", SAMPLES[:2]))
-    second = read_inspect_log(write_log(tmp_path / "2.eval", SAMPLES[1:3]))
+    first = read_inspect_log(write_log(tmp_path / "1.eval", RUN_SAMPLES[:2]))
+    second = read_inspect_log(write_log(tmp_path / "2.eval", RUN_SAMPLES[1:3]))
     merged, duplicates = by_task_id([first, second])
     assert set(merged) == {"a", "b", "c"} and duplicates == ["b"]
 
@@ -57,7 +49,7 @@ def test_level_logs_of_one_model_merge_into_one_group(tmp_path: Path) -> None:
         read_inspect_log(
             write_log(
                 tmp_path / f"l{level}.eval",
-                [s for s in SAMPLES if s["level"] == level],
+                [s for s in RUN_SAMPLES if s["level"] == level],
                 run_id=f"t{level}",
                 params={"level": level},
                 task=f"inspect_gaia/gaia_level{level}",
@@ -65,7 +57,7 @@ def test_level_logs_of_one_model_merge_into_one_group(tmp_path: Path) -> None:
         )
         for level in (1, 2, 3)
     ]
-    whole = read_inspect_log(write_log(tmp_path / "all.eval", SAMPLES, run_id="all"))
+    whole = read_inspect_log(write_log(tmp_path / "all.eval", RUN_SAMPLES, run_id="all"))
     (group,) = group_runs(levels)
     assert len(group.runs) == 3 and group.model == MODEL
     (single,) = group_runs([whole])
@@ -73,9 +65,10 @@ def test_level_logs_of_one_model_merge_into_one_group(tmp_path: Path) -> None:
 
 
 def test_an_eval_retry_replaces_the_errored_sample(tmp_path: Path) -> None:
-    original = write_log(tmp_path / "run.eval", SAMPLES, run_id="t1", status="error")
+    original = write_log(tmp_path / "run.eval", RUN_SAMPLES, run_id="t1", status="error")
     retried = [
-        {**s, "answer": "y", "value": "C", "error": None} if s["id"] == "d" else s for s in SAMPLES
+        {**s, "answer": "y", "value": "C", "error": None} if s["id"] == "d" else s
+        for s in RUN_SAMPLES
     ]
     retry = write_log(
         tmp_path / "retry.eval", retried, run_id="t1", created="2026-12-04T00:00:00+00:00"
@@ -85,7 +78,7 @@ def test_an_eval_retry_replaces_the_errored_sample(tmp_path: Path) -> None:
         by_id = {s.task_id: s for s in group.samples}
         assert len(group.samples) == 5 and by_id["d"].correct and by_id["d"].error is None
     # a retry that errored again does not replace a sample that had not errored
-    worse = [{**s, "value": "I", "error": "again"} if s["id"] == "a" else s for s in SAMPLES]
+    worse = [{**s, "value": "I", "error": "again"} if s["id"] == "a" else s for s in RUN_SAMPLES]
     retry2 = write_log(
         tmp_path / "retry2.eval", worse, run_id="t1", created="2026-12-05T00:00:00+00:00"
     )
@@ -94,8 +87,8 @@ def test_an_eval_retry_replaces_the_errored_sample(tmp_path: Path) -> None:
 
 
 def test_two_separate_runs_of_the_same_questions_are_refused(tmp_path: Path) -> None:
-    first = write_log(tmp_path / "first.eval", SAMPLES, run_id="t1")
-    second = write_log(tmp_path / "second.eval", SAMPLES[:1], run_id="t2")
+    first = write_log(tmp_path / "first.eval", RUN_SAMPLES, run_id="t1")
+    second = write_log(tmp_path / "second.eval", RUN_SAMPLES[:1], run_id="t2")
     with pytest.raises(GaiaError) as raised:
         group_runs(read_inspect_logs([first, second]).runs)
     message = str(raised.value)
@@ -126,8 +119,8 @@ def test_two_separate_runs_of_the_same_questions_are_refused(tmp_path: Path) -> 
 def test_runs_that_differ_are_not_merged(
     tmp_path: Path, options: dict[str, Any], differs: str
 ) -> None:
-    default = read_inspect_log(write_log(tmp_path / "a.eval", SAMPLES[:2]))
-    other = read_inspect_log(write_log(tmp_path / "b.eval", SAMPLES[2:], **options))
+    default = read_inspect_log(write_log(tmp_path / "a.eval", RUN_SAMPLES[:2]))
+    other = read_inspect_log(write_log(tmp_path / "b.eval", RUN_SAMPLES[2:], **options))
     groups = group_runs([default, other])
     assert len(groups) == 2
     changed = {
@@ -137,22 +130,26 @@ def test_runs_that_differ_are_not_merged(
 
 
 def test_a_cancelled_run_is_incomplete_unless_retried(tmp_path: Path) -> None:
-    cancelled = write_log(tmp_path / "run.eval", SAMPLES[:2], run_id="t1", status="cancelled")
+    cancelled = write_log(tmp_path / "run.eval", RUN_SAMPLES[:2], run_id="t1", status="cancelled")
     (group,) = group_runs(read_inspect_logs([cancelled]).runs)
     assert group.incomplete == [f"{cancelled} (cancelled)"]
-    retry = write_log(tmp_path / "retry.eval", SAMPLES, run_id="t1", created="2026-12-04T00:00:00")
+    retry = write_log(
+        tmp_path / "retry.eval", RUN_SAMPLES, run_id="t1", created="2026-12-04T00:00:00"
+    )
     (group,) = group_runs(read_inspect_logs([cancelled, retry]).runs)
     assert group.incomplete == [] and len(group.samples) == 5
 
 
 def test_a_drained_run_is_incomplete_unless_retried(tmp_path: Path) -> None:
     """`inspect ctl task drain` abandons queued samples, and the log still says success."""
-    drained = write_log(tmp_path / "run.eval", SAMPLES[:3], run_id="t1")
+    drained = write_log(tmp_path / "run.eval", RUN_SAMPLES[:3], run_id="t1")
     log = read_eval_log(str(drained))
-    log.results = EvalResults(total_samples=len(SAMPLES), completed_samples=3)
+    log.results = EvalResults(total_samples=len(RUN_SAMPLES), completed_samples=3)
     write_eval_log(log, str(drained))
     (group,) = group_runs(read_inspect_logs([drained]).runs)
     assert group.incomplete == [f"{drained} (success, 2 samples not run)"]
-    retry = write_log(tmp_path / "retry.eval", SAMPLES, run_id="t1", created="2026-12-04T00:00:00")
+    retry = write_log(
+        tmp_path / "retry.eval", RUN_SAMPLES, run_id="t1", created="2026-12-04T00:00:00"
+    )
     (group,) = group_runs(read_inspect_logs([drained, retry]).runs)
     assert group.incomplete == [] and len(group.samples) == 5

@@ -9,11 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import REPO, Play, eval_gaia, inspect_cli, invoke, run_eval_cli
 from inspect_ai.log import read_eval_log
 from inspect_ai.util import ComposeConfig
-from scenario import GAIA_TINY, LAGOON
-from spare_engine import SpareEngine, engine_env
 
 from inspect_gaia import gaia
 from inspect_gaia.sandbox import (
@@ -27,6 +24,9 @@ from inspect_gaia.sandbox import (
     size_bytes,
 )
 from support.scripted_model import Entry
+from tests.helpers import REPO, Play, eval_gaia, inspect_cli, invoke, run_eval_cli
+from tests.scenario import GAIA_TINY, LAGOON
+from tests.spare_engine import SpareEngine, engine_env
 
 
 def test_the_package_reads_the_repository_compose_file() -> None:

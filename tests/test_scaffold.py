@@ -7,23 +7,22 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import MODEL, eval_command, eval_gaia, invoke, write_log
 from inspect_ai.log import read_eval_log
-from scenario import GAIA_TINY
-from test_results import SAMPLES
 
-from inspect_gaia._comparability import comparability_flags
-from inspect_gaia._provenance import default_settings
-from inspect_gaia.inspect_logs import read_inspect_log
-from inspect_gaia.results import comparable_settings
-from inspect_gaia.scaffold import offered_tools
+from inspect_gaia.logs.comparability import comparability_flags
+from inspect_gaia.logs.provenance import default_settings
+from inspect_gaia.logs.read import read_inspect_log
+from inspect_gaia.logs.results import comparable_settings
+from inspect_gaia.logs.scaffold import offered_tools
 from support.scripted_model import Entry, ScriptedModel
+from tests.helpers import MODEL, RUN_SAMPLES, eval_command, eval_gaia, invoke, write_log
+from tests.scenario import GAIA_TINY
 
 SUPPORT = Path(__file__).resolve().parent.parent / "support"
 
 
 def test_the_log_names_the_solver_and_its_real_tools(tmp_path: Path) -> None:
-    plain = read_inspect_log(write_log(tmp_path / "plain.eval", SAMPLES))
+    plain = read_inspect_log(write_log(tmp_path / "plain.eval", RUN_SAMPLES))
     assert plain.scaffold is None
     settings = comparable_settings(plain)
     assert (settings["solver"], settings["solver_args"]) == (None, None)
@@ -31,7 +30,7 @@ def test_the_log_names_the_solver_and_its_real_tools(tmp_path: Path) -> None:
 
     react = write_log(
         tmp_path / "r.eval",
-        SAMPLES,
+        RUN_SAMPLES,
         solver="gaia_react",
         solver_args={"timeout": 30},
         offered_tools=["bash", "python", "submit"],
@@ -48,13 +47,13 @@ def test_the_log_names_the_solver_and_its_real_tools(tmp_path: Path) -> None:
         "non-default tools: bash, python, submit",
     ]
     generate = read_inspect_log(
-        write_log(tmp_path / "g.eval", SAMPLES, solver="generate", offered_tools=[])
+        write_log(tmp_path / "g.eval", RUN_SAMPLES, solver="generate", offered_tools=[])
     )
     assert comparability_flags(comparable_settings(generate)) == [
         "custom solver: generate",
         "non-default tools: none",
     ]
-    unknown = read_inspect_log(write_log(tmp_path / "u.eval", SAMPLES, solver="x"))
+    unknown = read_inspect_log(write_log(tmp_path / "u.eval", RUN_SAMPLES, solver="x"))
     assert "tools unknown (no model call logged)" in comparability_flags(
         comparable_settings(unknown)
     )
@@ -63,10 +62,10 @@ def test_the_log_names_the_solver_and_its_real_tools(tmp_path: Path) -> None:
 
 
 def test_report_never_pools_another_solver(tmp_path: Path) -> None:
-    write_log(tmp_path / "agent.eval", SAMPLES)
-    write_log(tmp_path / "generate.eval", SAMPLES, solver="generate", offered_tools=[])
+    write_log(tmp_path / "agent.eval", RUN_SAMPLES)
+    write_log(tmp_path / "generate.eval", RUN_SAMPLES, solver="generate", offered_tools=[])
     react = ["bash", "python", "submit"]
-    write_log(tmp_path / "react.eval", SAMPLES, solver="gaia_react", offered_tools=react)
+    write_log(tmp_path / "react.eval", RUN_SAMPLES, solver="gaia_react", offered_tools=react)
     code, out, err = invoke("report", str(tmp_path), "--format", "json")
     assert code == 0, err
     groups = {g["group"]: g for g in json.loads(out)["groups"]}

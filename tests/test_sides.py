@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import write_log
-from scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY
-from test_results import SAMPLES
 
 from inspect_gaia import GaiaError
+from inspect_gaia.logs.sides import answer_key, read_side
 from inspect_gaia.questionset import QuestionSet
-from inspect_gaia.sides import answer_key, read_side
+from tests.helpers import RUN_SAMPLES, write_log
+from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY
 
 FIXTURE = Path(__file__).parent / "fixtures" / "inspect-evals-gaia" / "gaia-mini-4-C.eval"
 MINI_DAYS = "9089766c-0197-5e6b-b154-0439efea3ee3"
@@ -30,14 +29,14 @@ def test_each_kind_of_side() -> None:
 
 
 def test_a_folder_of_two_runs_is_not_one_side(tmp_path: Path) -> None:
-    write_log(tmp_path / "a.eval", SAMPLES)
-    write_log(tmp_path / "b.eval", SAMPLES, model="openai/gpt-4o")
+    write_log(tmp_path / "a.eval", RUN_SAMPLES)
+    write_log(tmp_path / "b.eval", RUN_SAMPLES, model="openai/gpt-4o")
     with pytest.raises(GaiaError, match="holds 2 runs that report would not pool"):
         read_side(str(tmp_path))
 
 
 def test_a_test_split_run_has_nothing_to_score(tmp_path: Path) -> None:
-    log = write_log(tmp_path / "t.eval", SAMPLES, params={"split": "test"})
+    log = write_log(tmp_path / "t.eval", RUN_SAMPLES, params={"split": "test"})
     with pytest.raises(GaiaError, match="is a test-split run: its answers are private"):
         read_side(str(log))
 
@@ -65,6 +64,8 @@ def test_sides_that_disagree_on_an_answer(tmp_path: Path, isolated_cache: Path) 
 
 
 def test_the_key_from_the_snapshot_a_run_recorded(tmp_path: Path, isolated_cache: Path) -> None:
-    log = write_log(tmp_path / "t.eval", SAMPLES)  # its record names gaia-tiny, a local snapshot
+    log = write_log(
+        tmp_path / "t.eval", RUN_SAMPLES
+    )  # its record names gaia-tiny, a local snapshot
     key = answer_key([read_side(str(log))], None, QuestionSet())
     assert key.source == f"snapshot {GAIA_TINY}" and len(key.questions) == 7

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 import uvicorn
-from helpers import STARTED_AS, started_as
 
 from inspect_gaia import _signals
+from tests.helpers import STARTED_AS, started_as
 
 
 @pytest.fixture

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from helpers import rewrite_record
-from scenario import CREW, VALIDATION_DIR, VISITS
 
 from inspect_gaia import GaiaDatasetError, gaia
 from inspect_gaia.dataset import gaia_dataset
 from inspect_gaia.sandbox import SandboxKind
+from tests.helpers import rewrite_record
+from tests.scenario import CREW, VALIDATION_DIR, VISITS
 
 # --- damaged snapshots: one line naming the file and the fix --------------------------------------
 

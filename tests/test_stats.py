@@ -10,8 +10,8 @@ from inspect_ai.model import ModelUsage
 from inspect_ai.scorer import CORRECT, INCORRECT, SampleScore, Score, stderr
 
 from inspect_gaia import GaiaError
-from inspect_gaia.results import SampleResult
-from inspect_gaia.stats import (
+from inspect_gaia.logs.results import SampleResult
+from inspect_gaia.logs.stats import (
     level_stats,
     mean_stderr,
     pareto_frontier,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_gaia._urlrules import Rule, find_urls, match_url, normalise, parse_rule
+from inspect_gaia.answer_sources.urlrules import Rule, find_urls, match_url, normalise, parse_rule
 
 
 def _rule(text: str) -> Rule:

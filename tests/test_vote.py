@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspect_gaia.vote import majority_answer, majority_correct, normalised
+from inspect_gaia.logs.vote import majority_answer, majority_correct, normalised
 
 
 def test_answers_are_normalised_as_the_scorer_reads_them() -> None:

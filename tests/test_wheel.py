@@ -21,11 +21,11 @@ from email.message import Message
 from pathlib import Path
 
 import pytest
-from helpers import REPO, cli_eval
 from packaging.specifiers import SpecifierSet
-from scenario import GAIA_TINY
 
 from support.scripted_model import ScriptedModel
+from tests.helpers import REPO, cli_eval
+from tests.scenario import GAIA_TINY
 
 VISITS = "9410e454-b071-52ff-ac24-dce9845bebd0"
 REQUIRES_PYTHON = ">=3.11"
@@ -161,7 +161,11 @@ def test_wheel_in_a_fresh_venv(
         for name in ("compose.yaml", "values.yaml"):
             assert archive.read(f"inspect_gaia/{name}").decode() == (REPO / name).read_text()
         # the answer-source list, and what the egress proxy's container is given
-        for name in ("answer_sources.yaml", "_urlrules.py", "_egress/addon.py"):
+        for name in (
+            "answer_sources/answer_sources.yaml",
+            "answer_sources/urlrules.py",
+            "_egress/addon.py",
+        ):
             assert archive.getinfo(f"inspect_gaia/{name}").file_size > 0
 
     venv = tmp_path / "venv"

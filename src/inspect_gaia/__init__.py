@@ -8,17 +8,15 @@ inspect_ai (about 1.5 s), so ``inspect-gaia --help`` stays fast.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .agent import gaia_agent
     from .dataset import DEFAULT_INPUT_PROMPT, GaiaMetadata, gaia_dataset
     from .errors import GaiaDatasetError, GaiaError, GaiaParameterError
-    from .gaia import gaia, gaia_level1, gaia_level2, gaia_level3
     from .sandbox import gaia_sandbox
     from .scorer import gaia_scorer, question_scorer
+    from .task import gaia, gaia_level1, gaia_level2, gaia_level3
 
 _HOMES = {
     "DEFAULT_INPUT_PROMPT": "dataset",
@@ -26,12 +24,12 @@ _HOMES = {
     "GaiaError": "errors",
     "GaiaMetadata": "dataset",
     "GaiaParameterError": "errors",
-    "gaia": "gaia",
+    "gaia": "task",
     "gaia_agent": "agent",
     "gaia_dataset": "dataset",
-    "gaia_level1": "gaia",
-    "gaia_level2": "gaia",
-    "gaia_level3": "gaia",
+    "gaia_level1": "task",
+    "gaia_level2": "task",
+    "gaia_level3": "task",
     "gaia_sandbox": "sandbox",
     "gaia_scorer": "scorer",
     "question_scorer": "scorer",
@@ -69,21 +67,3 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     """The public names, importable or not yet imported."""
     return sorted(set(globals()) | set(__all__))
-
-
-class _Package(types.ModuleType):
-    """This package, keeping ``inspect_gaia.gaia`` the task function.
-
-    Importing the submodule ``inspect_gaia.gaia`` (inspect's registry does) makes Python set the
-    package's ``gaia`` attribute to the module; the eager import this package had ran afterwards
-    and set it back to the function. Refusing the module here keeps that meaning with lazy imports
-    (Python's documented way to customise a module's attribute setting).
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _HOMES and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -17,9 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS
-from .answer_sources import AnswerSources, load_answer_sources
-from .contamination import SUBMIT_TOOL
+from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, SUBMIT_TOOL
+from .answer_sources.sources import AnswerSources, load_answer_sources
 from .dataset import LEVELS, SPLITS, Split, parse_level
 from .errors import GaiaParameterError, one_of
 from .hub import HUBS, Hub, resolved_revision

@@ -2,7 +2,7 @@
 
 from ._docker.gaia_compose import GaiaComposeSandbox
 from ._docker.gaia_docker import GaiaDockerSandbox
-from .gaia import gaia, gaia_level1, gaia_level2, gaia_level3
+from .task import gaia, gaia_level1, gaia_level2, gaia_level3
 
 __all__ = [
     "GaiaComposeSandbox",

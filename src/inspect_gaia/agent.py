@@ -19,7 +19,6 @@ from inspect_ai.tool import web_search as web_search_tool
 
 from ._compat import DEFAULT_SYSTEM_MESSAGE, guard_task_state
 from ._faults import ending_on_sandbox_loss, require_started
-from .contamination import SUBMIT_TOOL
 from .media import view_file as view_file_tool
 
 DEFAULT_COMMAND_TIMEOUT = 180
@@ -30,6 +29,8 @@ evalscope 1.14.1's ``bash`` gives a command 60 s unless the model asks for more 
 """
 DEFAULT_MAX_ATTEMPTS = 1
 """Submissions allowed per sample: pass@1."""
+SUBMIT_TOOL = "submit"
+"""The name of the tool whose call is the agent's answer (the scorer and the detection read it)."""
 
 
 def gaia_tools(

@@ -2,7 +2,7 @@
 
 The rules themselves are in ``_official_scorer`` (a port of the leaderboard's scorer, kept diffable
 against upstream). Here: which answer is scored (``final_answer``), what the transcript says about
-how the sample ended (``how_it_ended``), what it looked up (``contamination``, in its own module),
+how the sample ended (``how_it_ended``), what it looked up (``answer_sources.detect``),
 and the metrics, overall and per GAIA level.
 """
 
@@ -27,8 +27,9 @@ from inspect_ai.solver import TaskState
 
 from ._faults import not_started
 from ._official_scorer import question_scorer
-from .answer_sources import load_answer_sources
-from .contamination import SUBMIT_TOOL, contamination
+from .agent import SUBMIT_TOOL
+from .answer_sources.detect import contamination
+from .answer_sources.sources import load_answer_sources
 
 __all__ = ["contamination", "final_answer", "gaia_scorer", "question_scorer"]
 
@@ -101,7 +102,7 @@ def gaia_scorer(blocklist: str | None = None) -> Scorer:
     private, the answer is recorded with ``NOANSWER`` and not graded.
 
     ``Score.metadata["contamination"]`` lists the evidence that the sample looked its answer up
-    (``contamination``), never changing the score.
+    (``answer_sources.detect``), never changing the score.
 
     Args:
         blocklist: A file of answer-source URL rules that extends the package's list.

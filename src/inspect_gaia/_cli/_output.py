@@ -7,7 +7,7 @@ import io
 import json
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import click
 from rich.cells import cell_len
@@ -15,7 +15,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-Format = Literal["table", "markdown", "csv", "json"]
 FORMATS: tuple[str, ...] = ("table", "markdown", "csv", "json")
 MISSING = "—"
 """How a missing value (no answers on the test split, no price) shows in a human table."""

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import GaiaError
-from ..stats import pareto_frontier
+from ..logs.stats import pareto_frontier
 
 _DPI = 130
 

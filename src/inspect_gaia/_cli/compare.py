@@ -13,10 +13,10 @@ from typing import Any
 
 import click
 
-from ..comparison import compare_document
 from ..errors import few
+from ..logs.comparison import compare_document
+from ..logs.sides import answer_key, read_side
 from ..questionset import parse_question_set
-from ..sides import answer_key, read_side
 from ._output import MISSING, dump_json, format_option, render
 
 NO_DIFFERENCES = "no question answered differently"

@@ -14,9 +14,9 @@ import click
 
 from ..dataset import gaia_dataset
 from ..errors import GaiaError, GaiaSubmissionError, few
-from ..inspect_logs import read_inspect_logs
-from ..leaderboard import Problem, answer_problems, run_problems, submission_file
-from ..results import RunResults
+from ..logs.leaderboard import Problem, answer_problems, run_problems, submission_file
+from ..logs.read import read_inspect_logs
+from ..logs.results import RunResults
 
 
 def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None) -> list[str]:

@@ -153,7 +153,7 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
             )["Id"]
         )
         created.append(("container", proxy))
-        files = {f"/egress/{path.name}": path.read_bytes() for path in ADDON_FILES}
+        files = {f"/egress/{name}": path.read_bytes() for name, path in ADDON_FILES.items()}
         files["/egress/rules.json"] = json.dumps({"rules": spec.get("rules", [])}).encode()
         api.put_archive(proxy, "/", client.tar_of(files))
         api.connect_container_to_network(proxy, network)

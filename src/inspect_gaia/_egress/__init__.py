@@ -2,8 +2,8 @@
 
 ``egress_image`` (a module above, as it builds on ``image``) builds the proxy's image (mitmproxy,
 from PyPI); ``addon.py`` is the mitmproxy addon that refuses known answer sources, copied into each
-run's proxy container with ``_urlrules.py`` (the same URL rules the scorer's detection uses). The
-container's lifecycle is the Docker provider's: ``_docker/egress.py``.
+run's proxy container with ``answer_sources/urlrules.py`` (the URL rules the scorer's detection
+uses). The container's lifecycle is the Docker provider's: ``_docker/egress.py``.
 """
 
 from pathlib import Path
@@ -14,8 +14,9 @@ MITMPROXY_VERSION = "11.0.2"
 PROXY_IMAGE = f"inspect-gaia/egress-proxy:mitmproxy-{MITMPROXY_VERSION}"
 """The proxy image a run starts (``inspect-gaia image build --egress-proxy [--offline]``)."""
 
-ADDON_FILES = (
-    Path(__file__).resolve().parent / "addon.py",
-    Path(__file__).resolve().parent.parent / "_urlrules.py",
-)
-"""Copied into the proxy container beside each other: the addon imports ``_urlrules``."""
+ADDON_FILES = {
+    "addon.py": Path(__file__).resolve().parent / "addon.py",
+    "_urlrules.py": Path(__file__).resolve().parent.parent / "answer_sources" / "urlrules.py",
+}
+"""Copied into the proxy container beside each other, by these names: the addon imports
+``_urlrules`` (``answer_sources/urlrules.py``, standard library only)."""

@@ -1,7 +1,7 @@
 """Contamination in ``report`` and ``compare``: flagged samples per level, evidence, one line.
 
-A sample is *flagged* when its ``Score.metadata["contamination"]`` (``contamination``) holds a
-flag of a kind that says it saw an answer source or asked one unrefused (``READ_KINDS``); a
+A sample is *flagged* when its ``Score.metadata["contamination"]`` (``answer_sources.detect``)
+holds a flag of a kind that says it saw an answer source or asked one unrefused (``READ_KINDS``); a
 request the run's egress proxy refused is counted apart (``refused``), since nothing was read.
 "Flagged counted wrong" is the accuracy with every flagged sample scored as wrong, beside the
 plain one: the share of the score no lookup can explain.
@@ -14,14 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .contamination import READ_KINDS
+from ..answer_sources.detect import READ_KINDS
 from .results import SampleResult
 from .stats import summarise
 
 FLAGGED_WRONG = "accuracy_flagged_wrong"
 """The accuracy with flagged samples counted wrong (JSON field and CSV column)."""
-FLAGGED_WRONG_COLUMN = "acc. (flagged wrong)"
-"""Its column in the human tables, right after ``accuracy``."""
 
 _WHAT = {
     "answer_source": "a known answer source",
@@ -119,54 +117,3 @@ def contamination_note(block: Mapping[str, Any]) -> str | None:
             f"in {refused} sample{'s' * (refused != 1)}"
         )
     return "; ".join(parts) or None
-
-
-def with_flagged_wrong(
-    rows: Sequence[dict[str, Any]], block: Mapping[str, Any], fmt: str
-) -> list[dict[str, Any]]:
-    """Table rows (one per level) with the flagged-wrong accuracy (and counts) added.
-
-    Human tables get ``FLAGGED_WRONG_COLUMN`` right after ``accuracy``; CSV rows get the
-    ``flagged``, ``refused_requests`` and ``FLAGGED_WRONG`` fields.
-    """
-    by_level = {level["level"]: level for level in block["levels"]}
-    out = []
-    for row in rows:
-        level = by_level.get(str(row.get("level")), {})
-        if fmt == "csv":
-            out.append({**row, **{k: level.get(k) for k in CSV_FIELDS}})
-            continue
-        value = level.get(FLAGGED_WRONG)
-        cell = "—" if value is None else f"{value:.4f}"
-        items = list(row.items())
-        at = next((i + 1 for i, (k, _) in enumerate(items) if k == "accuracy"), len(items))
-        out.append(dict(items[:at] + [(FLAGGED_WRONG_COLUMN, cell)] + items[at:]))
-    return out
-
-
-CSV_FIELDS = ("flagged", "refused_requests", FLAGGED_WRONG)
-"""Columns ``--flagged-wrong`` adds to a CSV report."""
-
-
-COMPARE_FLAGGED_WRONG = "inspect_acc_flagged_wrong"
-"""``compare``'s per-level field: the inspect run's accuracy with flagged samples counted wrong."""
-
-
-def compare_flagged_wrong(
-    summary: Sequence[dict[str, Any]], ours: Sequence[SampleResult], joined: set[str]
-) -> list[dict[str, Any]]:
-    """``compare``'s summary rows with ``COMPARE_FLAGGED_WRONG`` after ``inspect_acc``.
-
-    Over the same questions as the row (those in both runs, per level, then ``all``).
-    """
-    shared = [s for s in ours if s.task_id in joined]
-    out = []
-    for row in summary:
-        members = [s for s in shared if row["level"] == "all" or str(s.level) == row["level"]]
-        value = (
-            sum(s.correct and not flagged(s) for s in members) / len(members) if members else None
-        )
-        items = list(row.items())
-        at = next((i + 1 for i, (k, _) in enumerate(items) if k == "inspect_acc"), len(items))
-        out.append(dict(items[:at] + [(COMPARE_FLAGGED_WRONG, value)] + items[at:]))
-    return out

@@ -29,15 +29,14 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ContentToolUse
 from inspect_ai.solver import TaskState
 
-from ._urlrules import REFUSAL_MARKER, Rule, all_matches, find_urls, normalise
-from .answer_sources import AnswerSources
-from .dataset import DEFAULT_INPUT_PROMPT, SHARED_FILES_DIR
+from ..agent import SUBMIT_TOOL
+from ..dataset import DEFAULT_INPUT_PROMPT, SHARED_FILES_DIR
+from .sources import AnswerSources
+from .urlrules import REFUSAL_MARKER, Rule, all_matches, find_urls, normalise
 
 KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused")
 READ_KINDS = frozenset(KINDS) - {"refused"}
 """Kinds that say the sample saw (or asked for, unrefused) an answer source."""
-SUBMIT_TOOL = "submit"
-"""The name of the tool whose call is the agent's answer (the scorer and the agent use it too)."""
 PREFIX_CHARS = 80
 """Normalised characters of the question that must appear in a tool result (all, if shorter)."""
 WINDOW = 1000

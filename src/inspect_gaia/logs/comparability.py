@@ -2,7 +2,7 @@
 
 Runs are pooled when their ``comparable_settings`` are equal, and every run's have one shape
 (``pooled_settings``) whatever wrote it: this package's typed ``gaia`` record
-(``_provenance.GaiaProvenance``), or another harness's GAIA task, which writes no record
+(``provenance.GaiaProvenance``), or another harness's GAIA task, which writes no record
 (``foreign.ForeignProvenance``). Besides the record, the settings hold what the task cannot write in
 it, read from the log by ``scaffold``: a solver that replaced the agent (``Scaffold``).
 ``comparability_flags`` reads the settings alone, so it flags every harness's runs alike.
@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
-from .agent import DEFAULT_MAX_ATTEMPTS
+from .._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
+from ..agent import DEFAULT_MAX_ATTEMPTS
 
 OWN_HARNESS = "inspect_gaia"
 """The harness of a run with a ``gaia`` record; another harness's runs are never pooled with it."""

@@ -12,7 +12,7 @@ the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``); a record 
 reader knows is refused with the fix (upgrade), never half-read.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
-every harness's runs share (``_comparability.pooled_settings``, beside ``comparability_flags``,
+every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
 which say why a score is not a plain pass@1 GAIA score). What only records can tell is here: the
 task's own defaults among those settings (``default_settings``, from a default run's record) and the
 question set a group of runs asked (``question_set_flag``).
@@ -28,12 +28,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ._comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
-from ._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
-from .dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
-from .errors import short, validation_problem
-from .questionset import QuestionSetRecord, describe
-from .sandbox import PROVIDERS, SandboxKind
+from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
+from .._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
+from ..dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
+from ..errors import short, validation_problem
+from ..questionset import QuestionSetRecord, describe
+from ..sandbox import PROVIDERS, SandboxKind
 
 SCHEMA_VERSION = 3
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""

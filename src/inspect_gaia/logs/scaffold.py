@@ -5,7 +5,7 @@ task's ``basic_agent``: inspect records X's name and arguments in the log (``eva
 ``eval.solver_args``), while the task's provenance, written before the solver was swapped, still
 lists the default agent's tools. Here the log is read for what ran: the solver and its arguments,
 and the tools the model was offered (the names in the samples' model calls), which replace the
-provenance's ``tools``. A scaffold is a setting like any other (``_provenance.comparable_settings``
+provenance's ``tools``. A scaffold is a setting like any other (``provenance.comparable_settings``
 decides): a run with another solver is never pooled with the default agent, and is labelled and
 flagged (``custom solver: <name>``).
 """
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample
 
-from ._comparability import Scaffold
+from .comparability import Scaffold
 
 
 def offered_tools(samples: Iterable[EvalSample]) -> list[str] | None:

@@ -1,6 +1,6 @@
 """Logs of inspect_evals' own ``gaia`` task, read as runs of another harness.
 
-``inspect-gaia report`` and ``compare`` read them beside this package's logs (``inspect_logs``
+``inspect-gaia report`` and ``compare`` read them beside this package's logs (``read``
 reads both, and keeps them in a folder of logs), as their own, labelled group
 (``harness=inspect_evals``, its task version): never pooled with inspect_gaia's. They carry no
 ``gaia`` record; ``ForeignProvenance`` holds what their header and model calls say instead.
@@ -27,9 +27,9 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
-from ._comparability import Scaffold, pooled_settings
-from .dataset import Split
-from .errors import short
+from .comparability import Scaffold, pooled_settings
+from ..dataset import Split
+from ..errors import short
 from .scaffold import offered_tools
 
 HARNESS = "inspect_evals"

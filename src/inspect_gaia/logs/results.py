@@ -1,4 +1,4 @@
-"""Per-sample results of GAIA runs, from inspect logs (``inspect_logs``) and evalscope output.
+"""Per-sample results of GAIA runs, from inspect logs (``read``) and evalscope output.
 
 The CLI's ``report``, ``submission`` and ``compare`` all work on these records. ``group_runs``
 merges the logs of one model and one set of settings (three ``gaia_levelN`` logs, or a run and its
@@ -17,9 +17,9 @@ from typing import Any
 
 from inspect_ai.model import ModelUsage
 
-from ._comparability import Scaffold, comparability_flags
-from ._provenance import GaiaProvenance, question_set_flag
-from .errors import GaiaError
+from .comparability import Scaffold, comparability_flags
+from .provenance import GaiaProvenance, question_set_flag
+from ..errors import GaiaError
 from .foreign import ForeignProvenance
 
 TOKEN_KINDS = ("input", "output", "reasoning", "cache_read", "cache_write", "total")
@@ -46,7 +46,7 @@ class SampleResult:
     """What the log recorded of the question: level, ``file_name``, annotator metadata."""
     contamination: tuple[Any, ...] = ()
     """``Score.metadata["contamination"]``: the evidence it looked its answer up (see
-    ``contamination_report``)."""
+    ``contamination``)."""
 
     @property
     def failed(self) -> bool:

@@ -38,10 +38,10 @@ from ._params import (
     DEFAULT_SPLIT,
     GaiaParams,
 )
-from ._provenance import METADATA_KEY, GaiaProvenance
 from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, gaia_agent
 from .dataset import DEFAULT_INPUT_PROMPT, Split, gaia_dataset, split_levels
 from .hub import Hub
+from .logs.provenance import METADATA_KEY, GaiaProvenance
 from .questionset import QuestionSetRecord, apply_question_set
 from .sandbox import (
     DEFAULT_CPUS,

@@ -30,7 +30,7 @@ import yaml
 from inspect_ai.model import ModelCost, compute_model_cost
 from pydantic import ValidationError
 
-from .errors import GaiaError
+from ..errors import GaiaError
 from .results import TOKEN_KINDS, SampleResult
 from .vote import majority_correct
 

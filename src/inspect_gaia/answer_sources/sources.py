@@ -1,6 +1,6 @@
 """The list of known GAIA answer sources: the package's ``answer_sources.yaml`` plus a user's file.
 
-Read once per task (``load_answer_sources``), it serves the scorer's detection (``contamination``)
+Read once per task (``load_answer_sources``), it serves the scorer's detection (``detect``)
 and, with ``-T block_answer_sources=true``, the run's egress proxy. Its SHA-256 (over the rules as
 read, so a comment or a reordered file with the same rules keeps the hash) goes into the log's
 provenance: a reader can tell which list a run was checked and blocked against.
@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-from ._urlrules import Rule, parse_rule
-from .errors import GaiaParameterError
+from ..errors import GaiaParameterError
+from .urlrules import Rule, parse_rule
 
 PACKAGE_LIST = Path(__file__).resolve().parent / "answer_sources.yaml"
 """The maintained list shipped in the package."""

@@ -6,7 +6,7 @@ A side is read from a path:
 * a ``.jsonl`` file: predictions in the official leaderboard format (``leaderboard``), which
   smolagents, OpenHands and most agent repositories can write;
 * any other file or directory: inspect logs, this package's or inspect_evals' ``gaia`` task's
-  (``foreign``), read and validated by ``inspect_logs`` (in a folder, other files are skipped with
+  (``foreign``), read and validated by ``read`` (in a folder, other files are skipped with
   their reason) and merged as ``report`` merges them (a run and its retry, three level runs). They
   must make one group: two models or two settings are two runs to compare, not one side.
 
@@ -24,15 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._provenance import GaiaProvenance
-from .dataset import check_record, metadata_file
-from .errors import GaiaError
-from .hub import DEFAULT_REVISIONS, cached_snapshot
-from .inspect_logs import Skipped, read_inspect_logs
+from .provenance import GaiaProvenance
+from ..dataset import check_record, metadata_file
+from ..errors import GaiaError
+from ..hub import DEFAULT_REVISIONS, cached_snapshot
+from .read import Skipped, read_inspect_logs
 from .leaderboard import read_leaderboard
-from .questionset import QuestionSet, check_ids, describe
+from ..questionset import QuestionSet, check_ids, describe
 from .results import SampleResult, group_runs, read_evalscope_run
-from .snapshot_files import read_records
+from ..snapshot_files import read_records
 
 SPLIT = "validation"
 EVALSCOPE = "evalscope"

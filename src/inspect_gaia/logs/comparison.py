@@ -8,7 +8,7 @@ mean over the epochs; the test and interval follow (``paired``). Each side's own
 are shown beside, re-scored ones first.
 
 A side whose samples carry contamination flags (an inspect_gaia log) also gets its
-``contamination`` block (``contamination_report``) over the compared samples, its one line among
+``contamination`` block (``contamination``) over the compared samples, its one line among
 the side's flags, and per level its accuracy with every flagged sample counted wrong
 (``a_accuracy_flagged_wrong``; ``None`` for a side that records no flags).
 """
@@ -19,16 +19,16 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ._comparability import OWN_HARNESS
-from .contamination_report import contamination_block, flagged
-from .errors import GaiaError
+from .comparability import OWN_HARNESS
+from .contamination import contamination_block, flagged
+from ..errors import GaiaError
 from .paired import ALPHA, CONFIDENCE, PairedResult, compare_paired, verdict
 from .results import SampleResult
-from .scorer import question_scorer
+from ..scorer import question_scorer
 from .sides import AnswerKey, Side, check_split
 from .vote import majority_answer
 
-SCHEMA_VERSION = 2
+COMPARE_SCHEMA = 2
 SCORER = "official GAIA scorer (question_scorer), one answer key for both sides"
 
 
@@ -145,7 +145,7 @@ def compare_document(a: Side, b: Side, key: AnswerKey, epoch: int | None = None)
         if mine[t]["score"] != theirs[t]["score"] or mine[t]["answer"] != theirs[t]["answer"]
     ]
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": COMPARE_SCHEMA,
         "a": _side_info(a, epoch, set(mine)),
         "b": _side_info(b, epoch, set(theirs)),
         "answers": {"split": "validation", "source": key.source, "question_set": key.question_set},

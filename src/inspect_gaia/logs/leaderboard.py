@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .errors import GaiaError, few
+from ..errors import GaiaError, few
 from .results import RunResults, SampleResult, by_task_id, comparable_settings
 
 FIELDS = ("task_id", "model_answer")

@@ -1,0 +1,1 @@
+"""inspect_gaia's tests: one module per source module, helpers in ``tests.helpers``."""
