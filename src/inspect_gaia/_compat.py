@@ -25,12 +25,14 @@ from inspect_ai._util.error import PrerequisiteError
 # `docker ps` shows which sample a container serves. No public accessor exists.
 from inspect_ai.log._samples import sample_active
 
-# The public base of the environments ``unproxied`` unwraps (below).
+# Public: the state basic_agent's loop reads, which ``guard_task_state`` (below) re-classes.
 from inspect_ai.solver import TaskState
 
 # basic_agent's own system prompt, passed again when we add our init steps to basic_agent (giving
 # `init` replaces the default, and the default prompt is part of what makes runs comparable).
 from inspect_ai.solver._basic_agent import DEFAULT_SYSTEM_MESSAGE
+
+# Public: the base of the environments ``unproxied`` (below) unwraps.
 from inspect_ai.util import SandboxEnvironment
 
 # The sandbox limits in force this run, by provider (``--max-sandboxes``, or the provider's own
