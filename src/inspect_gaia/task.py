@@ -2,21 +2,11 @@
 
 ``inspect eval inspect_gaia/gaia -T level=1 --model <provider/model>``
 
-Deviations from the harnesses it is compared with (also in the README):
-
-* Agent: ``basic_agent`` with ``bash`` (180 s per command) + ``submit`` (design card).
-  inspect_evals uses ``react`` with bash, python and web search; evalscope 1.14.1 its own ReAct
-  loop with ``bash`` (60 s per command unless the model asks for more) as its one tool.
-* Sandbox: each sample gets only its own attachment, copied to ``/shared_files/<file_name>``.
-  evalscope mounts the whole split directory (metadata with every answer included) read-only at
-  ``/shared_files``; inspect_evals copies the first file whose name contains the task id.
-* Answer: without a submission, the text after ``FINAL ANSWER:`` in the last message is scored;
-  evalscope scores the whole last message.
-* Limits: each sandbox gets 2 CPUs, 4g (no swap beyond it) and 1024 processes by default.
-  evalscope 1.14.1 gets 2 CPUs and 4g (swap allowed) from ms-enclave's defaults and no process
-  limit; inspect_evals sets none.
-* Dataset: on ModelScope the revision is the mirror's ``master`` (it has no commit matching the
-  Hugging Face pin).
+The task reads top-down as the design card: ``gaia`` parses its parameters once
+(``_params.GaiaParams``), then ``gaia_task`` builds the dataset (``dataset``, ``questionset``), the
+sandbox (``sandbox``), the agent (``agent``) and the scorer (``scorer``), and writes the run's
+typed record (``logs.provenance``) into the log. Where the default run differs from inspect_evals'
+and EvalScope's GAIA is listed once, in the README's "Deviations" section.
 """
 
 from __future__ import annotations
