@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 
-from inspect_gaia._docker import client, exec_stream
+from inspect_gaia._docker import PLAIN_ENV, client, exec_stream
 from inspect_gaia._docker.channel import BROKEN, RUNNER
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
@@ -52,7 +52,7 @@ async def direct(
     cwd: str = "/",
     user: str | None = None,
 ) -> tuple[int, str, str] | str:
-    """The command through a ``docker exec`` of its own, as gaia-docker ran every one before."""
+    """The command through a ``docker exec`` of its own, as a plain run runs every command."""
     without = GaiaDockerSandbox(sandbox.container, sandbox.name, sandbox.working_dir, plain=True)
     return await outcome(without, cmd, data, cwd, user)
 
@@ -202,3 +202,22 @@ async def test_a_cancelled_command_is_killed_in_the_sandbox(sandbox: GaiaDockerS
     await anyio.sleep(0.5)
     left = await direct(sandbox, ["sh", "-c", "ps -eo args | grep -c '^sleep 120' || true"])
     assert left == (0, "0\n", "")
+
+
+async def test_a_plain_run_gives_every_command_an_exec_of_its_own_and_starts_no_runner(
+    anyio_backend: str, sandbox_image: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PLAIN_ENV, "1")
+    config = gaia_compose(image=SANDBOX_IMAGE)
+    await GaiaDockerSandbox.task_init("channel-plain", config)
+    envs = await GaiaDockerSandbox.sample_init("channel-plain", config, {})
+    try:
+        sandbox = envs["default"].as_type(GaiaDockerSandbox)
+        since = time.time()
+        for i in range(3):
+            assert (await sandbox.exec(["echo", str(i)], user="root")).stdout == f"{i}\n"
+        assert execs_created(sandbox, since) == 3
+        assert await runners(sandbox) == 0 and sandbox.commands.channel is None
+    finally:
+        await GaiaDockerSandbox.sample_cleanup("channel-plain", config, envs, False)
+        await GaiaDockerSandbox.task_cleanup("channel-plain", config, True)

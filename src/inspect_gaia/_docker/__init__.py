@@ -12,11 +12,22 @@ compose config a log holds). This module only names the providers and the images
 can name them without importing the SDK or each other.
 """
 
+import os
+
 PROVIDER = "gaia-docker"
 """One container per sample, through the Docker Engine API (the default, ``-T sandbox=docker``)."""
 
 COMPOSE_PROVIDER = "gaia-compose"
 """inspect's ``docker compose`` sandbox behind the start guard (``-T sandbox=compose``)."""
+
+PLAIN_ENV = "INSPECT_GAIA_PLAIN_DOCKER"
+"""Set to ``1``: plain gaia-docker, without the command channel, spares or starts in turn."""
+
+
+def plain_requested() -> bool:
+    """Whether ``INSPECT_GAIA_PLAIN_DOCKER`` asks for plain gaia-docker (any value but 0/empty)."""
+    return os.environ.get(PLAIN_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
 
 EGRESS_KEY = "x-inspect-gaia-egress"
 """Compose service extension: the answer-source rules the run's egress proxy refuses

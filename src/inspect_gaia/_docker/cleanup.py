@@ -45,11 +45,14 @@ removes them."""
 
 @dataclass
 class RunState:
-    """One run's id and network (one per inspect sandbox lifecycle scope, i.e. per eval batch)."""
+    """One run's id, network and mode (one per inspect sandbox lifecycle scope: per eval batch)."""
 
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     network: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    plain: bool = False
+    """Plain gaia-docker: no command channel, no spares, no starts in turn (set by task_init from
+    ``INSPECT_GAIA_PLAIN_DOCKER``)."""
 
 
 _OUTSIDE_ANY_RUN = RunState()

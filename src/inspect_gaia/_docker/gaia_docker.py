@@ -12,7 +12,8 @@ channel or an exec of its own) is ``channel.Commands``, and the exec itself ``ex
 translation of the compose service is ``service``, the SDK calls ``client`` (file copies
 ``archive``), containers started ahead and starts in turn ``spares``, the run's network and what
 may be removed when ``cleanup``, the engine and image checks ``engine``, the egress proxy
-``egress``.
+``egress``. ``INSPECT_GAIA_PLAIN_DOCKER=1`` (read here, at each run's start) runs it plain: no
+channel, no spares, no starts in turn.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from typing_extensions import override
 from .. import _signals
 from .._compat import sample_active
 from .._faults import start_or_stand_in, started
-from . import PROVIDER, archive, client, egress, engine
+from . import PLAIN_ENV, PROVIDER, archive, client, egress, engine, plain_requested
 from .channel import Commands
 from .cleanup import keep_run, labels, remove_all, remove_run, run_network, run_state, sweep_orphans
 from .config import deserialize
@@ -65,7 +66,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
     def __init__(self, container: str, name: str, working_dir: str, plain: bool = False) -> None:
         """Wrap a started container; ``working_dir`` resolves relative paths.
 
-        ``plain``: no command channel, an exec per command.
+        ``plain``: no command channel, an exec per command (``INSPECT_GAIA_PLAIN_DOCKER``).
         """
         super().__init__()
         self.container = container
@@ -100,6 +101,13 @@ class GaiaDockerSandbox(SandboxEnvironment):
         """Before any sample: the engine, the image (pulled when absent), the limits."""
         service = service_config(config)
         engine.check_address()
+        state = run_state()
+        state.plain = plain_requested()
+        if state.plain:
+            print(
+                f"{PROVIDER} runs plain ({PLAIN_ENV}): an exec per command, no spare containers, "
+                "starts not queued"
+            )
         await client.call(engine.check_engine)
         swept = await client.call(sweep_orphans)
         if swept:
@@ -148,7 +156,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         working_dir = str(
             service.get("working_dir") or await client.call(engine.image_workdir, service["image"])
         )
-        return {"default": cls(container, name, working_dir)}
+        return {"default": cls(container, name, working_dir, run_state().plain)}
 
     @override
     @classmethod
@@ -159,7 +167,10 @@ class GaiaDockerSandbox(SandboxEnvironment):
         environments: dict[str, SandboxEnvironment],
         interrupted: bool,
     ) -> None:
-        """Remove the sample's container (no stop grace period), in the background (``spares``)."""
+        """Remove the sample's container (no stop grace period), in the background (``spares``).
+
+        A run that caps its sandboxes, or a plain one, removes it now.
+        """
         with anyio.CancelScope(shield=True):
             for env in (started(environments) or {}).values():
                 sandbox = env.as_type(GaiaDockerSandbox)
