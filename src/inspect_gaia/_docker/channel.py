@@ -12,9 +12,8 @@ gives it (see ``exec_server``). Both the runner's exec and a command's own go th
 command goes through an exec of its own (``exec_stream.run``), as it would without the channel,
 when the run is plain (``INSPECT_GAIA_PLAIN_DOCKER=1``), when the image has no ``python3``, when
 it runs as another ``user`` (or as root and the runner is not root), or when the runner could not
-start it. A channel that breaks (its runner killed
-from inside the sample) ends the commands it was running with code -1 and a word on stderr, and
-later commands get an exec each.
+start it. A channel that breaks (its runner killed from inside the sample) ends the commands it
+was running with code -1 and a word on stderr, and later commands get an exec each.
 """
 
 from __future__ import annotations
