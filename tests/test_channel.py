@@ -18,6 +18,7 @@ from anyio.abc import SocketStream
 
 from inspect_gaia._docker.channel import BROKEN, ExecChannel, _uid
 from inspect_gaia._docker.exec_server import HEADER
+from inspect_gaia._docker.exec_stream import Attached
 
 pytestmark = pytest.mark.anyio
 
@@ -30,7 +31,7 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 async def pair(anyio_backend: str) -> AsyncIterator[tuple[ExecChannel, SocketStream]]:
     ours, theirs = socket.socketpair()
-    channel = ExecChannel(await SocketStream.from_socket(ours), bytearray())
+    channel = ExecChannel(Attached("exec-id", await SocketStream.from_socket(ours), b""))
     peer = await SocketStream.from_socket(theirs)
     yield channel, peer
     await channel.close()

@@ -6,9 +6,10 @@ import errno
 import uuid
 from collections.abc import Iterator
 
+import anyio
 import pytest
 
-from inspect_gaia._docker import archive, client
+from inspect_gaia._docker import archive, client, exec_stream
 from tests.helpers import SANDBOX_IMAGE
 
 pytestmark = pytest.mark.docker
@@ -30,8 +31,8 @@ def container() -> Iterator[str]:
         {"inspect_gaia.sandbox": "gaia-docker", "inspect_gaia.test": "archive"},
     )
     try:
-        code, _, err = client.exec_command(
-            started, ["sh", "-c", LINKS], None, "/", None, None, 1 << 20
+        code, _, err = anyio.run(
+            exec_stream.run, started, ["sh", "-c", LINKS], None, "/", None, None, 1 << 20
         )
         assert code == 0, err
         yield started

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 
-from inspect_gaia._docker import client
+from inspect_gaia._docker import PLAIN_ENV, client, exec_stream
 from inspect_gaia._docker.channel import BROKEN, RUNNER
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
@@ -52,9 +52,8 @@ async def direct(
     cwd: str = "/",
     user: str | None = None,
 ) -> tuple[int, str, str] | str:
-    """The command through a ``docker exec`` of its own, as gaia-docker ran every one before."""
-    without = GaiaDockerSandbox(sandbox.container, sandbox.name, sandbox.working_dir)
-    without._channel_tried = True
+    """The command through a ``docker exec`` of its own, as a plain run runs every command."""
+    without = GaiaDockerSandbox(sandbox.container, sandbox.name, sandbox.working_dir, plain=True)
     return await outcome(without, cmd, data, cwd, user)
 
 
@@ -85,8 +84,10 @@ def execs_created(sandbox: GaiaDockerSandbox, since: float) -> int:
     return len(list(events))
 
 
-def runners(sandbox: GaiaDockerSandbox) -> int:
-    ps = client.exec_command(sandbox.container, ["ps", "-eo", "args"], None, "/", None, None, LIMIT)
+async def runners(sandbox: GaiaDockerSandbox) -> int:
+    ps = await exec_stream.run(
+        sandbox.container, ["ps", "-eo", "args"], None, "/", None, None, LIMIT
+    )
     return ps[1].decode().count(RUNNER[-1])
 
 
@@ -119,7 +120,7 @@ async def test_a_command_gets_what_docker_exec_gives_it(
 ) -> None:
     cwd = "/tmp" if what == "working directory" else "/"
     ours = await outcome(sandbox, cmd, data, cwd)
-    assert sandbox._channel is not None, "the sandbox's commands go through its channel"
+    assert sandbox.commands.channel is not None, "the sandbox's commands go through its channel"
     assert ours == await direct(sandbox, cmd, data, cwd)
 
 
@@ -129,7 +130,7 @@ async def test_commands_after_the_first_start_no_exec(sandbox: GaiaDockerSandbox
     for i in range(10):
         assert (await sandbox.exec(["echo", str(i)])).stdout == f"{i}\n"
     assert execs_created(sandbox, since) == 0
-    assert runners(sandbox) == 1
+    assert await runners(sandbox) == 1
 
 
 ROOT_PROBE = ["sh", "-c", "grep -E '^(Uid|Gid|Groups|CapEff)' /proc/self/status; echo $HOME"]
@@ -150,8 +151,8 @@ async def test_a_root_command_goes_through_docker_exec_when_the_runner_is_not_ro
     sandbox: GaiaDockerSandbox,
 ) -> None:
     await sandbox.exec(["true"])
-    assert sandbox._channel is not None and sandbox._channel.uid == 0
-    sandbox._channel.uid = 1000  # as in an image whose user is not root
+    assert sandbox.commands.channel is not None and sandbox.commands.channel.uid == 0
+    sandbox.commands.channel.uid = 1000  # as in an image whose user is not root
     since = time.time()
     ours = await outcome(sandbox, ROOT_PROBE, user="root")
     assert execs_created(sandbox, since) == 1
@@ -178,7 +179,7 @@ async def test_a_runner_killed_from_inside_ends_its_command_and_the_next_still_r
 ) -> None:
     # SIGTERM (plain `pkill python3`) leaves the runner alone.
     assert (await sandbox.exec(["sh", "-c", "pkill python3; echo alive"])).stdout == "alive\n"
-    assert runners(sandbox) == 1
+    assert await runners(sandbox) == 1
     killed = await sandbox.exec(["sh", "-c", "pkill -9 python3; sleep 1; echo late"])
     assert killed.returncode == -1 and BROKEN in killed.stderr
     after = await sandbox.exec(["sh", "-c", "echo again"])
@@ -191,7 +192,7 @@ async def test_without_python3_in_the_image_commands_go_through_docker_exec(
     hidden = ["sh", "-c", "for p in /usr/bin/python3*; do mv $p $p.hidden; done"]
     assert (await direct(sandbox, hidden))[0] == 0
     result = await sandbox.exec(["sh", "-c", "echo fine"])
-    assert result.stdout == "fine\n" and sandbox._channel is None
+    assert result.stdout == "fine\n" and sandbox.commands.channel is None
 
 
 async def test_a_cancelled_command_is_killed_in_the_sandbox(sandbox: GaiaDockerSandbox) -> None:
@@ -201,3 +202,22 @@ async def test_a_cancelled_command_is_killed_in_the_sandbox(sandbox: GaiaDockerS
     await anyio.sleep(0.5)
     left = await direct(sandbox, ["sh", "-c", "ps -eo args | grep -c '^sleep 120' || true"])
     assert left == (0, "0\n", "")
+
+
+async def test_a_plain_run_gives_every_command_an_exec_of_its_own_and_starts_no_runner(
+    anyio_backend: str, sandbox_image: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PLAIN_ENV, "1")
+    config = gaia_compose(image=SANDBOX_IMAGE)
+    await GaiaDockerSandbox.task_init("channel-plain", config)
+    envs = await GaiaDockerSandbox.sample_init("channel-plain", config, {})
+    try:
+        sandbox = envs["default"].as_type(GaiaDockerSandbox)
+        since = time.time()
+        for i in range(3):
+            assert (await sandbox.exec(["echo", str(i)], user="root")).stdout == f"{i}\n"
+        assert execs_created(sandbox, since) == 3
+        assert await runners(sandbox) == 0 and sandbox.commands.channel is None
+    finally:
+        await GaiaDockerSandbox.sample_cleanup("channel-plain", config, envs, False)
+        await GaiaDockerSandbox.task_cleanup("channel-plain", config, True)

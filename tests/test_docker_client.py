@@ -1,56 +1,20 @@
-"""client.py against the real engine: what the Docker API calls return."""
+"""client.py against the real engine: what the Docker API calls return (execs: exec_stream)."""
 
 from __future__ import annotations
 
-import http.client
 import time
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
 from inspect_gaia._docker import client
-from tests.helpers import SANDBOX_IMAGE
 
 pytestmark = pytest.mark.docker
 
 
-@pytest.fixture
-def container() -> Iterator[str]:
-    name = f"gaia-test-client-{uuid.uuid4().hex[:8]}"
-    started = client.start_container(
-        name,
-        {"image": SANDBOX_IMAGE, "command": ["tail", "-f", "/dev/null"], "host_config": {}},
-        {"inspect_gaia.sandbox": "gaia-docker", "inspect_gaia.test": "client"},
-    )
-    try:
-        yield started
-    finally:
-        client.remove_container(started)
-
-
-def test_output_that_arrives_with_the_upgrade_response_is_kept(
-    container: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """At 64 samples at once a client reads the upgrade response late, and the command's output
-    arrives in the same read: it sat in http.client's buffer, and the exec returned exit 0 and no
-    output (1 of 165 samples of the GAIA-size load answered '')."""
-    begin = http.client.HTTPResponse.begin
-
-    def late(self: http.client.HTTPResponse) -> None:
-        time.sleep(0.5)  # the command has run and written by now
-        begin(self)
-
-    monkeypatch.setattr(http.client.HTTPResponse, "begin", late)
-    code, out, err = client.exec_command(
-        container, ["sh", "-c", "echo twenty; echo oops >&2"], None, "/", None, None, 1 << 20
-    )
-    assert (code, out, err) == (0, b"twenty\n", b"oops\n")
-
-
-def test_execs_reuse_the_engine_connection(container: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """docker-py pooled connections by full URL (25 pools): each exec's create and inspect
-    requests opened a socket of their own, two per exec. Only the exec's hijacked stream may."""
+def test_requests_reuse_the_engine_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docker-py pooled connections by full URL (25 pools): every request with a new container or
+    exec id in its path opened a socket of its own and closed another pool's (31 here)."""
     from docker.transport import unixconn
 
     connects = 0
@@ -62,9 +26,9 @@ def test_execs_reuse_the_engine_connection(container: str, monkeypatch: pytest.M
         connect(self)
 
     monkeypatch.setattr(unixconn.UnixHTTPConnection, "connect", counted)
-    for _ in range(20):
-        assert client.exec_command(container, ["true"], None, "/", None, None, 1024)[0] == 0
-    assert connects <= 20
+    for i in range(30):
+        assert not client.running(f"gaia-test-client-none-{uuid.uuid4().hex[:8]}-{i}")
+    assert connects <= 2  # the pool's one, and the client's version request made before it
 
 
 def test_a_killed_container_seen_still_running_is_waited_for(

@@ -1,8 +1,10 @@
 """gaia-docker against inspect_ai's own sandbox conformance suite, beside inspect's compose sandbox.
 
 inspect_ai ships the checks every provider must pass (``inspect_ai.util._sandbox.self_check``);
-they run here against both ``gaia-docker`` and inspect's compose sandbox on the same compose
-config, so any check gaia-docker fails where compose passes shows up as a failure.
+they run here against ``gaia-docker``, plain ``gaia-docker`` (``INSPECT_GAIA_PLAIN_DOCKER=1``: no
+command channel, no spares, no starts in turn) and inspect's compose sandbox on the same compose
+config, so any check gaia-docker fails where compose passes shows up as a failure, and one that
+fails with the optimisations only shows up as theirs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from inspect_ai.util import SandboxEnvironment
 from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
 from inspect_ai.util._sandbox.self_check import *  # noqa: F403
 
+from inspect_gaia._docker import PLAIN_ENV
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 from tests.helpers import SANDBOX_IMAGE
@@ -23,6 +26,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.anyio]
 
 PROVIDERS: dict[str, type[SandboxEnvironment]] = {
     "gaia-docker": GaiaDockerSandbox,
+    "gaia-docker-plain": GaiaDockerSandbox,
     "compose": DockerSandboxEnvironment,
 }
 
@@ -46,13 +50,21 @@ async def provider_env(
     provider = PROVIDERS[request.param]
     config = gaia_compose(image=SANDBOX_IMAGE)
     task = f"self-check-{request.param}"
-    await provider.task_init(task, config)
-    envs = await provider.sample_init(task, config, {})
-    try:
-        yield envs["default"]
-    finally:
-        await provider.sample_cleanup(task, config, envs, False)
-        await provider.task_cleanup(task, config, True)
+    with pytest.MonkeyPatch.context() as patch:
+        if request.param == "gaia-docker-plain":
+            patch.setenv(PLAIN_ENV, "1")
+        await provider.task_init(task, config)
+        envs = await provider.sample_init(task, config, {})
+        sandbox = envs["default"]
+        if isinstance(sandbox, GaiaDockerSandbox):  # the mode asked for is the mode run
+            await sandbox.exec(["true"])
+            plain = request.param == "gaia-docker-plain"
+            assert (sandbox.commands.channel is None) is plain
+        try:
+            yield sandbox
+        finally:
+            await provider.sample_cleanup(task, config, envs, False)
+            await provider.task_cleanup(task, config, True)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from inspect_gaia._docker import client, engine
+from inspect_gaia._docker import PLAIN_ENV, client, engine
 from inspect_gaia._docker import gaia_docker as gaia_docker_module
 from inspect_gaia._docker import spares as spares_module
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
@@ -178,3 +178,40 @@ async def test_a_burst_of_samples_starts_its_containers_a_few_at_a_time(
         assert len(sandboxes) == 3 * allowed
         assert most == allowed, f"{most} starts at once, {allowed} allowed"
         await finish(config, *sandboxes)
+
+
+async def test_a_plain_run_keeps_no_spare_and_starts_a_burst_at_once(
+    anyio_backend: str, sandbox_image: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``INSPECT_GAIA_PLAIN_DOCKER=1``: each sample starts and removes its own container, now."""
+    inside, most = 0, 0
+    lock = threading.Lock()
+    real = spares_module.sample_container
+
+    def counted(*args: Any) -> str:
+        nonlocal inside, most
+        with lock:
+            inside += 1
+            most = max(most, inside)
+        try:
+            return real(*args)
+        finally:
+            with lock:
+                inside -= 1
+
+    monkeypatch.setattr(gaia_docker_module, "sample_container", counted)
+    monkeypatch.setenv(PLAIN_ENV, "1")
+    async with a_run() as config:
+        allowed = spares_module.STARTS_PER_CPU * engine.cpus()
+        sandboxes: list[GaiaDockerSandbox] = []
+
+        async def one() -> None:
+            sandboxes.append(await start(config))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(2 * allowed):
+                group.start_soon(one)
+        assert most > allowed, "not in turn"
+        assert spare_containers(timeout=1) == [] and not spares().starting
+        await finish(config, *sandboxes)
+        assert not any(client.containers({"id": [s.container]}) for s in sandboxes), "removed now"

@@ -1,17 +1,19 @@
-"""The host's side of a sandbox's command channel: one ``docker exec`` that runs every command.
+"""How a sandbox's commands run: one ``docker exec`` per sandbox that runs every command.
 
 A ``docker exec`` per command costs an API round trip, a runc start and about 20 ms of the
 engine's CPU; at 64 samples at once on 2 CPUs that is more CPU than the model's pace leaves. So
 gaia-docker starts ``exec_server`` once per sandbox (the image's ``python3``, sent over the exec's
-stdin) and sends it the commands as frames over the same connection, read and written here with
-anyio (no worker thread per command). What a command sees is what ``docker exec`` gives it (see
-``exec_server``).
+stdin) and sends it the commands as frames over the same connection (``ExecChannel``, read and
+written with anyio: no worker thread per command). What a command sees is what ``docker exec``
+gives it (see ``exec_server``). Both the runner's exec and a command's own go through
+``exec_stream``, which speaks the engine's exec protocol.
 
-The channel is an optimisation, never a requirement: with no ``python3`` in the image, an engine
-that is not on a local Unix socket (``DOCKER_HOST=tcp://...``), a command run as another
-``user``, or a command the runner could not start, the command goes through ``docker exec`` as
-before. A channel that breaks (its runner killed from inside the sample) ends the commands it was
-running with code -1 and a word on stderr, and later commands go through ``docker exec``.
+``Commands`` makes the choice, per sandbox. The channel is an optimisation, never a requirement: a
+command goes through an exec of its own (``exec_stream.run``), as it would without the channel,
+when the run is plain (``INSPECT_GAIA_PLAIN_DOCKER=1``), when the image has no ``python3``, when
+it runs as another ``user`` (or as root and the runner is not root), or when the runner could not
+start it. A channel that breaks (its runner killed from inside the sample) ends the commands it
+was running with code -1 and a word on stderr, and later commands get an exec each.
 """
 
 from __future__ import annotations
@@ -19,17 +21,18 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
-from anyio.abc import SocketStream
+from inspect_ai.util import ExecResult, SandboxEnvironmentLimits, SandboxUnavailableError
 
-from .._compat import CircularByteBuffer
-from . import client
+from .._compat import CircularByteBuffer, InjectedWrapper, classify_exec_failure
+from . import client, engine, exec_stream
 from .exec_server import HEADER as _HEADER
+from .exec_stream import GONE, STDERR, STDOUT, Attached
 
 logger = logging.getLogger(__name__)
 
@@ -37,23 +40,14 @@ _SERVER = (Path(__file__).parent / "exec_server.py").read_text()
 _BOOT = "import sys,json;exec(json.loads(sys.stdin.buffer.readline()))"
 RUNNER = ["python3", "-I", "-S", "-c", _BOOT]
 """The runner's command line, as ``ps`` in the sandbox shows it."""
-_MUX = 8
-"""Docker's multiplexed stream: 8-byte headers (stream, 3 zero bytes, size), then payloads."""
 _MAX_FRAME = 16 * 1024 * 1024
 """A frame claiming more is garbage (the runner sends at most 64 KiB): the channel is broken."""
 _START_WITHIN = 20.0
 """Seconds the runner has to say hello (a busy machine starts python3 slowly)."""
 BROKEN = "the sandbox's command channel closed while the command ran"
-_GONE = (anyio.EndOfStream, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
-"""What a read or write raises once the connection is gone."""
-
-
-def engine_socket() -> str | None:
-    """The engine's Unix socket, as docker-py reads ``DOCKER_HOST``; None for any other host."""
-    host = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
-    if host.startswith("unix://"):
-        return host[len("unix://") :]
-    return None
+_TIMEOUT_BIN = "/usr/bin/timeout"
+_STOP_SEEN_WITHIN = 3.0
+"""Seconds a silently killed command waits to see its container stopped (``stops_within``)."""
 
 
 @dataclass
@@ -69,8 +63,7 @@ class _Command:
 class ExecChannel:
     """A started runner in one container; ``run`` sends it commands."""
 
-    stream: SocketStream
-    buffer: bytearray
+    attached: Attached
     frames: bytearray = field(default_factory=bytearray)
     commands: dict[int, _Command] = field(default_factory=dict)
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -85,30 +78,24 @@ class ExecChannel:
     @classmethod
     async def open(cls, container: str) -> ExecChannel | None:
         """Start the runner in ``container``; None if it cannot run there (use ``docker exec``)."""
-        path = engine_socket()
-        if path is None:
-            return None
-        stream: SocketStream | None = None
+        attached: Attached | None = None
         try:
-            exec_id, api_version = await client.call(_create, container)
-            stream = await anyio.connect_unix(path)
-            rest = await _upgrade(stream, api_version, exec_id)
-            channel = cls(stream, bytearray(rest))
-            channel._parse()
+            attached = await exec_stream.attach(container, RUNNER, stdin=True)
+            channel = cls(attached)
             await channel._send_raw(json.dumps(_SERVER).encode() + b"\n")
             with anyio.fail_after(_START_WITHIN):
                 while not channel.hello and not channel.broken:
                     await channel._receive()
             if channel.broken:
                 raise RuntimeError(channel.runner_stderr.decode(errors="replace")[-300:])
-            stream = None
+            attached = None
             return channel
         except Exception as ex:
             logger.info(f"commands go through docker exec: no command channel ({ex!r})")
             return None
         finally:
-            if stream is not None:
-                await _close_quietly(stream)
+            if attached is not None:
+                await attached.aclose()
 
     async def run(
         self,
@@ -133,7 +120,7 @@ class ExecChannel:
         try:
             try:
                 await self._send(request, b"R", json.dumps(spec).encode() + b"\0" + (data or b""))
-            except _GONE:
+            except GONE:
                 self._break()
                 return None
             while not command.done:
@@ -157,7 +144,7 @@ class ExecChannel:
     async def close(self) -> None:
         """Close the connection (the runner then exits; its commands go with the container)."""
         self.broken = True
-        await _close_quietly(self.stream)
+        await self.attached.aclose()
 
     # -- frames ---------------------------------------------------------------------------------
 
@@ -169,27 +156,18 @@ class ExecChannel:
         # one from its middle. A send takes microseconds (the runner reads its stdin at once).
         with anyio.CancelScope(shield=True):
             async with self.send_lock:
-                await self.stream.send(data)
+                await self.attached.send(data)
 
     async def _receive(self) -> None:
         """Read one chunk (cancellation loses nothing) and hand out what it completes."""
-        try:
-            self.buffer += await self.stream.receive()
-        except _GONE:
+        frames = await self.attached.receive()
+        if frames is None:
             self._break()
             return
-        self._parse()
-
-    def _parse(self) -> None:
-        while len(self.buffer) >= _MUX:
-            size = int.from_bytes(self.buffer[4:8], "big")
-            if len(self.buffer) < _MUX + size:
-                break
-            stream, payload = self.buffer[0], bytes(self.buffer[_MUX : _MUX + size])
-            del self.buffer[: _MUX + size]
-            if stream == 1:
+        for stream, payload in frames:
+            if stream == STDOUT:
                 self.frames += payload
-            elif stream == 2:
+            elif stream == STDERR:
                 self.runner_stderr = (self.runner_stderr + payload)[-4096:]
         self._dispatch()
 
@@ -230,38 +208,108 @@ class ExecChannel:
             command.done = True
 
 
-def _create(container: str) -> tuple[str, str]:
-    api = client.api()
-    exec_id = api.exec_create(container, RUNNER, stdin=True, stdout=True, stderr=True)["Id"]
-    return str(exec_id), str(api.api_version)
+class Commands:
+    """One sandbox's commands: through its channel, started with the first, else an exec each."""
 
+    def __init__(self, container: str, name: str, *, channel: bool = True) -> None:
+        """``channel=False``: every command gets an exec of its own (a plain run)."""
+        self.container = container
+        self.name = name
+        self.channel: ExecChannel | None = None
+        self._tried = not channel
+        self._lock = anyio.Lock()
 
-async def _upgrade(stream: SocketStream, api_version: str, exec_id: str) -> bytes:
-    """Start the exec as an upgraded connection (as the docker CLI does); what followed the head."""
-    body = b'{"Detach": false, "Tty": false}'
-    head = (
-        f"POST /v{api_version}/exec/{exec_id}/start HTTP/1.1\r\n"
-        "Host: docker\r\nContent-Type: application/json\r\n"
-        f"Connection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: {len(body)}\r\n\r\n"
-    ).encode()
-    await stream.send(head + body)
-    received = b""
-    while b"\r\n\r\n" not in received:
-        if len(received) > 65536:
-            raise RuntimeError("the engine's answer to an exec start has no end of headers")
-        received += await stream.receive()
-    response, _, rest = received.partition(b"\r\n\r\n")
-    status = response.split(b"\r\n", 1)[0]
-    if b" 101 " not in status + b" ":
-        raise RuntimeError(f"the engine refused to start the runner: {status.decode()}")
-    return rest
+    async def exec(
+        self,
+        cmd: list[str],
+        data: bytes | None,
+        workdir: str,
+        env: Mapping[str, str] | None,
+        user: str | None,
+        timeout: int | None,
+    ) -> ExecResult[str]:
+        """``cmd``'s result as inspect's ``SandboxEnvironment.exec`` gives it (and raises)."""
+        wrapped = cmd
+        if timeout is not None:
+            # The in-container wrapper kills the command's process tree; the engine would
+            # otherwise leave it running after the host gives up on it.
+            wrapped = [_TIMEOUT_BIN, "-k", "5s", f"{timeout}s", *cmd]
+        limit = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE
+        start = time.monotonic()
+        with anyio.fail_after(None if timeout is None else timeout + 15):
+            code, out, err = await self.run(wrapped, data, workdir, env, user, limit)
+        stdout = out.decode("utf-8", errors="replace")
+        stderr = err.decode("utf-8", errors="replace")
+        if timeout is not None and code in (124, 137, 143):
+            if code == 124 or time.monotonic() - start >= timeout:
+                error = TimeoutError(f"Command timed out after {timeout} seconds")
+                if stdout or stderr:
+                    error.truncated_output = stdout + stderr  # type: ignore[attr-defined]
+                raise error
+        result = ExecResult(success=code == 0, returncode=code, stdout=stdout, stderr=stderr)
+        # The engine's own launch failures (runc's messages, our timeout wrapper's) read as the
+        # compose CLI's do, so inspect's classifier tells them from the command's own failures.
+        wrapper = InjectedWrapper(wrapped[0], cmd[0]) if wrapped is not cmd and cmd else None
+        failure = classify_exec_failure(result, wrapper=wrapper)
+        if failure is not None:
+            raise failure
+        # No exit status (the exec vanished with its container), or killed without a word: if
+        # the container is gone, the sandbox is, and the sample cannot go on in it.
+        if code < 0 or (code > 128 and not stdout.strip() and not stderr.strip()):
+            if await client.call(client.stops_within, self.container, _STOP_SEEN_WITHIN):
+                raise SandboxUnavailableError(
+                    f"The sandbox is not running and cannot execute: command ended with code "
+                    f"{code}, and its container {self.name} is gone or has exited"
+                )
+        return result
 
+    async def run(
+        self,
+        cmd: list[str],
+        data: bytes | None,
+        workdir: str,
+        env: Mapping[str, str] | None,
+        user: str | None,
+        limit: int,
+    ) -> tuple[int, bytes, bytes]:
+        """Exit code, stdout and stderr (tails of at most ``limit`` bytes) of ``cmd``.
 
-async def _close_quietly(stream: SocketStream) -> None:
-    try:
-        await stream.aclose()
-    except Exception:
-        pass
+        Through the channel when it can (as root: if its runner is), else an exec of its own.
+
+        Raises:
+            SandboxUnavailableError: The container is gone, or the engine stopped answering.
+        """
+        channel = await self._channel() if user in (None, "root", "0") else None
+        if channel is not None and (user is None or channel.uid == 0):
+            ran = await channel.run(cmd, data, workdir, env, limit)
+            if ran is not None and channel.broken and not await client.call(client.answers):
+                raise SandboxUnavailableError(engine.engine_stopped(ConnectionError()))
+            if ran is not None:
+                return ran
+        try:
+            return await exec_stream.run(self.container, cmd, data, workdir, env, user, limit)
+        except Exception as ex:
+            if client.engine_unreachable(ex):
+                raise SandboxUnavailableError(engine.engine_stopped(ex)) from ex
+            raise
+
+    async def close(self) -> None:
+        """Close the channel, if one was started (no more commands go to it)."""
+        self._tried = True
+        channel, self.channel = self.channel, None
+        if channel is not None:
+            await channel.close()
+
+    async def _channel(self) -> ExecChannel | None:
+        """The channel, started with the first command; None once it is broken or unusable."""
+        if not self._tried:
+            async with self._lock:
+                if not self._tried:
+                    self.channel = await ExecChannel.open(self.container)
+                    self._tried = True
+        if self.channel is not None and self.channel.broken:
+            await self.close()
+        return self.channel
 
 
 def _uid(hello: bytes) -> int | None:

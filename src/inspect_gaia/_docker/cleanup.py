@@ -28,6 +28,7 @@ from functools import cache
 from typing import Any
 
 from .._compat import sandbox_lifecycle_state
+from ..errors import GaiaError
 from . import PROVIDER, client
 
 logger = logging.getLogger(__name__)
@@ -44,11 +45,14 @@ removes them."""
 
 @dataclass
 class RunState:
-    """One run's id and network (one per inspect sandbox lifecycle scope, i.e. per eval batch)."""
+    """One run's id, network and mode (one per inspect sandbox lifecycle scope: per eval batch)."""
 
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     network: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    plain: bool = False
+    """Plain gaia-docker: no command channel, no spares, no starts in turn (set by task_init from
+    ``INSPECT_GAIA_PLAIN_DOCKER``)."""
 
 
 _OUTSIDE_ANY_RUN = RunState()
@@ -70,6 +74,26 @@ def run_state() -> RunState:
         return _OUTSIDE_ANY_RUN
     with _FIRST_USE:
         return scope.get(RunState)
+
+
+def run_network(task_name: str) -> str:
+    """The run's one network, created with the first sample that has network access (blocking)."""
+    from docker.errors import APIError
+
+    state = run_state()
+    with state.lock:
+        if state.network is None:
+            name = f"gaia-{state.run_id}-{uuid.uuid4().hex[:6]}"
+            try:
+                client.create_network(name, labels(task_name))
+            except APIError as ex:
+                raise GaiaError(
+                    f"Docker could not create the run's sandbox network ({client.first_line(ex)}) "
+                    "— remove unused networks with `docker network prune`, or run with "
+                    "`-T network=false`"
+                ) from ex
+            state.network = name
+        return state.network
 
 
 # -- who created it -----------------------------------------------------------------------------

@@ -1,38 +1,25 @@
 """Blocking Docker Engine API calls through the docker SDK (files in and out: ``archive``).
 
 Everything here runs on a worker thread (``call``). The SDK's low-level ``APIClient`` is used, not
-its object layer: one HTTP request per step and nothing fetched that is not used.
-
-This module and ``archive`` are the only ones that reach past docker-py's public API. An exec
-(``exec_command``) needs:
-
-* ``APIClient._url``, ``_post_json`` and ``_raise_for_status``, to start it as an upgraded
-  connection;
-* ``response.raw._fp.fp``, through urllib3 (``_fp``, the http.client response) to http.client's
-  buffered reader, which holds any output that arrived with the upgrade's headers;
-* ``reader.raw._sock``, the socket under that reader, to send stdin and half-close it;
-
-and ``_frames`` reads the multiplexed stdout/stderr stream from the reader. Every request goes
-through the Unix-socket adapter's ``get_connection``, replaced so that all share one connection
-pool (``_tune_unix_socket``).
+its object layer: one HTTP request per step and nothing fetched that is not used. Commands do not
+come here: an exec is spoken by ``exec_stream``, asynchronously, without the SDK. The SDK talks to
+the engine ``exec_stream.engine_address()`` names, and every request goes through the Unix-socket
+adapter's ``get_connection``, replaced so that all share one connection pool
+(``_tune_unix_socket``). Only ``archive`` reaches past docker-py's public API.
 """
 
 from __future__ import annotations
 
 import functools
 import io
-import os
-import socket
 import tarfile
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
-from inspect_ai.util import SandboxUnavailableError
 
-from .._compat import CircularByteBuffer
+from .exec_stream import API_TIMEOUT, engine_address
 
 if TYPE_CHECKING:
     from docker import APIClient
@@ -40,19 +27,18 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 T = TypeVar("T")
 
-API_TIMEOUT = 120
-"""Seconds one API request may take (an exec's stream is bounded by the command's timeout)."""
 _THREADS = anyio.CapacityLimiter(256)
-"""Blocking SDK calls run on worker threads: one per running command, so allow many."""
+"""Blocking SDK calls run on worker threads: a file copy or a container start per sample at once."""
 
 
 def api() -> APIClient:
-    """The API client for the engine ``DOCKER_HOST`` names now (as the docker CLI reads it)."""
-    return _api(os.environ.get("DOCKER_HOST"))
+    """The API client for the engine ``DOCKER_HOST`` names now (``engine_address``)."""
+    return _api(engine_address())
 
 
 @functools.cache
-def _api(host: str | None) -> APIClient:
+def _api(host: str) -> APIClient:
+    """One client per address (``from_env`` reads the address, and any TLS settings, itself)."""
     import docker
 
     client = docker.from_env(timeout=API_TIMEOUT, max_pool_size=256).api
@@ -282,97 +268,3 @@ def stops_within(container: str, seconds: float) -> bool:
         time.sleep(pause)
         pause = min(pause * 2, 0.5)
     return True
-
-
-# -- commands ------------------------------------------------------------------------------------
-
-
-def exec_command(
-    container: str,
-    cmd: list[str],
-    data: bytes | None,
-    workdir: str,
-    env: Mapping[str, str] | None,
-    user: str | None,
-    limit: int,
-) -> tuple[int, bytes, bytes]:
-    """Run ``cmd`` in the container; its exit code and (capped, tail-kept) stdout and stderr.
-
-    Raises:
-        SandboxUnavailableError: The container is gone or not running.
-    """
-    from docker.errors import APIError, NotFound
-    from docker.utils.socket import STDOUT
-
-    client = api()
-    try:
-        exec_id = client.exec_create(
-            container,
-            cmd,
-            stdout=True,
-            stderr=True,
-            stdin=data is not None,
-            environment=dict(env) if env else None,
-            workdir=workdir,
-            user=user or "",
-        )["Id"]
-        # exec_start(socket=True) hands back the raw socket; but http.client read the upgrade
-        # response through a buffered reader, and output that arrived with the headers (a busy
-        # client reads them late) is in that buffer only. So the frames are read through it.
-        response = client._post_json(
-            client._url("/exec/{0}/start", exec_id),
-            headers={"Connection": "Upgrade", "Upgrade": "tcp"},
-            data={"Tty": False, "Detach": False},
-            stream=True,
-        )
-        client._raise_for_status(response)
-    except (NotFound, APIError) as ex:
-        if isinstance(ex, NotFound) or ex.status_code == 409:
-            raise SandboxUnavailableError(
-                f"The sandbox is not running and cannot execute: {first_line(ex)}"
-            ) from ex
-        raise
-    reader: io.BufferedReader = response.raw._fp.fp
-    raw = cast(socket.socket, getattr(reader.raw, "_sock", None) or reader.raw)
-    raw.settimeout(None)  # the command's own timeout bounds the wait, not the API's
-    if data is not None:
-        threading.Thread(target=_feed, args=(raw, data), daemon=True).start()
-    out, err = CircularByteBuffer(limit), CircularByteBuffer(limit)
-    try:
-        for stream, chunk in _frames(reader):
-            (out if stream == STDOUT else err).write(chunk)
-    finally:
-        response.close()
-        raw.close()
-    return _exit_code(exec_id), out.getvalue(), err.getvalue()
-
-
-def _frames(reader: io.BufferedReader) -> Iterator[tuple[int, bytes]]:
-    """Docker's multiplexed stream: 8-byte headers (stream, 3 zero bytes, size), then payloads."""
-    while True:
-        header = reader.read(8)
-        if len(header) < 8:
-            return
-        yield header[0], reader.read(int.from_bytes(header[4:8], "big"))
-
-
-def _feed(raw: socket.socket, data: bytes) -> None:
-    try:
-        raw.sendall(data)
-    except OSError:
-        pass  # the command exited without reading all of its input
-    finally:
-        try:
-            raw.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-
-
-def _exit_code(exec_id: str) -> int:
-    state: dict[str, Any] = {}
-    for _ in range(50):
-        state = api().exec_inspect(exec_id)
-        if not state.get("Running") and state.get("ExitCode") is not None:
-            return int(state["ExitCode"])
-        time.sleep(0.02)
-    return int(state.get("ExitCode") or -1)

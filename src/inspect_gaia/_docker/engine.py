@@ -8,7 +8,6 @@ Every engine and image problem is a ``DockerProblem``: what is wrong (``detail``
 from __future__ import annotations
 
 import errno
-import os
 import re
 import socket
 import subprocess
@@ -18,6 +17,7 @@ from typing import Any, Literal
 from .._flags import flag
 from ..errors import GaiaError
 from . import OFFLINE_TAG, client
+from .exec_stream import address_problem, engine_address
 from .service import limit_flags, limits_host_config
 
 MIN_ENGINE = (24, 0, 6)
@@ -42,9 +42,20 @@ class DockerProblem(GaiaError):
         self.fix = fix
 
 
-def where() -> str:
-    """The engine address the SDK uses."""
-    return os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+def check_address() -> None:
+    """Refuse, before a gaia-docker run, an engine address ``exec_stream`` cannot speak to.
+
+    Raises:
+        DockerProblem: ``DOCKER_HOST`` is ``ssh://`` (or another scheme), or asks for TLS.
+    """
+    problem = address_problem()
+    if problem is not None:
+        raise DockerProblem(
+            "Docker Engine",
+            f"at {engine_address()} {problem}, which gaia-docker does not speak",
+            "run with `-T sandbox=compose` (the docker CLI), or set DOCKER_HOST to a unix:// "
+            "socket or a plain tcp:// address",
+        )
 
 
 def _causes(ex: BaseException) -> Iterator[BaseException]:
@@ -63,12 +74,12 @@ def _causes(ex: BaseException) -> Iterator[BaseException]:
 
 def engine_down(ex: BaseException) -> DockerProblem:
     """No engine answers (before a run): why, in words, and what to do."""
-    socket_path = where().removeprefix("unix://")
+    socket_path = engine_address().removeprefix("unix://")
     for cause in _causes(ex):
         if isinstance(cause, PermissionError) or getattr(cause, "errno", None) == errno.EACCES:
             return DockerProblem(
                 "Docker Engine",
-                f"at {where()} refuses this user (permission denied)",
+                f"at {engine_address()} refuses this user (permission denied)",
                 "add your user to the `docker` group (`sudo usermod -aG docker $USER`, then log "
                 "in again), or run as root",
             )
@@ -88,7 +99,7 @@ def engine_down(ex: BaseException) -> DockerProblem:
         reason = client.first_line(ex).removeprefix("Error while fetching server API version: ")
     return DockerProblem(
         "Docker Engine",
-        f"not running at {where()} ({reason})",
+        f"not running at {engine_address()} ({reason})",
         f"start it ({START_HINT}) and check `docker info`",
     )
 
@@ -96,7 +107,7 @@ def engine_down(ex: BaseException) -> DockerProblem:
 def engine_stopped(ex: BaseException) -> str:
     """The engine stopped answering during a run: the one line a failed sample carries."""
     return (
-        f"Docker Engine stopped answering during the run ({where()}) — start it again "
+        f"Docker Engine stopped answering during the run ({engine_address()}) — start it again "
         f"({START_HINT}) and rerun the failed samples with `inspect eval-retry <log>`"
     )
 

@@ -7,9 +7,13 @@ sample, one create and one start call, one archive upload per attachment, one ex
 runner (``channel``) and one forced removal; all samples of a run share one bridge network with
 inter-container traffic off, so they need one address range and cannot reach one another.
 
-The provider is the lifecycle only; the translation of the compose service is ``service``, the
-SDK calls ``client`` (file copies ``archive``), what may be removed when ``cleanup``, the engine
-and image checks ``engine``.
+The provider is the lifecycle and inspect's API only. How a command runs (through the sandbox's
+channel or an exec of its own) is ``channel.Commands``, and the exec itself ``exec_stream``; the
+translation of the compose service is ``service``, the SDK calls ``client`` (file copies
+``archive``), containers started ahead and starts in turn ``spares``, the run's network and what
+may be removed when ``cleanup``, the engine and image checks ``engine``, the egress proxy
+``egress``. ``INSPECT_GAIA_PLAIN_DOCKER=1`` (read here, at each run's start) runs it plain: no
+channel, no spares, no starts in turn.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import errno
 import functools
 import re
 import shlex
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import PurePosixPath
@@ -30,7 +33,6 @@ from inspect_ai.util import (
     SandboxConnection,
     SandboxEnvironment,
     SandboxEnvironmentConfigType,
-    SandboxEnvironmentLimits,
     SandboxUnavailableError,
     sandboxenv,
 )
@@ -38,19 +40,15 @@ from pydantic import BaseModel
 from typing_extensions import override
 
 from .. import _signals
-from .._compat import InjectedWrapper, classify_exec_failure, sample_active
+from .._compat import sample_active
 from .._faults import start_or_stand_in, started
-from ..errors import GaiaError
-from . import PROVIDER, archive, client, egress, engine
-from .channel import ExecChannel
-from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
+from . import PLAIN_ENV, PROVIDER, archive, client, egress, engine, plain_requested
+from .channel import Commands
+from .cleanup import keep_run, labels, remove_all, remove_run, run_network, run_state, sweep_orphans
 from .config import deserialize
 from .service import create_kwargs, network_wanted, service_config
 from .spares import in_turn, remove_sample_container, sample_container, spares, starts_in_turn
 
-_TIMEOUT_BIN = "/usr/bin/timeout"
-_STOP_SEEN_WITHIN = 3.0
-"""Seconds a silently killed command waits to see its container stopped (``stops_within``)."""
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -65,15 +63,16 @@ def container_name(task_name: str, sample_id: object, epoch: object) -> str:
 class GaiaDockerSandbox(SandboxEnvironment):
     """A sample's container, started from compose.yaml's ``default`` service via the Docker API."""
 
-    def __init__(self, container: str, name: str, working_dir: str) -> None:
-        """Wrap a started container; ``working_dir`` resolves relative paths."""
+    def __init__(self, container: str, name: str, working_dir: str, plain: bool = False) -> None:
+        """Wrap a started container; ``working_dir`` resolves relative paths.
+
+        ``plain``: no command channel, an exec per command (``INSPECT_GAIA_PLAIN_DOCKER``).
+        """
         super().__init__()
         self.container = container
         self.name = name
         self.working_dir = working_dir
-        self._channel: ExecChannel | None = None
-        self._channel_tried = False
-        self._channel_lock = anyio.Lock()
+        self.commands = Commands(container, name, channel=not plain)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -101,6 +100,14 @@ class GaiaDockerSandbox(SandboxEnvironment):
     async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
         """Before any sample: the engine, the image (pulled when absent), the limits."""
         service = service_config(config)
+        engine.check_address()
+        state = run_state()
+        state.plain = plain_requested()
+        if state.plain:
+            print(
+                f"{PROVIDER} runs plain ({PLAIN_ENV}): an exec per command, no spare containers, "
+                "starts not queued"
+            )
         await client.call(engine.check_engine)
         swept = await client.call(sweep_orphans)
         if swept:
@@ -140,9 +147,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
             kwargs = egress.sample_kwargs(create_kwargs(service, None), proxy)
             files = await client.call(egress.sample_files, proxy, service["image"])
         else:
-            network = (
-                await client.call(_run_network, task_name) if network_wanted(service) else None
-            )
+            network = await client.call(run_network, task_name) if network_wanted(service) else None
             kwargs = create_kwargs(service, network)
         start = functools.partial(
             sample_container, name, kwargs, labels(task_name), task_name, files
@@ -151,7 +156,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         working_dir = str(
             service.get("working_dir") or await client.call(engine.image_workdir, service["image"])
         )
-        return {"default": cls(container, name, working_dir)}
+        return {"default": cls(container, name, working_dir, run_state().plain)}
 
     @override
     @classmethod
@@ -162,11 +167,14 @@ class GaiaDockerSandbox(SandboxEnvironment):
         environments: dict[str, SandboxEnvironment],
         interrupted: bool,
     ) -> None:
-        """Remove the sample's container (no stop grace period), in the background (``spares``)."""
+        """Remove the sample's container (no stop grace period), in the background (``spares``).
+
+        A run that caps its sandboxes, or a plain one, removes it now.
+        """
         with anyio.CancelScope(shield=True):
             for env in (started(environments) or {}).values():
                 sandbox = env.as_type(GaiaDockerSandbox)
-                await sandbox._close_channel()
+                await sandbox.commands.close()
                 await client.call(remove_sample_container, sandbox.container)
 
     @override
@@ -234,40 +242,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
         timeout_retry: bool = True,
         concurrency: bool = True,
     ) -> ExecResult[str]:
-        """Run ``cmd`` in the container (see ``SandboxEnvironment.exec``)."""
-        wrapped = cmd
-        if timeout is not None:
-            # The in-container wrapper kills the command's process tree; the engine would
-            # otherwise leave it running after the host gives up on it.
-            wrapped = [_TIMEOUT_BIN, "-k", "5s", f"{timeout}s", *cmd]
+        """Run ``cmd`` in the container (see ``SandboxEnvironment.exec``; ``channel.Commands``)."""
         data = input.encode() if isinstance(input, str) else input
-        start = time.monotonic()
-        with anyio.fail_after(None if timeout is None else timeout + 15):
-            code, out, err = await self._run(wrapped, data, self._path(cwd or "."), env, user)
-        stdout = out.decode("utf-8", errors="replace")
-        stderr = err.decode("utf-8", errors="replace")
-        if timeout is not None and code in (124, 137, 143):
-            if code == 124 or time.monotonic() - start >= timeout:
-                error = TimeoutError(f"Command timed out after {timeout} seconds")
-                if stdout or stderr:
-                    error.truncated_output = stdout + stderr  # type: ignore[attr-defined]
-                raise error
-        result = ExecResult(success=code == 0, returncode=code, stdout=stdout, stderr=stderr)
-        # The engine's own launch failures (runc's messages, our timeout wrapper's) read as the
-        # compose CLI's do, so inspect's classifier tells them from the command's own failures.
-        wrapper = InjectedWrapper(wrapped[0], cmd[0]) if wrapped is not cmd and cmd else None
-        failure = classify_exec_failure(result, wrapper=wrapper)
-        if failure is not None:
-            raise failure
-        # No exit status (the exec vanished with its container), or killed without a word: if
-        # the container is gone, the sandbox is, and the sample cannot go on in it.
-        if code < 0 or (code > 128 and not stdout.strip() and not stderr.strip()):
-            if await client.call(client.stops_within, self.container, _STOP_SEEN_WITHIN):
-                raise SandboxUnavailableError(
-                    f"The sandbox is not running and cannot execute: command ended with code "
-                    f"{code}, and its container {self.name} is gone or has exited"
-                )
-        return result
+        return await self.commands.exec(cmd, data, self._path(cwd or "."), env, user, timeout)
 
     @override
     async def write_file(self, file: str, contents: str | bytes) -> None:
@@ -306,43 +283,6 @@ class GaiaDockerSandbox(SandboxEnvironment):
         """Polling interval for sandbox service requests (an exec costs milliseconds)."""
         return 0.2
 
-    async def _run(
-        self,
-        cmd: list[str],
-        data: bytes | None,
-        workdir: str,
-        env: dict[str, str] | None,
-        user: str | None,
-    ) -> tuple[int, bytes, bytes]:
-        """Through the command channel when it can (as root: if its runner is), else docker exec."""
-        limit = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE
-        channel = await self._command_channel() if user in (None, "root", "0") else None
-        if channel is not None and (user is None or channel.uid == 0):
-            ran = await channel.run(cmd, data, workdir, env, limit)
-            if ran is not None and channel.broken and not await client.call(client.answers):
-                raise SandboxUnavailableError(engine.engine_stopped(ConnectionError()))
-            if ran is not None:
-                return ran
-        return await self._engine_call(
-            client.exec_command, self.container, cmd, data, workdir, env, user, limit
-        )
-
-    async def _command_channel(self) -> ExecChannel | None:
-        """The channel, started with the first command; None once it is broken or unusable."""
-        if not self._channel_tried:
-            async with self._channel_lock:
-                if not self._channel_tried:
-                    self._channel = await ExecChannel.open(self.container)
-                    self._channel_tried = True
-        if self._channel is not None and self._channel.broken:
-            await self._close_channel()
-        return self._channel
-
-    async def _close_channel(self) -> None:
-        channel, self._channel = self._channel, None
-        if channel is not None:
-            await channel.close()
-
     def _path(self, file: str) -> str:
         return str(PurePosixPath(self.working_dir) / file)
 
@@ -372,23 +312,3 @@ async def _start_egress(task_name: str, spec: dict[str, Any]) -> None:
             await client.call(remove_run, run_state().run_id)
             egress.egress_state().proxies.clear()
         raise
-
-
-def _run_network(task_name: str) -> str:
-    """The run's one network, created with the first sample that has network access."""
-    from docker.errors import APIError
-
-    state = run_state()
-    with state.lock:
-        if state.network is None:
-            name = f"gaia-{state.run_id}-{uuid.uuid4().hex[:6]}"
-            try:
-                client.create_network(name, labels(task_name))
-            except APIError as ex:
-                raise GaiaError(
-                    f"Docker could not create the run's sandbox network ({client.first_line(ex)}) "
-                    "— remove unused networks with `docker network prune`, or run with "
-                    "`-T network=false`"
-                ) from ex
-            state.network = name
-        return state.network

@@ -38,6 +38,7 @@ import anyio
 
 from .._compat import sandbox_lifecycle_state, sandbox_limiters
 from . import PROVIDER, client
+from .cleanup import run_state
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +51,8 @@ _SPARE = re.compile(r"-spare-[0-9a-f]{6}$")
 
 
 def wanted() -> bool:
-    """Whether this run keeps spares: not when it caps its sandboxes (``--max-sandboxes``)."""
-    return PROVIDER not in sandbox_limiters()
+    """Whether this run keeps spares: not with ``--max-sandboxes``, nor when it is plain."""
+    return PROVIDER not in sandbox_limiters() and not run_state().plain
 
 
 def spare_name(task_name: str) -> str:
@@ -182,7 +183,12 @@ def starts_in_turn(engine_cpus: int) -> None:
 
 
 async def in_turn(start: Callable[[], str]) -> str:
-    """``start()``, a sample's blocking container start, once earlier samples started theirs."""
+    """``start()``, a sample's blocking container start, once earlier samples started theirs.
+
+    A plain run (``INSPECT_GAIA_PLAIN_DOCKER``) starts every sample's container at once.
+    """
+    if run_state().plain:
+        return await client.call(start)
     async with _STARTS:
         return await client.call(start)
 

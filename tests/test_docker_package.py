@@ -1,0 +1,42 @@
+"""The ``_docker`` package's own page: its map names every module, and the plain switch."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from inspect_gaia import _docker
+from inspect_gaia._docker import PLAIN_ENV, plain_requested
+
+FOLDER = Path(_docker.__file__).parent
+
+
+def test_the_map_names_every_module_of_the_folder() -> None:
+    """Issue #34: the map named 8 of 12 modules, and nothing noticed the other four."""
+    named = set(re.findall(r"``(\w+)``", _docker.__doc__ or ""))
+    modules = {path.stem for path in FOLDER.glob("*.py")} - {"__init__"}
+    assert modules - named == set()
+
+
+def test_the_map_says_what_each_optimisation_falls_back_to() -> None:
+    doc = " ".join((_docker.__doc__ or "").split())
+    for optimisation in ("``channel``", "``spares``"):
+        line = next(part for part in doc.split("* ") if part.startswith(optimisation))
+        assert "falls back to" in line, optimisation
+    assert f"{PLAIN_ENV}=1" in doc
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [(None, False), ("", False), ("0", False), ("false", False), ("1", True), ("yes", True)],
+)
+def test_the_plain_switch_is_on_for_any_value_but_off(
+    value: str | None, plain: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if value is None:
+        monkeypatch.delenv(PLAIN_ENV, raising=False)
+    else:
+        monkeypatch.setenv(PLAIN_ENV, value)
+    assert plain_requested() is plain
