@@ -39,17 +39,9 @@ from inspect_ai.model import ChatMessageTool
 
 from benchmarks.fixture import task_id, write_dataset
 from inspect_gaia import gaia
-from inspect_gaia._docker.egress import EGRESS_LABEL
-from support.answer_pages import (
-    STANDIN_LABEL,
-    STANDIN_SCRIPT,
-    WEATHER_HOST,
-    WEATHER_PATH,
-    bridge_address,
-    serve_pages,
-    standin_routes,
-)
+from support.answer_pages import WEATHER_HOST, WEATHER_PATH, bridge_address, serve_pages
 from support.scripted_model import Entry, ScriptedModel, Step, serve
+from support.standins import standins
 
 MODEL = "openai-api/scripted/bench"
 TIMED = "curl -sS -o /dev/null -w 'http %{http_code} %{time_total}\\n'"
@@ -74,36 +66,10 @@ def _model(questions: int, url: str, blocking: bool) -> list[Entry]:
 
 @contextmanager
 def _standins(image: str) -> Iterator[None]:
-    """The stand-in host, and a thread connecting every new egress proxy to its network."""
-    import threading
-
-    label = f"{STANDIN_LABEL}=bench"
-    network = _docker("network", "create", "--internal", "--label", label, "gaia-bench-standins")
-    container = _docker(
-        *("run", "-d", "--label", label, "--network", network),
-        *("--network-alias", WEATHER_HOST, "--network-alias", "huggingface.co"),
-        *(image, "python3", "-c", STANDIN_SCRIPT, standin_routes()),
-    )
-    stop = threading.Event()
-    known = set(_docker("ps", "-aq", "--no-trunc", "--filter", f"label={EGRESS_LABEL}").split())
-
-    def attach() -> None:
-        while not stop.is_set():
-            listed = _docker("ps", "-aq", "--no-trunc", "--filter", f"label={EGRESS_LABEL}")
-            for proxy in set(listed.split()) - known:
-                known.add(proxy)
-                subprocess.run(["docker", "network", "connect", network, proxy], check=False)
-            stop.wait(0.05)
-
-    thread = threading.Thread(target=attach, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-        subprocess.run(["docker", "rm", "-f", container], capture_output=True)
-        subprocess.run(["docker", "network", "rm", network], capture_output=True)
+    """The stand-in host, allowed to the runs, each run's proxy connected to its network."""
+    with standins(image, [WEATHER_HOST, "huggingface.co"], label="bench") as made:
+        with made.attaching():
+            yield
 
 
 def _run(

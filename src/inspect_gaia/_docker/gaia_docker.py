@@ -45,6 +45,7 @@ from . import PROVIDER, archive, client, egress, engine
 from .channel import ExecChannel
 from .cleanup import keep_run, labels, remove_all, remove_run, run_state, sweep_orphans
 from .config import deserialize
+from .egress_watch import SampleCommands
 from .service import create_kwargs, network_wanted, service_config
 from .spares import in_turn, remove_sample_container, sample_container, spares, starts_in_turn
 
@@ -65,12 +66,15 @@ def container_name(task_name: str, sample_id: object, epoch: object) -> str:
 class GaiaDockerSandbox(SandboxEnvironment):
     """A sample's container, started from compose.yaml's ``default`` service via the Docker API."""
 
-    def __init__(self, container: str, name: str, working_dir: str) -> None:
-        """Wrap a started container; ``working_dir`` resolves relative paths."""
+    def __init__(
+        self, container: str, name: str, working_dir: str, egress: SampleCommands | None = None
+    ) -> None:
+        """Wrap a started container (``egress``: its proxy's outages, see ``egress_watch``)."""
         super().__init__()
         self.container = container
         self.name = name
         self.working_dir = working_dir
+        self.egress = egress
         self._channel: ExecChannel | None = None
         self._channel_tried = False
         self._channel_lock = anyio.Lock()
@@ -135,10 +139,12 @@ class GaiaDockerSandbox(SandboxEnvironment):
         )
         spec = egress.wanted(service) if network_wanted(service) else None
         files: dict[str, bytes] | None = None
+        watched: SampleCommands | None = None
         if spec is not None:  # the run's internal network, reaching out only through its proxy
             proxy = await client.call(egress.ensure, task_name, spec)
             kwargs = egress.sample_kwargs(create_kwargs(service, None), proxy)
             files = await client.call(egress.sample_files, proxy, service["image"])
+            watched = egress.commands(proxy)
         else:
             network = (
                 await client.call(_run_network, task_name) if network_wanted(service) else None
@@ -151,7 +157,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         working_dir = str(
             service.get("working_dir") or await client.call(engine.image_workdir, service["image"])
         )
-        return {"default": cls(container, name, working_dir)}
+        return {"default": cls(container, name, working_dir, watched)}
 
     @override
     @classmethod
@@ -185,13 +191,12 @@ class GaiaDockerSandbox(SandboxEnvironment):
                         print(f"Sandbox kept: docker exec -it {name} bash -l")
                     print(f"Remove them with: inspect sandbox cleanup {PROVIDER}")
                     return
-                proxies = egress.egress_state().proxies
-                for proxy in list(proxies.values()):
-                    refused = await client.call(egress.refusals, proxy)
-                    if refused:
-                        print(f"The egress proxy refused {refused} request(s) to answer sources")
+                proxies = egress.egress_state()
+                for proxy in list(proxies.proxies.values()):
+                    for line in await client.call(egress.summary, proxy):
+                        print(line)
+                egress.forget(proxies)
                 await client.call(remove_run, state.run_id)
-                proxies.clear()
                 with state.lock:
                     state.network = None
             except Exception as ex:
@@ -242,8 +247,9 @@ class GaiaDockerSandbox(SandboxEnvironment):
             wrapped = [_TIMEOUT_BIN, "-k", "5s", f"{timeout}s", *cmd]
         data = input.encode() if isinstance(input, str) else input
         start = time.monotonic()
+        run = functools.partial(self._run, wrapped, data, self._path(cwd or "."), env, user)
         with anyio.fail_after(None if timeout is None else timeout + 15):
-            code, out, err = await self._run(wrapped, data, self._path(cwd or "."), env, user)
+            code, out, err = await (run() if self.egress is None else self.egress.around(run))
         stdout = out.decode("utf-8", errors="replace")
         stderr = err.decode("utf-8", errors="replace")
         if timeout is not None and code in (124, 137, 143):
@@ -369,8 +375,8 @@ async def _start_egress(task_name: str, spec: dict[str, Any]) -> None:
         await anyio.lowlevel.checkpoint()
     except BaseException:
         with anyio.CancelScope(shield=True):
+            egress.forget(egress.egress_state())
             await client.call(remove_run, run_state().run_id)
-            egress.egress_state().proxies.clear()
         raise
 
 
