@@ -6,18 +6,19 @@ Both modes run the same synthetic questions (``fixture.write_dataset``) with the
 127.0.0.1; each sample makes one HTTP request and submits. In an ordinary run the page is served by
 a host-side server on the engine's bridge address; in a blocking run by a stand-in container on an
 internal network of the benchmark's own, which the run's proxy is connected to as soon as it
-exists (as in tests/test_docker_egress.py): nothing leaves the host. Each blocking sample also
-makes one HTTPS request to a listed host, refused by the proxy after intercepting TLS (the cost of
-the interception handshake). Runs are in-process (``inspect_ai.eval``) after a warm-up run, so the
-figures are the sandbox's and the proxy's, not Python's start-up.
+exists (``support/standins.py``, as in the tests): nothing leaves the host. Each blocking sample
+also makes one HTTPS request to a listed host, refused by the proxy after intercepting TLS (the
+cost of the interception handshake). Runs are in-process (``inspect_ai.eval``) after a warm-up
+run, so the figures are the sandbox's and the proxy's, not Python's start-up.
 
 Measured: wall time of a 1-sample run (median of ``--repeats``), of an N-sample run one sample at
 a time and 8 at a time, the marginal cost per sample ((T_N - T_1) / (N - 1)), and inside the
 sandbox curl's ``time_total`` of each request (median; a request that did not get its expected
 status, 200 for the page and 403 for the refusal, stops the benchmark). Prints a Markdown table.
-The figures and how to read them: docs/answer-sources.md ("What the proxy costs"). Hold the
-shared Docker lock while it runs if the engine is shared; ``--samples 8 --repeats 3`` takes about
-two minutes.
+The figures and how to read them: docs/answer-sources.md ("What the proxy costs"); the proxy
+under a large download, and the scorer's URL detection on a large result: ``egress_stream``.
+Hold the shared Docker lock while it runs if the engine is shared; ``--samples 8 --repeats 3``
+takes about two minutes.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -46,12 +46,6 @@ from support.standins import standins
 MODEL = "openai-api/scripted/bench"
 TIMED = "curl -sS -o /dev/null -w 'http %{http_code} %{time_total}\\n'"
 BLOCKED = "https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/README.md"
-
-
-def _docker(*args: str) -> str:
-    return subprocess.run(
-        ["docker", *args], capture_output=True, text=True, check=True
-    ).stdout.strip()
 
 
 def _model(questions: int, url: str, blocking: bool) -> list[Entry]:
