@@ -41,6 +41,8 @@ PROBE_TIMEOUT = 5.0
 PROBE_FAILURES = 3
 """A busy proxy may be slow to answer one probe; three in a row (about 18 s) is a hang."""
 START_TIMEOUT = 60.0
+ANNOUNCE = 0.5
+"""Seconds between saying a hung mitmdump is down and killing it (see ``Supervisor.once``)."""
 MAX_RESTARTS = 5
 RESTART_WINDOW = 300.0
 _PROBE = b"GET http://inspect-gaia.health/ HTTP/1.0\r\n\r\n"
@@ -115,36 +117,45 @@ class Supervisor:
     def run(self) -> int:
         """Start, watch, restart; the exit status once stopped or given up."""
         while True:
-            why, since = self.once()
+            self.once()
             if self.stopping:
                 return 0
-            log({"down": why, "since": round(since, 3), "at": round(time.time(), 3)})
             now = time.monotonic()
             self.restarts = [t for t in self.restarts if now - t < RESTART_WINDOW] + [now]
             if len(self.restarts) > MAX_RESTARTS:
                 log({"gave_up": f"{len(self.restarts)} restarts within {RESTART_WINDOW:.0f} s"})
                 return 1
 
-    def once(self) -> tuple[str, float]:
-        """Run mitmdump until it stops answering: why, and for how long it had not answered."""
+    def down(self, why: str, since: float) -> None:
+        """Say that mitmdump is down (unless this is the supervisor stopping it)."""
+        if not self.stopping:
+            log({"down": why, "since": round(since, 3), "at": round(time.time(), 3)})
+
+    def once(self) -> None:
+        """Run mitmdump until it stops answering, and say so.
+
+        A hang is said ``ANNOUNCE`` seconds before mitmdump is killed: the connections the kill
+        resets end their commands at once, and the run must know of the outage by then.
+        """
         oom_before = oom_kills()
         child = self.child = subprocess.Popen(self.command, preexec_fn=_killed_first)
         deadline = time.monotonic() + START_TIMEOUT
         while not answers(self.port, 1.0):
             code = child.poll()
             if code is not None:
-                return exit_reason(code, oom_before), 0.0
+                return self.down(exit_reason(code, oom_before), 0.0)
             if self.stopping or time.monotonic() > deadline:
+                self.down("did not start answering", START_TIMEOUT)
                 child.kill()
                 child.wait()
-                return "did not start answering", START_TIMEOUT
+                return None
             time.sleep(0.1)
         log({"up": len(self.restarts)})
         last_answer, failures = time.monotonic(), 0
         while True:
             try:
                 code = child.wait(timeout=PROBE_EVERY)
-                return exit_reason(code, oom_before), 0.0
+                return self.down(exit_reason(code, oom_before), 0.0)
             except subprocess.TimeoutExpired:
                 pass
             if answers(self.port, PROBE_TIMEOUT):
@@ -152,9 +163,11 @@ class Supervisor:
                 continue
             failures += 1
             if failures >= PROBE_FAILURES:
+                self.down("stopped answering", time.monotonic() - last_answer)
+                time.sleep(ANNOUNCE)
                 child.kill()
                 child.wait()
-                return "stopped answering", time.monotonic() - last_answer
+                return None
 
 
 def main(argv: Sequence[str]) -> int:
