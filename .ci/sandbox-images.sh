@@ -2,6 +2,9 @@
 # The sandbox images the Docker tests run, and the egress proxy's (-T block_answer_sources=true),
 # built from Debian packages when missing (no registry needed: debootstrap + docker import, see
 # `inspect-gaia image build --offline`). Idempotent.
+# The proxy image holds Python and mitmproxy alone, tagged by mitmproxy's version: the addon, its
+# supervisor and the URL rules are copied into each run's proxy container (_egress.ADDON_FILES),
+# so changing them needs no rebuild; a change to the image itself must change its tag.
 set -euo pipefail
 
 missing=0

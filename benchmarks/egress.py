@@ -6,18 +6,19 @@ Both modes run the same synthetic questions (``fixture.write_dataset``) with the
 127.0.0.1; each sample makes one HTTP request and submits. In an ordinary run the page is served by
 a host-side server on the engine's bridge address; in a blocking run by a stand-in container on an
 internal network of the benchmark's own, which the run's proxy is connected to as soon as it
-exists (as in tests/test_docker_egress.py): nothing leaves the host. Each blocking sample also
-makes one HTTPS request to a listed host, refused by the proxy after intercepting TLS (the cost of
-the interception handshake). Runs are in-process (``inspect_ai.eval``) after a warm-up run, so the
-figures are the sandbox's and the proxy's, not Python's start-up.
+exists (``support/standins.py``, as in the tests): nothing leaves the host. Each blocking sample
+also makes one HTTPS request to a listed host, refused by the proxy after intercepting TLS (the
+cost of the interception handshake). Runs are in-process (``inspect_ai.eval``) after a warm-up
+run, so the figures are the sandbox's and the proxy's, not Python's start-up.
 
 Measured: wall time of a 1-sample run (median of ``--repeats``), of an N-sample run one sample at
 a time and 8 at a time, the marginal cost per sample ((T_N - T_1) / (N - 1)), and inside the
 sandbox curl's ``time_total`` of each request (median; a request that did not get its expected
 status, 200 for the page and 403 for the refusal, stops the benchmark). Prints a Markdown table.
-The figures and how to read them: docs/answer-sources.md ("What the proxy costs"). Hold the
-shared Docker lock while it runs if the engine is shared; ``--samples 8 --repeats 3`` takes about
-two minutes.
+The figures and how to read them: docs/answer-sources.md ("What the proxy costs"); the proxy
+under a large download, and the scorer's URL detection on a large result: ``egress_stream``.
+Hold the shared Docker lock while it runs if the engine is shared; ``--samples 8 --repeats 3``
+takes about two minutes.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -39,27 +39,13 @@ from inspect_ai.model import ChatMessageTool
 
 from benchmarks.fixture import task_id, write_dataset
 from inspect_gaia import gaia
-from inspect_gaia._docker.egress import EGRESS_LABEL
-from support.answer_pages import (
-    STANDIN_LABEL,
-    STANDIN_SCRIPT,
-    WEATHER_HOST,
-    WEATHER_PATH,
-    bridge_address,
-    serve_pages,
-    standin_routes,
-)
+from support.answer_pages import WEATHER_HOST, WEATHER_PATH, bridge_address, serve_pages
 from support.scripted_model import Entry, ScriptedModel, Step, serve
+from support.standins import standins
 
 MODEL = "openai-api/scripted/bench"
 TIMED = "curl -sS -o /dev/null -w 'http %{http_code} %{time_total}\\n'"
 BLOCKED = "https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/README.md"
-
-
-def _docker(*args: str) -> str:
-    return subprocess.run(
-        ["docker", *args], capture_output=True, text=True, check=True
-    ).stdout.strip()
 
 
 def _model(questions: int, url: str, blocking: bool) -> list[Entry]:
@@ -74,36 +60,10 @@ def _model(questions: int, url: str, blocking: bool) -> list[Entry]:
 
 @contextmanager
 def _standins(image: str) -> Iterator[None]:
-    """The stand-in host, and a thread connecting every new egress proxy to its network."""
-    import threading
-
-    label = f"{STANDIN_LABEL}=bench"
-    network = _docker("network", "create", "--internal", "--label", label, "gaia-bench-standins")
-    container = _docker(
-        *("run", "-d", "--label", label, "--network", network),
-        *("--network-alias", WEATHER_HOST, "--network-alias", "huggingface.co"),
-        *(image, "python3", "-c", STANDIN_SCRIPT, standin_routes()),
-    )
-    stop = threading.Event()
-    known = set(_docker("ps", "-aq", "--no-trunc", "--filter", f"label={EGRESS_LABEL}").split())
-
-    def attach() -> None:
-        while not stop.is_set():
-            listed = _docker("ps", "-aq", "--no-trunc", "--filter", f"label={EGRESS_LABEL}")
-            for proxy in set(listed.split()) - known:
-                known.add(proxy)
-                subprocess.run(["docker", "network", "connect", network, proxy], check=False)
-            stop.wait(0.05)
-
-    thread = threading.Thread(target=attach, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-        subprocess.run(["docker", "rm", "-f", container], capture_output=True)
-        subprocess.run(["docker", "network", "rm", network], capture_output=True)
+    """The stand-in host, allowed to the runs, each run's proxy connected to its network."""
+    with standins(image, [WEATHER_HOST, "huggingface.co"], label="bench") as made:
+        with made.attaching():
+            yield
 
 
 def _run(

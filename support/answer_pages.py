@@ -156,9 +156,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 ROUTES = json.loads(base64.b64decode(sys.argv[1]))
 
 class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
     def do_GET(self):
         print(json.dumps({"host": self.headers.get("Host", ""), "path": self.path,
                           "client": self.client_address[0]}), flush=True)
+        if self.path.startswith("/bulk/") or self.path == "/endless":
+            return self.bulk()
         if self.path == "/whoami":
             kind, body = "text/plain", self.connection.getsockname()[0].encode()
         elif self.path in ROUTES:
@@ -170,6 +174,37 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def do_POST(self):
+        print(json.dumps({"host": self.headers.get("Host", ""), "path": self.path,
+                          "client": self.client_address[0], "method": "POST"}), flush=True)
+        self.send_error(405)
+
+    def log_error(self, format, *args):
+        print(json.dumps({"error": format % args, "client": self.client_address[0]}), flush=True)
+
+    def bulk(self):
+        # /bulk/N: N MiB of zeros with a Content-Length; /endless: chunks until the client leaves
+        chunk = bytes(1 << 20)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        if self.path == "/endless":
+            self.send_header("Transfer-Encoding", "chunked")
+            frame = b"%x\r\n" % len(chunk) + chunk + b"\r\n"
+        else:
+            size = int(self.path.rsplit("/", 1)[1])
+            self.send_header("Content-Length", str(size * len(chunk)))
+            frame = chunk
+        self.send_header("Connection", "close")
+        self.end_headers()
+        sent = 0
+        try:
+            while self.path == "/endless" or sent < size:
+                self.wfile.write(frame)
+                sent += 1
+        except OSError:
+            pass
+        self.close_connection = True
 
     def log_message(self, *args):
         pass
@@ -187,8 +222,10 @@ def tls():
 threading.Thread(target=tls, daemon=True).start()
 ThreadingHTTPServer(("", 80), Handler).serve_forever()
 """
-"""Serves ``ROUTES`` on port 80 whatever the host name (``/whoami`` answers its own address) and
-logs every HTTP request, and every connection to port 443, as a JSON line."""
+"""Serves ``ROUTES`` on port 80 whatever the host name (``/whoami`` answers its own address,
+``/bulk/N`` N MiB of zeros, ``/endless`` zeros until the client leaves) and logs every HTTP request
+(a POST too, refused), every request it could not read, and every connection to port 443, as a
+JSON line."""
 
 STANDIN_LABEL = "inspect_gaia.test"
 """On the stand-ins' network and container (removed by the test that made them)."""

@@ -10,6 +10,9 @@ Steps: ``{"bash": CMD}`` calls the bash tool; ``{"call": NAME, "args": {...}}`` 
 ``{"submit": TEXT}`` submits TEXT; ``{"submit_output": True}`` submits the last tool result,
 stripped; ``{"say": TEXT}`` replies with plain text and no tool call; ``{"refuse": True}`` is an
 empty ``content_filter`` turn; ``{"http_error": STATUS}`` fails the request with that HTTP status.
+A step with ``"signal": EVENT`` (a ``threading.Event``) sets it when the step is asked for; one
+with ``"wait": EVENT`` is sent once the event is set (at most ``WAIT`` seconds later): a test's way
+to order what samples running together do.
 Every request body is kept in ``requests``.
 """
 
@@ -25,6 +28,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Step = dict[str, Any]
+WAIT = 300.0
+"""Seconds a ``"wait"`` step waits at most for its event."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,10 @@ class ScriptedModel:
             return _message(content=f"unscripted question: {question[-80:]!r}")
         turn = sum(1 for m in messages if m["role"] == "assistant")
         step = entry.steps[min(turn, len(entry.steps) - 1)]
+        if "signal" in step:
+            step["signal"].set()
+        if "wait" in step:
+            step["wait"].wait(WAIT)
         if "bash" in step:
             return _message(tool=("bash", {_bash_arg(request): step["bash"]}), turn=turn)
         if "refuse" in step:

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from huggingface_hub import constants
 
+from support.answer_pages import MIRROR_HOST, NOTES_HOST, WEATHER_HOST
 from support.scripted_model import Entry, ScriptedModel, serve
+from support.standins import StandIns, standins
 from tests.helpers import SANDBOX_IMAGE, MiniLogs, eval_gaia, quiet_handler, serve_http
 from tests.scenario import GAIA_MINI, GAIA_TINY, MINI_TEST, MINI_VALIDATION, TEST, VALIDATION
 
@@ -46,6 +48,30 @@ def sandbox_image() -> str:
         "`inspect-gaia image build --offline` or set INSPECT_GAIA_TEST_IMAGE"
     )
     return SANDBOX_IMAGE
+
+
+@pytest.fixture(scope="session")
+def egress_image(sandbox_image: str) -> str:
+    """The egress proxy's image; missing, the test fails (CI builds it: .ci/sandbox-images.sh)."""
+    from inspect_gaia._egress import PROXY_IMAGE
+
+    found = subprocess.run(["docker", "image", "inspect", PROXY_IMAGE], capture_output=True)
+    assert found.returncode == 0, (
+        f"egress proxy image {PROXY_IMAGE} is missing — build it with "
+        "`inspect-gaia image build --offline --egress-proxy`"
+    )
+    return PROXY_IMAGE
+
+
+STANDIN_HOSTS = [MIRROR_HOST, NOTES_HOST, WEATHER_HOST, "modelscope.cn", "bulk.example"]
+"""The names the stand-in "internet" answers as (``support/answer_pages.py``)."""
+
+
+@pytest.fixture
+def internet(sandbox_image: str) -> Iterator[StandIns]:
+    """The egress tests' stand-in "internet" (``support/standins.py``), allowed to their runs."""
+    with standins(sandbox_image, STANDIN_HOSTS) as made:
+        yield made
 
 
 @pytest.fixture(scope="session")

@@ -128,3 +128,21 @@ def test_the_task_parameter_and_its_provenance(tmp_path: Path) -> None:
     ):
         with pytest.raises(GaiaParameterError, match=message):
             parse_params(blocklist=bad)
+
+
+def test_rules_that_could_never_match_are_read_as_they_are_meant(tmp_path: Path) -> None:
+    # a trailing dot on the host, a percent-escaped path: accepted before, but never matched
+    extra = tmp_path / "extra.txt"
+    extra.write_text("mirror.example./gaia%2Dcopy\nother.example/answers%5Cgaia\n")
+    rules = load_answer_sources(str(extra)).rules
+    for url in (
+        "https://mirror.example/gaia-copy/metadata.jsonl",
+        "http://other.example/answers/gaia",
+    ):
+        rule = match_url(rules, url)
+        assert rule is not None and rule.source == "extra.txt (blocklist)", url
+
+
+def test_every_rule_of_the_package_list_can_match() -> None:
+    for rule in load_answer_sources().rules:
+        assert rule.host == rule.host.strip(".") and "%" not in (rule.path or ""), rule

@@ -188,3 +188,12 @@ def test_the_ideal_of_a_spread_load_gives_each_sample_the_first_free_slot() -> N
     assert [bash_turns_of(i, 20, 0) for i in range(5)] == [20] * 5
     assert LoadSpec().ideal(64) == 126.0 and LoadSpec().ideal(1) == 4 * 42.0
     assert LoadSpec(spread=10).ideal(64) > 126.0, "a long sample started late ends last"
+
+
+@pytest.mark.timeout(120)
+def test_the_detection_benchmark_reads_each_crafted_megabyte() -> None:
+    from benchmarks.egress_stream import MIB, detection, texts
+
+    assert all(len(text) >= MIB for text in texts().values())
+    figures = detection(repeats=1)
+    assert len(figures) == len(texts()) and all(seconds >= 0 for seconds in figures.values())

@@ -4,7 +4,7 @@ out, and the proxy and its networks leave with the run, whatever ends it.
 
 The "internet" is a stand-in container on an internal network of the test's own, which Docker
 network aliases give the names of real hosts (huggingface.co among them); each run's proxy is
-connected to it as soon as it exists. Nothing can leave the host.
+connected to it as soon as it exists (``support/standins.py``). Nothing can leave the host.
 """
 
 from __future__ import annotations
@@ -13,42 +13,32 @@ import json
 import os
 import signal
 import subprocess
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from inspect_ai.log import EvalSample, read_eval_log
 from inspect_ai.model import ChatMessageTool
 
-from inspect_gaia._docker.egress import EGRESS_LABEL
-from inspect_gaia._egress import PROXY_IMAGE
 from inspect_gaia.answer_sources.sources import load_answer_sources
 from inspect_gaia.answer_sources.urlrules import REFUSAL_MARKER
 from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_HOST,
     MIRROR_PATH,
-    NOTES_HOST,
     NOTES_PATH,
     ORRINDALE,
     PELLBROOK,
     SALTMERE,
-    STANDIN_LABEL,
-    STANDIN_SCRIPT,
     WAIT_FOR_STANDINS,
     WEATHER,
-    WEATHER_HOST,
     WEATHER_PATH,
     blocking_agent,
     bridge_address,
     serve_pages,
-    standin_routes,
 )
 from support.scripted_model import Entry
+from support.standins import StandIns
 from tests.helpers import (
     Play,
     docker_leftovers,
@@ -61,89 +51,6 @@ from tests.helpers import (
 )
 
 pytestmark = pytest.mark.docker
-
-
-def _docker(*args: str) -> str:
-    return subprocess.run(
-        ["docker", *args], capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
-@pytest.fixture(scope="session")
-def egress_image() -> str:
-    """The proxy image; missing, the test fails (CI builds it in .ci/sandbox-images.sh)."""
-    found = subprocess.run(["docker", "image", "inspect", PROXY_IMAGE], capture_output=True)
-    assert found.returncode == 0, (
-        f"egress proxy image {PROXY_IMAGE} is missing — build it with "
-        "`inspect-gaia image build --offline --egress-proxy`"
-    )
-    return PROXY_IMAGE
-
-
-@dataclass
-class StandIns:
-    """The stand-in "internet": an internal network, and one container answering as every host."""
-
-    network: str
-    container: str
-    attached: list[str] = field(default_factory=list)
-
-    @contextmanager
-    def attaching(self) -> Iterator[None]:
-        """Connect every egress proxy that appears meanwhile to the stand-ins' network."""
-        known = set(_docker("ps", "-aq", "--no-trunc", "--filter", f"label={EGRESS_LABEL}").split())
-        stop = threading.Event()
-
-        def attach() -> None:
-            while not stop.is_set():
-                listed = _docker("ps", "-aq", "--no-trunc", "--filter", f"label={EGRESS_LABEL}")
-                for proxy in set(listed.split()) - known:
-                    known.add(proxy)
-                    connect = ["docker", "network", "connect", self.network, proxy]
-                    if subprocess.run(connect, capture_output=True).returncode == 0:
-                        self.attached.append(proxy)
-                stop.wait(0.1)
-
-        thread = threading.Thread(target=attach, daemon=True)
-        thread.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            thread.join()
-
-    def requests(self) -> list[dict[str, str]]:
-        """What reached the stand-in: HTTP requests (host, path, client) and TLS connections."""
-        logs = _docker("logs", self.container)
-        return [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
-
-
-@pytest.fixture
-def standins(sandbox_image: str) -> Iterator[StandIns]:
-    label = f"{STANDIN_LABEL}=standin"
-    network = _docker("network", "create", "--internal", "--label", label, "gaia-test-standins")
-    aliases = [MIRROR_HOST, NOTES_HOST, WEATHER_HOST, "modelscope.cn"]
-    container = ""
-    try:
-        container = _docker(
-            "run",
-            "-d",
-            "--label",
-            label,
-            "--network",
-            network,
-            *(arg for alias in aliases for arg in ("--network-alias", alias)),
-            sandbox_image,
-            "python3",
-            "-c",
-            STANDIN_SCRIPT,
-            standin_routes(),
-        )
-        yield StandIns(network, container)
-    finally:
-        if container:
-            subprocess.run(["docker", "rm", "-f", container], capture_output=True)
-        subprocess.run(["docker", "network", "rm", network], capture_output=True)
 
 
 def _sample(samples: list[EvalSample], word: str) -> EvalSample:
@@ -159,11 +66,11 @@ def _flags(sample: EvalSample) -> list[dict[str, str]]:
 
 
 def test_answer_sources_are_refused_everything_else_passes_and_there_is_no_way_around(
-    sandbox_image: str, egress_image: str, standins: StandIns, scripted: Play, tmp_path: Path
+    sandbox_image: str, egress_image: str, internet: StandIns, scripted: Play, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
     address = bridge_address()
-    with serve_pages(address) as (port, host_seen), standins.attaching():
+    with serve_pages(address) as (port, host_seen), internet.attaching():
         scripted(blocking_agent(f"http://{address}:{port}{WEATHER_PATH}"))
         log = eval_gaia(
             tmp_path,
@@ -172,7 +79,7 @@ def test_answer_sources_are_refused_everything_else_passes_and_there_is_no_way_a
             block_answer_sources=True,
         )
     assert log.status == "success" and log.samples is not None
-    assert len(standins.attached) == 1, "one proxy for the run"
+    assert len(internet.attached) == 1, "one proxy for the run"
 
     # HTTP and HTTPS to the mirror: refused, and the agent reads why
     mirror = _sample(log.samples, SALTMERE)
@@ -198,7 +105,7 @@ def test_answer_sources_are_refused_everything_else_passes_and_there_is_no_way_a
     assert "host exit 0" not in direct and "host exit" in direct and host_seen == []
 
     # nothing refused reached the stand-in, over HTTP or TLS; everything that did came by the proxy
-    seen = standins.requests()
+    seen = internet.requests()
     paths = [r.get("path") for r in seen]
     assert MIRROR_PATH not in paths and not any("tls" in r for r in seen), seen
     assert NOTES_PATH in paths and WEATHER_PATH in paths
@@ -294,7 +201,7 @@ def test_a_kept_proxy_goes_with_inspect_sandbox_cleanup(
 
 
 def test_two_runs_at_once_each_have_their_own_proxy(
-    sandbox_image: str, egress_image: str, standins: StandIns, scripted: Play, tmp_path: Path
+    sandbox_image: str, egress_image: str, internet: StandIns, scripted: Play, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
     scripted(
@@ -315,7 +222,7 @@ def test_two_runs_at_once_each_have_their_own_proxy(
         "block_answer_sources=true",
         f"ids={pellbrook}",
     ]
-    with standins.attaching():
+    with internet.attaching():
         runs = [
             subprocess.Popen(
                 eval_command(args, tmp_path / f"logs{n}"),
@@ -329,7 +236,7 @@ def test_two_runs_at_once_each_have_their_own_proxy(
         outputs = [run.communicate(timeout=300)[0] for run in runs]
     for run, output in zip(runs, outputs, strict=True):
         assert run.returncode == 0, output[-2000:]
-    assert len(standins.attached) == 2, "two proxies"
+    assert len(internet.attached) == 2, "two proxies"
     proxies = set()
     for n in (1, 2):
         (log_file,) = (tmp_path / f"logs{n}").glob("*.eval")
@@ -337,6 +244,6 @@ def test_two_runs_at_once_each_have_their_own_proxy(
         (line,) = [x for x in _outputs(sample)[0].splitlines() if x.startswith("proxy=")]
         proxies.add(line)
     assert len(proxies) == 2, proxies
-    clients = {r["client"] for r in standins.requests()}
+    clients = {r["client"] for r in internet.requests()}
     assert len(clients) == 2, "each run's sandbox reached the stand-ins through its own proxy"
     assert docker_leftovers() == before

@@ -14,8 +14,9 @@ The map (a test holds it to the folder: every module is named here):
   protocol, spoken once and asynchronously: the engine's address, an exec's start, its framing),
   ``engine`` (every engine and image check and diagnosis, shared by the task, both providers and
   ``doctor``);
-* ``egress``: the run's egress proxy (``-T block_answer_sources=true``), a feature, not an
-  optimisation.
+* ``egress`` and ``egress_watch``: the run's egress proxy (``-T block_answer_sources=true``), a
+  feature, not an optimisation: its container's lifecycle, and the watch that ends a sample whose
+  command ran while the proxy was down.
 
 Two optimisations, each with what it falls back to:
 

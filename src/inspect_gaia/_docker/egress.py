@@ -7,7 +7,11 @@ Per run (and per list of rules), started by ``task_init`` before any sample:
   addresses is no way out), so a sandbox reaches nothing but what is on that network;
 * an ordinary bridge network, the proxy's way out;
 * the proxy: mitmproxy (``_egress``) on both networks, with the run's rules and a CA it generates
-  on its first start, so a fresh CA per run.
+  on its first start, so a fresh CA per run; kept answering by its supervisor, which restarts it
+  in place (same addresses, same CA), and watched by the run (``egress_watch``);
+* what it may not reach besides the answer sources: the host's addresses (every bridge network's
+  gateway, the host's interfaces) and every private one (``_egress/netpolicy.py``), but the
+  stand-in networks a test names in ``TEST_NETWORKS_ENV``.
 
 Each sandbox of the run joins the internal network with ``HTTP(S)_PROXY`` pointing at the proxy,
 and the run's CA written into its trust store before it starts (``sample_kwargs``,
@@ -24,6 +28,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import socket
 import threading
 import time
 import uuid
@@ -37,6 +43,7 @@ from ..errors import GaiaError
 from . import EGRESS_KEY, archive, client
 from .cleanup import RUN_LABEL
 from .cleanup import labels as run_labels
+from .egress_watch import SampleCommands, Watch
 
 EGRESS_LABEL = "inspect_gaia.egress"
 PORT = 3128
@@ -46,8 +53,17 @@ BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 """Debian's (and the ``python`` images') CA bundle: the image's, plus the run's CA."""
 READY_TIMEOUT = 60.0
 _PROXY_CA = "/egress/conf/mitmproxy-ca-cert.pem"
-_READY = "proxy listening at"
+_READY = '{"inspect_gaia": {"up": '
+"""The supervisor's line once the proxy answers (``_egress/supervise.py``)."""
+MEMORY = "1g"
+"""The proxy's memory limit: bodies stream, so it holds connections, not downloads."""
+STREAM_ABOVE = "64k"
+"""Bodies larger stream even where the addon cannot say so (a refused request's)."""
 _NO_PROXY = "localhost,127.0.0.1,::1"
+TEST_NETWORKS_ENV = "INSPECT_GAIA_EGRESS_TEST_NETWORKS"
+"""Test-only: Docker networks (names or ids, comma-separated) whose addresses a run's proxy may
+reach although they are private (their gateways, the host's, stay refused). The egress tests and
+benchmark set it for the stand-in "internet" they build; it is no user setting."""
 
 
 @dataclass
@@ -61,6 +77,8 @@ class Egress:
     ca: bytes
     bundles: dict[str, bytes] = field(default_factory=dict)
     """The CA bundle a sandbox of each image gets (its image's, plus ``ca``)."""
+    watch: Watch | None = None
+    """Its outages (``egress_watch``); ``None`` for an ``Egress`` made without a container."""
 
 
 @dataclass
@@ -105,7 +123,10 @@ def ensure(task_name: str, spec: Mapping[str, Any]) -> Egress:
         key = _key(spec)
         if key not in state.proxies:
             state.proxies[key] = _start(task_name, spec, key)
-        return state.proxies[key]
+        proxy = state.proxies[key]
+    if proxy.watch is not None and proxy.watch.lost is not None:
+        raise GaiaError(f"{proxy.watch.lost} — rerun the errored samples with `inspect eval-retry`")
+    return proxy
 
 
 def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
@@ -138,17 +159,19 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         outside = str(api.create_network(f"{stem}-out", driver="bridge", labels=labels)["Id"])
         created.append(("network", outside))
         subnet = api.inspect_network(network)["IPAM"]["Config"][0]["Subnet"]
+        allow, test_gateways = _test_networks()
+        deny = _host_addresses(outside) + test_gateways
         proxy = str(
             api.create_container(
                 PROXY_IMAGE,
-                command=_command(subnet),
+                command=_command(subnet, deny, allow),
                 # its log is how the run knows it listens (and counts refusals): unbuffered
                 environment=["PYTHONUNBUFFERED=1"],
                 name=stem,
                 labels=labels,
                 detach=True,
                 host_config=api.create_host_config(
-                    network_mode=outside, init=True, mem_limit="1g", pids_limit=1024
+                    network_mode=outside, init=True, mem_limit=MEMORY, pids_limit=1024
                 ),
             )["Id"]
         )
@@ -162,7 +185,9 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         address = api.inspect_container(proxy)["NetworkSettings"]["Networks"]
         ip = next(v["IPAddress"] for v in address.values() if v.get("NetworkID") == network)
         ca = archive.get_file(proxy, _PROXY_CA, _PROXY_CA)
-        return Egress(network=network, outside=outside, proxy=proxy, address=ip, ca=ca)
+        watch = Watch(proxy)
+        watch.start()
+        return Egress(network, outside, proxy, ip, ca, watch=watch)
     except BaseException:
         for kind, ident in reversed(created):
             try:
@@ -172,17 +197,60 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         raise
 
 
-def _command(subnet: str) -> list[str]:
+def _command(subnet: str, deny: list[str], allow: list[str]) -> list[str]:
     return [
+        *("python3", "/egress/supervise.py", str(PORT), "--"),
         "mitmdump",
         *("--listen-port", str(PORT)),
         *("--set", "confdir=/egress/conf"),
         # never connect to a server before a request is allowed (a refusal reaches nothing)
         *("--set", "connection_strategy=lazy", "--set", "upstream_cert=false"),
+        # no body is held whole (the addon streams the rest), and no WebSocket message either
+        *("--set", f"stream_large_bodies={STREAM_ABOVE}", "--set", "websocket=false"),
         *("-s", "/egress/addon.py"),
         *("--set", "gaia_rules=/egress/rules.json", "--set", f"gaia_clients={subnet}"),
-        *("--set", "flow_detail=0"),
+        *("--set", f"gaia_deny={','.join(deny)}", "--set", f"gaia_allow={','.join(allow)}"),
+        # its own log is warnings only: the container's log is the run's channel from the proxy
+        *("--set", "flow_detail=0", "--set", "termlog_verbosity=warn"),
     ]
+
+
+def _host_addresses(outside: str) -> list[str]:
+    """The host's addresses: every bridge network's gateway, and its interfaces'.
+
+    The run's outward network's gateway is among the first; the interfaces are those of the
+    machine the run is on, which is the engine's but for a remote engine (then they are only
+    more addresses refused).
+    """
+    found: set[str] = set()
+    api = client.api()
+    for network in [*api.networks(filters={"driver": "bridge"}), api.inspect_network(outside)]:
+        for pool in (network.get("IPAM") or {}).get("Config") or []:
+            if pool.get("Gateway"):
+                found.add(str(pool["Gateway"]).split("/")[0])
+    try:
+        import psutil  # type: ignore[import-untyped]
+
+        for addresses in psutil.net_if_addrs().values():
+            found.update(a.address.split("%")[0] for a in addresses if a.family in _INET)
+    except Exception:  # no psutil, or no interfaces to read: the gateways remain
+        pass
+    return sorted(found)
+
+
+_INET = (socket.AF_INET, socket.AF_INET6)
+
+
+def _test_networks() -> tuple[list[str], list[str]]:
+    """The subnets and gateways of the networks ``TEST_NETWORKS_ENV`` names (tests only)."""
+    subnets: list[str] = []
+    gateways: list[str] = []
+    for name in filter(None, os.environ.get(TEST_NETWORKS_ENV, "").split(",")):
+        for pool in client.api().inspect_network(name.strip())["IPAM"]["Config"] or []:
+            subnets.append(str(pool["Subnet"]))
+            if pool.get("Gateway"):
+                gateways.append(str(pool["Gateway"]).split("/")[0])
+    return subnets, gateways
 
 
 def _wait_ready(proxy: str) -> None:
@@ -250,3 +318,34 @@ def refusals(egress: Egress) -> int:
     except Exception:
         return 0
     return sum('"refused"' in line for line in logs.splitlines() if '"inspect_gaia"' in line)
+
+
+def summary(egress: Egress) -> list[str]:
+    """What the run prints of its proxy at its end: refusals, restarts."""
+    lines = []
+    refused = refusals(egress)
+    if refused:
+        lines.append(f"The egress proxy refused {refused} request(s) to answer sources")
+    outages = egress.watch.outages if egress.watch is not None else []
+    if outages:
+        what = "; ".join(outage.describe() for outage in outages)
+        lines.append(
+            f"The egress proxy was restarted {len(outages)} time(s) ({what}): samples with a "
+            "command running then ended as errors — rerun them with `inspect eval-retry`"
+        )
+    if egress.watch is not None and egress.watch.lost is not None:
+        lines.append(f"The run lost its web access: {egress.watch.lost}")
+    return lines
+
+
+def commands(egress: Egress) -> SampleCommands | None:
+    """A new sandbox's view of its proxy's outages (``egress_watch``)."""
+    return None if egress.watch is None else SampleCommands(egress.watch)
+
+
+def forget(state: EgressState) -> None:
+    """The run is removing its proxies: their ends are no outages."""
+    for egress in state.proxies.values():
+        if egress.watch is not None:
+            egress.watch.close()
+    state.proxies.clear()

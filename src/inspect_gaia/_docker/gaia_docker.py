@@ -46,6 +46,7 @@ from . import PLAIN_ENV, PROVIDER, archive, client, egress, engine, plain_reques
 from .channel import Commands
 from .cleanup import keep_run, labels, remove_all, remove_run, run_network, run_state, sweep_orphans
 from .config import deserialize
+from .egress_watch import SampleCommands
 from .service import create_kwargs, network_wanted, service_config
 from .spares import in_turn, remove_sample_container, sample_container, spares, starts_in_turn
 
@@ -63,16 +64,25 @@ def container_name(task_name: str, sample_id: object, epoch: object) -> str:
 class GaiaDockerSandbox(SandboxEnvironment):
     """A sample's container, started from compose.yaml's ``default`` service via the Docker API."""
 
-    def __init__(self, container: str, name: str, working_dir: str, plain: bool = False) -> None:
+    def __init__(
+        self,
+        container: str,
+        name: str,
+        working_dir: str,
+        plain: bool = False,
+        egress: SampleCommands | None = None,
+    ) -> None:
         """Wrap a started container; ``working_dir`` resolves relative paths.
 
         ``plain``: no command channel, an exec per command (``INSPECT_GAIA_PLAIN_DOCKER``).
+        ``egress``: its proxy's outages, see ``egress_watch``.
         """
         super().__init__()
         self.container = container
         self.name = name
         self.working_dir = working_dir
         self.commands = Commands(container, name, channel=not plain)
+        self.egress = egress
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -142,10 +152,12 @@ class GaiaDockerSandbox(SandboxEnvironment):
         )
         spec = egress.wanted(service) if network_wanted(service) else None
         files: dict[str, bytes] | None = None
+        watched: SampleCommands | None = None
         if spec is not None:  # the run's internal network, reaching out only through its proxy
             proxy = await client.call(egress.ensure, task_name, spec)
             kwargs = egress.sample_kwargs(create_kwargs(service, None), proxy)
             files = await client.call(egress.sample_files, proxy, service["image"])
+            watched = egress.commands(proxy)
         else:
             network = await client.call(run_network, task_name) if network_wanted(service) else None
             kwargs = create_kwargs(service, network)
@@ -156,7 +168,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         working_dir = str(
             service.get("working_dir") or await client.call(engine.image_workdir, service["image"])
         )
-        return {"default": cls(container, name, working_dir, run_state().plain)}
+        return {"default": cls(container, name, working_dir, run_state().plain, watched)}
 
     @override
     @classmethod
@@ -193,13 +205,12 @@ class GaiaDockerSandbox(SandboxEnvironment):
                         print(f"Sandbox kept: docker exec -it {name} bash -l")
                     print(f"Remove them with: inspect sandbox cleanup {PROVIDER}")
                     return
-                proxies = egress.egress_state().proxies
-                for proxy in list(proxies.values()):
-                    refused = await client.call(egress.refusals, proxy)
-                    if refused:
-                        print(f"The egress proxy refused {refused} request(s) to answer sources")
+                proxies = egress.egress_state()
+                for proxy in list(proxies.proxies.values()):
+                    for line in await client.call(egress.summary, proxy):
+                        print(line)
+                egress.forget(proxies)
                 await client.call(remove_run, state.run_id)
-                proxies.clear()
                 with state.lock:
                     state.network = None
             except Exception as ex:
@@ -244,7 +255,10 @@ class GaiaDockerSandbox(SandboxEnvironment):
     ) -> ExecResult[str]:
         """Run ``cmd`` in the container (see ``SandboxEnvironment.exec``; ``channel.Commands``)."""
         data = input.encode() if isinstance(input, str) else input
-        return await self.commands.exec(cmd, data, self._path(cwd or "."), env, user, timeout)
+        run = functools.partial(
+            self.commands.exec, cmd, data, self._path(cwd or "."), env, user, timeout
+        )
+        return await (run() if self.egress is None else self.egress.around(run))
 
     @override
     async def write_file(self, file: str, contents: str | bytes) -> None:
@@ -309,6 +323,6 @@ async def _start_egress(task_name: str, spec: dict[str, Any]) -> None:
         await anyio.lowlevel.checkpoint()
     except BaseException:
         with anyio.CancelScope(shield=True):
+            egress.forget(egress.egress_state())
             await client.call(remove_run, run_state().run_id)
-            egress.egress_state().proxies.clear()
         raise

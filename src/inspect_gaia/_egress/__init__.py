@@ -1,9 +1,11 @@
 """The egress proxy of a run that cannot look its answers up (``-T block_answer_sources=true``).
 
 ``egress_image`` (a module above, as it builds on ``image``) builds the proxy's image (mitmproxy,
-from PyPI); ``addon.py`` is the mitmproxy addon that refuses known answer sources, copied into each
+from PyPI); ``addon.py`` is the mitmproxy addon that refuses known answer sources and private
+addresses (``netpolicy.py``), ``supervise.py`` keeps mitmdump answering; all are copied into each
 run's proxy container with ``answer_sources/urlrules.py`` (the URL rules the scorer's detection
-uses). The container's lifecycle is the Docker provider's: ``_docker/egress.py``.
+uses). The container's lifecycle is the Docker provider's: ``_docker/egress.py``, watched by
+``_docker/egress_watch.py``.
 """
 
 from pathlib import Path
@@ -16,7 +18,11 @@ PROXY_IMAGE = f"inspect-gaia/egress-proxy:mitmproxy-{MITMPROXY_VERSION}"
 
 ADDON_FILES = {
     "addon.py": Path(__file__).resolve().parent / "addon.py",
+    "netpolicy.py": Path(__file__).resolve().parent / "netpolicy.py",
+    "supervise.py": Path(__file__).resolve().parent / "supervise.py",
     "_urlrules.py": Path(__file__).resolve().parent.parent / "answer_sources" / "urlrules.py",
 }
 """Copied into the proxy container beside each other, by these names: the addon imports
-``_urlrules`` (``answer_sources/urlrules.py``, standard library only)."""
+``_urlrules`` (``answer_sources/urlrules.py``) and ``netpolicy``, all standard library only;
+``supervise.py`` is the container's command. None is in the image, which holds mitmproxy alone:
+changing them needs no new image."""

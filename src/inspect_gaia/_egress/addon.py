@@ -1,53 +1,78 @@
 """mitmproxy addon of inspect_gaia's egress proxy: refuse known GAIA answer sources, pass the rest.
 
-Runs inside the run's proxy container (``mitmdump -s addon.py``), beside ``_urlrules.py``, with:
+Runs inside the run's proxy container (``mitmdump -s addon.py``, kept answering by
+``supervise.py``), beside ``_urlrules.py`` and ``netpolicy.py``, with:
 
 * ``gaia_rules``: a JSON file ``{"rules": [[pattern, source name], ...]}`` (the run's list);
-* ``gaia_clients``: the sandboxes' subnet; a connection from anywhere else is closed.
+* ``gaia_clients``: the sandboxes' subnet; a connection from anywhere else is closed (but the
+  container's own loopback, whose requests are only ever answered "alive": ``supervise.py``);
+* ``gaia_deny``: the host's addresses; ``gaia_allow``: a test's own network (never a user's).
 
 Every HTTPS connection is intercepted (the run's CA is in each sandbox's trust store), so a rule's
-path applies to HTTPS as to HTTP. A refused request gets a 403 whose body starts with
-``REFUSAL_MARKER`` and names the URL and the source, which the agent reads and the scorer counts;
-the proxy also logs it as a JSON line (``{"refused": url, ...}``) on stdout. A raw TCP tunnel
-(``CONNECT`` then anything but HTTP or TLS) to a host that a rule names is closed: with no path to
-read, such a host is refused whole.
+path applies to HTTPS as to HTTP. A request is judged on its headers, before any byte of it goes
+on and before any connection: under every name it gives (target host, ``Host`` header, TLS SNI,
+absolute-form authority, so ``CONNECT <ip>:443`` with a listed SNI is judged by that name) and by
+every URL its path and query embed (a relay: ``web.archive.org/web/2024/https://<listed>/…``). A
+refused request gets a 403 whose body starts with ``REFUSAL_MARKER`` and names the URL and the
+source, which the agent reads and the scorer counts; the proxy also logs it as a JSON line
+(``{"refused": url, ...}``) on stdout. A refused request that carries a body gets the same text in
+mitmproxy's 502 page instead, its body dropped as it comes (mitmproxy cannot answer a request
+whose body it streams).
+
+No way around it, and nothing that can take it down:
+
+* ``CONNECT`` only to ports 80 and 443; a tunnel must carry HTTP or TLS (a raw one is closed), and
+  WebSocket is off (mitmproxy keeps every message of a connection in memory);
+* no connection to a loopback, private, link-local or host address (``netpolicy``), judged after
+  name resolution: the resolver itself filters what it returns, so a name that resolves to a public
+  address here and to the host's a moment later cannot slip between the check and the connect;
+* every body streams, in both directions (``responseheaders``, ``requestheaders``, and
+  ``stream_large_bodies`` for the rest), so a response of any size costs no memory.
+
+Blocked requests that are not answer sources (a port, a private address, a raw tunnel) log
+``{"blocked": ..., "why": ...}``: they are not counted as refusals.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
+import socket
 import sys
 from typing import Any
 
-from _urlrules import (  # type: ignore[import-not-found]
-    REFUSAL_MARKER,
-    Rule,
-    host_matches,
-    match,
-    normalise,
-    parse_rule,
-)
+from _urlrules import REFUSAL_MARKER, Rule, parse_rule, request_match  # type: ignore[import-not-found]
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
+from netpolicy import AddressPolicy, networks  # type: ignore[import-not-found]
+
+PORTS = (80, 443)
+"""The only ports a ``CONNECT`` may name (the web's)."""
+ALIVE = b"inspect_gaia egress proxy alive\n"
+BLOCKED = "inspect_gaia egress proxy does not allow this"
+"""Starts the message of a request blocked for what it is, not for where it goes."""
 
 
 class AnswerSourceGuard:
-    """The addon: loads the rules, checks clients, refuses matching requests."""
+    """The addon: loads the rules, checks clients and destinations, refuses matching requests."""
 
     def __init__(self) -> None:
         """No rules and no client restriction until configured."""
         self.rules: list[Rule] = []
         self.clients: ipaddress.IPv4Network | ipaddress.IPv6Network | None = None
-        self.refused_servers: set[str] = set()
-        """Server connections of refused raw tunnels: never to be opened."""
+        self.policy = AddressPolicy()
+        self.refusing: dict[str, str] = {}
+        """Server connections never to be opened (a refused request's body, a raw tunnel): why."""
 
     def load(self, loader: Any) -> None:
-        """Declare the two options."""
+        """Declare the options."""
         loader.add_option("gaia_rules", str, "", "JSON file of answer-source rules")
         loader.add_option("gaia_clients", str, "", "Subnet allowed to use the proxy")
+        loader.add_option("gaia_deny", str, "", "The host's addresses (comma-separated)")
+        loader.add_option("gaia_allow", str, "", "Test-only: private networks it may reach")
 
     def configure(self, updated: set[str]) -> None:
-        """Read the rules and the client subnet."""
+        """Read the rules, the client subnet and the address policy."""
         if "gaia_rules" in updated and ctx.options.gaia_rules:
             with open(ctx.options.gaia_rules, encoding="utf-8") as handle:
                 data = json.load(handle)
@@ -55,45 +80,106 @@ class AnswerSourceGuard:
             _log({"rules": len(self.rules)})
         if "gaia_clients" in updated and ctx.options.gaia_clients:
             self.clients = ipaddress.ip_network(ctx.options.gaia_clients)
+        if updated & {"gaia_deny", "gaia_allow"}:
+            self.policy = AddressPolicy.of(
+                networks(ctx.options.gaia_deny), networks(ctx.options.gaia_allow)
+            )
+
+    def running(self) -> None:
+        """Filter what the resolver returns through the address policy (see the docstring)."""
+        loop = asyncio.get_running_loop()
+        resolve = loop.getaddrinfo
+
+        async def checked(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+            found = await resolve(host, port, *args, **kwargs)
+            if kwargs.get("flags", 0) & socket.AI_PASSIVE:
+                return found  # an address to listen on, not to connect to
+            kept = [info for info in found if self.policy.refusal(str(info[4][0])) is None]
+            if not kept:
+                why = "; ".join(
+                    dict.fromkeys(str(self.policy.refusal(str(info[4][0]))) for info in found)
+                )
+                _log({"blocked": f"{host}:{port}", "why": why})
+                raise OSError(f"{BLOCKED}: {host} resolves to no public address ({why})")
+            return kept
+
+        loop.getaddrinfo = checked  # type: ignore[method-assign]
+
+    # -- clients --------------------------------------------------------------------------------
 
     def client_connected(self, client: Any) -> None:
-        """Close a connection that does not come from the run's sandboxes."""
-        if self.clients is None:
+        """Close a connection from neither the run's sandboxes nor the container itself."""
+        if self.clients is None or self._sandbox(client) or self._local(client):
             return
-        address = ipaddress.ip_address(client.peername[0])
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-            address = address.ipv4_mapped
-        if address not in self.clients:
-            client.error = f"{address} is not a sandbox of this run"
+        client.error = f"{client.peername[0]} is not a sandbox of this run"
 
-    def request(self, flow: http.HTTPFlow) -> None:
-        """Refuse a request whose URL (by its target host or its Host header) a rule covers."""
+    def _sandbox(self, client: Any) -> bool:
+        address = _address(client.peername[0])
+        return self.clients is None or address in self.clients
+
+    def _local(self, client: Any) -> bool:
+        return _address(client.peername[0]).is_loopback
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def http_connect(self, flow: http.HTTPFlow) -> None:
+        """A tunnel: only from a sandbox, only to the web's ports and to public addresses."""
         request = flow.request
-        path = request.path or "/"
-        for host in dict.fromkeys((request.host, request.host_header or "")):
-            if not host:
-                continue
-            url = f"{request.scheme}://{host.split(':')[0]}{path}"
-            parts = normalise(url)
-            rule = match(self.rules, *parts) if parts else None
-            if rule is not None:
-                self._refuse(flow, url, rule)
-                return
+        if not self._sandbox(flow.client_conn):
+            return self._block(flow, "a request from outside the sandboxes")
+        if request.port not in PORTS:
+            return self._block(flow, f"CONNECT to port {request.port} (only 80 and 443)")
+        why = self._literal_refusal(request.host)
+        if why is not None:
+            return self._block(flow, why)
+        return None
+
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        """Judge a request on its headers, then stream its body (see the module docstring)."""
+        request = flow.request
+        if not self._sandbox(flow.client_conn):
+            flow.response = http.Response.make(200, ALIVE, {"Content-Type": "text/plain"})
+            return
+        hosts = [request.host, request.host_header or "", flow.client_conn.sni or ""]
+        hosts.append(getattr(request, "authority", "") or "")
+        found = request_match(self.rules, request.scheme, hosts, request.path or "/")
+        if found is not None:
+            return self._refuse(flow, *found)
+        why = self._literal_refusal(request.host)
+        if why is not None:
+            return self._block(flow, why)
+        request.stream = True
+        return None
+
+    def responseheaders(self, flow: http.HTTPFlow) -> None:
+        """Stream every response: a body is never held in memory."""
+        if flow.response is not None:
+            flow.response.stream = True
 
     def tcp_start(self, flow: Any) -> None:
-        """Close a raw tunnel to a host some rule names (no path to judge it by)."""
-        host = str(flow.server_conn.address[0]).lower().rstrip(".")
-        rule = next((r for r in self.rules if r.host != "*" and host_matches(r.host, host)), None)
-        if rule is not None:
-            _log({"refused": f"tcp://{host}", "source": rule.source, "client": _client(flow)})
-            self.refused_servers.add(flow.server_conn.id)
-            flow.kill()
+        """Close a raw tunnel (neither HTTP nor TLS): there is nothing in it to judge."""
+        host, port = flow.server_conn.address
+        self.refusing[flow.server_conn.id] = "a raw TCP tunnel"
+        _log({"blocked": f"tcp://{host}:{port}", "why": "raw TCP", "client": _client(flow)})
+        flow.kill()
 
     def server_connect(self, data: Any) -> None:
-        """Do not open the server connection of a refused tunnel (``tcp_start`` comes first)."""
-        if data.server.id in self.refused_servers:
-            self.refused_servers.discard(data.server.id)
-            data.server.error = "refused: a known GAIA answer source"
+        """Open no connection to what was refused, nor to a private address given as such."""
+        host = str(data.server.address[0]) if data.server.address else ""
+        why = self.refusing.pop(data.server.id, None) or self.refusing.pop(host, None)
+        if why is None:
+            why = self._literal_refusal(host)
+        if why is not None:
+            data.server.error = why
+
+    def _literal_refusal(self, host: str) -> str | None:
+        """Why an address literal may not be reached (a name is judged when resolved)."""
+        try:
+            _address(host)
+        except ValueError:
+            return None
+        why = self.policy.refusal(host)
+        return None if why is None else str(why)
 
     def _refuse(self, flow: http.HTTPFlow, url: str, rule: Rule) -> None:
         body = (
@@ -101,12 +187,44 @@ class AnswerSourceGuard:
             f"(rule {rule.pattern}); this run blocks answer sources "
             "(-T block_answer_sources=true).\n"
         )
-        flow.response = http.Response.make(
-            403,
-            body.encode(),
-            {"Content-Type": "text/plain; charset=utf-8", "X-Inspect-Gaia-Refused": rule.source},
-        )
         _log({"refused": url, "source": rule.source, "client": _client(flow)})
+        self._answer(flow, 403, body, {"X-Inspect-Gaia-Refused": rule.source})
+
+    def _block(self, flow: http.HTTPFlow, why: str) -> None:
+        _log({"blocked": flow.request.pretty_url, "why": why, "client": _client(flow)})
+        self._answer(flow, 403, f"{BLOCKED}: {why}.\n", {})
+
+    def _answer(self, flow: http.HTTPFlow, status: int, body: str, headers: dict[str, str]) -> None:
+        """Answer in place of the server; a request with a body never reaches one either."""
+        if flow.request.method == "CONNECT" or not _has_body(flow.request):
+            headers = {"Content-Type": "text/plain; charset=utf-8", **headers}
+            flow.response = http.Response.make(status, body.encode(), headers)
+            return
+        # its body streams into nothing, and the connection it would open is refused with the text
+        sentinel = f"refused-{flow.id}.invalid"
+        self.refusing[sentinel] = body.strip()
+        flow.request.host = sentinel
+        flow.request.stream = _drop
+
+
+def _has_body(request: Any) -> bool:
+    length = str(request.headers.get("content-length", "")).strip()
+    if length:
+        return length != "0"
+    return bool(
+        "transfer-encoding" in request.headers or request.method in ("POST", "PUT", "PATCH")
+    )
+
+
+def _drop(chunk: bytes) -> bytes:
+    return b""
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    address = ipaddress.ip_address(text.strip("[]"))
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        return address.ipv4_mapped
+    return address
 
 
 def _client(flow: Any) -> str:
@@ -114,7 +232,9 @@ def _client(flow: Any) -> str:
 
 
 def _log(record: dict[str, Any]) -> None:
-    print(json.dumps({"inspect_gaia": record}), file=sys.stdout, flush=True)
+    """One JSON line on stdout, in one write (the supervisor writes to the same pipe)."""
+    sys.stdout.write(json.dumps({"inspect_gaia": record}) + "\n")
+    sys.stdout.flush()
 
 
 addons = [AnswerSourceGuard()]
