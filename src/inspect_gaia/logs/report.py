@@ -1,0 +1,100 @@
+"""The document ``inspect-gaia report`` prints: merged runs, their numbers and what sets them apart.
+
+Groups come from ``results.group_runs`` (one per model and settings); each is labelled by what
+differs from the others of its model, leaving out settings at the task's defaults, and the groups
+are ranked by overall accuracy. ``--format json`` prints this document as it is; the terminal,
+Markdown and CSV renderers in ``_cli/report.py`` read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from inspect_ai.model import ModelCost
+
+from .breakdown import where_it_fails
+from .comparability import OWN_HARNESS
+from .contamination import contamination_block
+from .provenance import default_settings
+from .results import RunGroup
+from .stats import CONFIDENCE, INTERVAL_METHOD, priced, summarise
+
+REPORT_SCHEMA = 1
+
+
+def report_document(
+    groups: Sequence[RunGroup], prices: Mapping[str, ModelCost] | None = None
+) -> dict[str, Any]:
+    """The whole report as one JSON-ready document (the schema is in the README).
+
+    Args:
+        groups: Merged runs, one per model and settings.
+        prices: ``--model-cost-config`` prices; they replace the log's cost of the models they name.
+    """
+    differ = _differing_keys([g.settings for g in groups])
+    defaults = default_settings()
+    entries = []
+    for group in groups:
+        same_model = [  # another harness's group is labelled by its harness, and not compared
+            g.settings
+            for g in groups
+            if g.model == group.model and g.settings["harness"] == group.settings["harness"]
+        ]
+        own = {k: group.settings.get(k) for k in _differing_keys(same_model)}
+        # The label names what sets the group apart, leaving out settings at the task's default
+        # (None: not set).
+        named = {k: v for k, v in own.items() if v != defaults.get(k)}
+        if group.settings["harness"] != OWN_HARNESS:  # another harness: named by it, not its setup
+            named = {"harness": f"{group.settings['harness']} {group.settings['task_version']}"}
+        named |= {k: group.settings[k] for k in ("solver", "solver_args") if group.settings[k]}
+        samples = [priced(s, prices) for s in group.samples] if prices else list(group.samples)
+        levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
+        overall_cost = levels[-1]["cost"]
+        contamination = contamination_block(samples, graded=group.split != "test")
+        repriced = bool(prices) and any(m in (prices or {}) for s in samples for m in s.usage)
+        entries.append(
+            {
+                "group": group.model + (f" [{_settings_text(named)}]" if named else ""),
+                "model": group.model,
+                "split": group.split,
+                "task_version": group.settings["task_version"],
+                "epochs": group.settings["epochs"],
+                "logs": [run.source for run in group.runs],
+                "flags": group.flags + ([contamination["note"]] if contamination["note"] else []),
+                "differs": own,
+                "settings": group.settings,
+                "cost_source": None
+                if overall_cost is None
+                else ("model-cost-config" if repriced else "log"),
+                "levels": levels,
+                "contamination": contamination,
+                **(where_it_fails(samples) if group.split != "test" else {}),
+            }
+        )
+    entries.sort(key=_rank)
+    return {
+        "schema_version": REPORT_SCHEMA,
+        "interval": {"method": INTERVAL_METHOD, "confidence": CONFIDENCE, "over": "questions"},
+        "settings_differ": differ,
+        "groups": entries,
+    }
+
+
+def _differing_keys(settings: Sequence[Mapping[str, Any]]) -> list[str]:
+    keys = [k for k in dict.fromkeys(k for s in settings for k in s) if k != "model"]
+    return [k for k in keys if len({repr(s.get(k)) for s in settings}) > 1]
+
+
+def _settings_text(settings: Mapping[str, Any]) -> str:
+    def show(value: Any) -> str:
+        if isinstance(value, dict):
+            return "(" + ", ".join(f"{k}={v}" for k, v in value.items()) + ")"
+        return ("+".join(map(str, value)) or "none") if isinstance(value, list) else str(value)
+
+    return ", ".join(f"{key}={show(value)}" for key, value in settings.items())
+
+
+def _rank(group: Mapping[str, Any]) -> tuple[bool, float, str]:
+    accuracy = group["levels"][-1]["accuracy"]
+    return (accuracy is None, -(accuracy or 0.0), str(group["group"]))
