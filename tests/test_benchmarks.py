@@ -188,3 +188,20 @@ def test_the_ideal_of_a_spread_load_gives_each_sample_the_first_free_slot() -> N
     assert [bash_turns_of(i, 20, 0) for i in range(5)] == [20] * 5
     assert LoadSpec().ideal(64) == 126.0 and LoadSpec().ideal(1) == 4 * 42.0
     assert LoadSpec(spread=10).ideal(64) > 126.0, "a long sample started late ends last"
+
+
+def test_detection_benchmark_writes_its_section_and_the_report_keeps_it(tmp_path: Path) -> None:
+    from benchmarks.detection import SECTION
+    from benchmarks.detection import main as detection
+    from benchmarks.report import kept_sections
+
+    out = tmp_path / "benchmarks.md"
+    out.write_text("# Benchmarks\n\n## Throughput\n\n| a |\n\n![benchmarks](benchmarks.png)\n")
+    for _ in range(2):  # a second run replaces the section, never adds one
+        detection(["--mib", "0.01", "--repeats", "1", "--out", str(out)])
+    text = out.read_text()
+    assert text.count(SECTION) == 1 and text.startswith("# Benchmarks\n\n## Throughput")
+    assert "| result: web page, a link every 100 characters |" in text
+    assert str(tmp_path) not in text and "--out <out>" in text
+    kept = kept_sections(text)
+    assert kept[1] == SECTION and "## Throughput" not in kept and "![benchmarks]" not in kept[-1]
