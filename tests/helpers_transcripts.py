@@ -42,8 +42,8 @@ def transcript(
 
 
 def exchange(command: str, output: str, n: int = 1, tool: str = "bash") -> list[ChatMessage]:
-    """A tool call and its result (``bash``'s ``cmd``, ``view_file``'s ``path``, else ``code``)."""
-    key = {"bash": "cmd", "view_file": "path"}.get(tool, "code")
+    """A tool call and its result (``bash``'s ``command``, ``view_file``'s ``path``, else ``code``)."""
+    key = {"bash": "command", "view_file": "path"}.get(tool, "code")
     return [
         ChatMessageAssistant(
             content="", tool_calls=[ToolCall(id=f"c{n}", function=tool, arguments={key: command})]

@@ -80,8 +80,8 @@ def reads_only_attachment(function: str, arguments: Mapping[str, object], own_fi
     if function == "view_file":
         path = arguments.get("path")
         return isinstance(path, str) and _own_path(path, own_file)
-    command = arguments.get("cmd")
-    if function != "bash" or not isinstance(command, str):
+    command = _bash_command(function, arguments)
+    if command is None:
         return False
     commands = parse_commands(command)
     if not commands:
@@ -100,8 +100,8 @@ def may_write_attachment(function: str, arguments: Mapping[str, object], text: s
     """
     if _FOLDER not in text or function == "view_file":
         return False
-    command = arguments.get("cmd")
-    commands = parse_commands(command) if function == "bash" and isinstance(command, str) else None
+    command = _bash_command(function, arguments)
+    commands = None if command is None else parse_commands(command)
     if commands is None:
         return True
     inside = False  # after `cd /shared_files`, a relative name is in the folder
@@ -118,6 +118,17 @@ def may_write_attachment(function: str, arguments: Mapping[str, object], text: s
         elif program not in READERS and (inside or any(_FOLDER in w for w in c.words)):
             return True
     return False
+
+
+def _bash_command(function: str, arguments: Mapping[str, object]) -> str | None:
+    """The command line of a ``bash`` call; ``None`` for any other call.
+
+    inspect names the bash tool's one argument ``command`` (``cmd`` in older versions).
+    """
+    if function != "bash" or len(arguments) != 1:
+        return None
+    command = arguments.get("command", arguments.get("cmd"))
+    return command if isinstance(command, str) else None
 
 
 def derived_name(text: str, at: int, length: int) -> bool:
