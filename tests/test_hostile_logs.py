@@ -21,7 +21,7 @@ import pytest
 from inspect_gaia.logs.files import FLOOR, MAX_SAMPLE, check_log
 from inspect_gaia.logs.read import LogProblem, read_inspect_log
 from tests.helpers import TWO_SAMPLES, invoke, write_log
-from tests.helpers_hostile import MiB, deep_json, zip_bomb
+from tests.helpers_hostile import ESCAPES, MiB, deep_json, zip_bomb
 from tests.scenario import EVALSCOPE_RUN
 
 INTERNALS = ("Traceback", "RecursionError", "MemoryError", "Errno", "EOCD", "validation error")
@@ -140,6 +140,73 @@ def test_a_question_reviewed_twice_is_refused_not_averaged(tmp_path: Path) -> No
         f"task id {task_id} is reviewed twice",
         "keep one review per question",
     )
+
+
+# -- what a model wrote, shown and never obeyed --------------------------------------------------
+
+ANSWER = "41\n# Injected heading\n![pixel](https://t.example/p.png)<img src=x onerror=alert(1)>|x|"
+MODEL = f"openai-api/scripted/evil{ESCAPES}"
+
+
+@pytest.fixture
+def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """Two runs of a model with escape sequences in its name, answering in escapes and Markdown."""
+    monkeypatch.setenv("INSPECT_GAIA_CACHE_DIR", str(tmp_path / "cache"))  # no snapshot to find
+    rows = [
+        {"id": "a", "level": 1, "target": "41", "answer": ANSWER + ESCAPES, "value": "I"},
+        {"id": "b", "level": 2, "target": "7", "answer": "7", "value": "C"},
+    ]
+    hub: dict[str, object] = {"dataset_path": None}  # answers: the runs' own targets
+    a = write_log(tmp_path / "a.eval", rows, model=MODEL, params=hub)
+    right = [{**r, "answer": r["target"], "value": "C"} for r in rows]
+    b = write_log(tmp_path / "b.eval", right, params=hub)
+    return a, b
+
+
+def _strings(value: object) -> str:
+    if isinstance(value, dict):
+        return "\n".join(_strings(v) for v in value.values())
+    if isinstance(value, list):
+        return "\n".join(_strings(v) for v in value)
+    return value if isinstance(value, str) else ""
+
+
+def _no_control_codes(text: str) -> None:
+    for code in ("\x1b", "\x07", "\x9b", "\r"):
+        assert code not in text, repr(text)
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "csv", "json"])
+def test_escape_sequences_in_a_model_name_and_an_answer_never_reach_the_terminal(
+    fmt: str, hostile: tuple[Path, Path]
+) -> None:
+    a, b = hostile
+    for command in (["report", str(a), str(b)], ["compare", str(a), str(b)]):
+        code, out, err = invoke(*command, "--format", fmt)
+        assert code == 0, err
+        _no_control_codes(out + err)
+        shown = {"table": "\\x1b]0;pwned\\x07", "markdown": "\\\\x1b\\]0;pwned\\\\x07"}
+        if fmt in shown:
+            assert shown[fmt] in out  # shown, as text (in Markdown: its backslash escaped)
+        elif fmt == "csv" and command[0] == "report":
+            assert "\\x1b]0;pwned\\x07" in out
+        elif fmt == "json":
+            assert ESCAPES in _strings(json.loads(out))  # the data itself is kept whole
+
+
+def test_an_answer_cannot_break_a_markdown_table_or_inject_markup(
+    hostile: tuple[Path, Path],
+) -> None:
+    a, b = hostile
+    code, out, err = invoke("compare", str(a), str(b), "--format", "markdown")
+    assert code == 0, err
+    for line in out.splitlines():
+        assert not line.startswith("#") or line.startswith("### "), line
+        assert not line.startswith(("![", "<", "---", "==="))
+    assert "![pixel]" not in out and "<img" not in out
+    (row,) = [line for line in out.splitlines() if line.startswith("| a |")]
+    assert "# Injected heading" in row and "\\!\\[pixel\\]" not in row  # one row, all of it shown
+    assert row.count(" | ") == 6  # seven cells: the answer's own | are escaped
 
 
 @pytest.mark.slow  # new processes, and a zip bomb of 1 GB
