@@ -107,6 +107,35 @@ def test_deeply_nested_json_is_one_line(tmp_path: Path) -> None:
     review = next(run.glob("reviews/*/gaia_*level1.jsonl"))
     review.write_text(review.read_text() + deep + "\n")
     _one_line(*invoke("compare", str(run), str(EVALSCOPE_RUN)), "nested too deeply")
+    # the user's own files too: corrected answers, prices
+    corrections = tmp_path / "corrections.json"
+    corrections.write_text('{"a": ' + deep + "}")
+    compare = ["compare", str(EVALSCOPE_RUN), str(EVALSCOPE_RUN), "--answers", str(corrections)]
+    _one_line(*invoke(*compare), "--answers", "line 1 is not")
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("m: " + deep)
+    good = write_log(tmp_path / "good.eval", TWO_SAMPLES)
+    report = ["report", str(good), "--model-cost-config", str(prices)]
+    _one_line(*invoke(*report), "cannot read prices", "nested too deeply")
+
+
+def test_flags_of_any_shape_in_a_log_are_read_without_a_traceback(tmp_path: Path) -> None:
+    odd: list[object] = [
+        {"kind": ["a", "list"]},
+        {"no": "kind"},
+        5,
+        None,
+        {"kind": "omitted", "of": "refused", "where": "result", "count": "lots"},
+        {"kind": "refused", "where": "result", "url": 7},
+    ]
+    rows = [{**TWO_SAMPLES[0], "contamination": odd}, TWO_SAMPLES[1]]
+    log = write_log(tmp_path / "odd.eval", rows)
+    for fmt in ("table", "json"):
+        code, out, err = invoke("report", str(log), "--format", fmt, "--flagged-wrong")
+        assert code == 0, err
+    (group,) = json.loads(out)["groups"]
+    overall = group["contamination"]["levels"][-1]
+    assert (overall["flagged"], overall["refused_requests"]) == (1, 1)
 
 
 def test_an_evalscope_folder_of_two_models_is_refused_and_one_models_folder_is_a_side(
