@@ -15,9 +15,9 @@ def test_control_characters_are_written_as_escapes() -> None:
 
 
 def test_a_markdown_cell_keeps_to_its_row() -> None:
-    cell = markdown_cell("41\n# h\n![i](https://t.example/p.png) <b>&amp;</b> a|b \\")
+    cell = markdown_cell("41\n# h\n![i](https://t.example/p.png) <b>&amp;</b> a|b \\ [x]")
     assert cell == (
-        "41<br># h<br>!\\[i\\](https://t.example/p.png) &lt;b&gt;&amp;amp;&lt;/b&gt; a\\|b \\\\"
+        "41<br># h<br>!\\[i\\](https://t.example/p.png) &lt;b&gt;&amp;amp;&lt;/b&gt; a\\|b \\\\ [x]"
     )
     assert "\n" not in cell
 
