@@ -135,12 +135,12 @@ class _Scan:
         self.written_urls: set[tuple[str, str] | None] = set()
         """Listed URLs the agent wrote in its calls (flagged there, not again in a result)."""
         self.notes: set[str] = set()
-        """Word n-grams of the agent's calls that hold the question (``_own_answer``)."""
+        """Word n-grams of the agent's calls that hold the question (``_answer_read``)."""
 
     def flags(self) -> list[dict[str, Any]]:
         """Every flag, in message order (a call's before its result's)."""
         found: list[dict[str, Any]] = []
-        calls: dict[str, tuple[str, list[dict[str, Any]], bool]] = {}
+        calls: dict[str, tuple[list[dict[str, Any]], bool]] = {}
         for index, message in enumerate(self.messages):
             if isinstance(message, ChatMessageAssistant):
                 for call in message.tool_calls or []:
@@ -149,19 +149,19 @@ class _Scan:
                     text = clean_text("\n".join(_strings(call.arguments)))
                     own = self._call_flags(index, call.function, text)
                     reads_own = self._reads_own(call.function, call.arguments, text)
-                    calls[call.id] = (text, own, reads_own)
+                    calls[call.id] = (own, reads_own)
                     found += own
                 for use in _server_tool_uses(message):
                     arguments = clean_text(use.arguments)
                     own = self._call_flags(index, use.name, arguments)
-                    result = self._result_flags(index, use.name, use.result, arguments)
+                    result = self._result_flags(index, use.name, use.result)
                     _mark_refused(own, result)
                     found += own + result
             elif isinstance(message, ChatMessageTool) and message.function != SUBMIT_TOOL:
-                call_text, own, reads_own = calls.get(message.tool_call_id or "", ("", [], False))
+                own, reads_own = calls.get(message.tool_call_id or "", ([], False))
                 if reads_own and self.own_untouched:
                     continue  # the attachment's content, not a page
-                result = self._result_flags(index, message.function or "?", message.text, call_text)
+                result = self._result_flags(index, message.function or "?", message.text)
                 _mark_refused(own, result)
                 found += result
         return found
@@ -216,9 +216,7 @@ class _Scan:
             size = len(self.gold.split())
             self.notes |= grams(body, (size + 1, size + 2))
 
-    def _result_flags(
-        self, index: int, tool: str, text: str, call_text: str
-    ) -> list[dict[str, Any]]:
+    def _result_flags(self, index: int, tool: str, text: str) -> list[dict[str, Any]]:
         where = {"tool": tool, "message": index, "where": "result"}
         flags: list[dict[str, Any]] = []
         rest = clean_text(text)
