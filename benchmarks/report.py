@@ -284,10 +284,31 @@ def plot(report: Report, path: Path) -> bool:
     return True
 
 
+KEPT_SECTIONS = ("## Detection",)
+"""Sections of the report that other scripts write (``benchmarks.detection``): kept as they are."""
+
+
+def kept_sections(text: str) -> list[str]:
+    """The lines of ``KEPT_SECTIONS`` in a report's ``text``, each to the next heading or plot."""
+    lines, kept, keeping = text.splitlines(), [], False
+    for line in lines:
+        if line.startswith(("## ", "![")):
+            keeping = line in KEPT_SECTIONS
+            if keeping:
+                kept.append("")
+        if keeping:
+            kept.append(line)
+    return kept
+
+
 def write_report(report: Report, out: Path) -> None:
-    """The Markdown report at ``out``, and its plot beside it (``.png``)."""
+    """The Markdown report at ``out``, and its plot beside it (``.png``).
+
+    Sections another script wrote into ``out`` (``KEPT_SECTIONS``) stay, after the plot.
+    """
     out.parent.mkdir(parents=True, exist_ok=True)
+    kept = kept_sections(out.read_text()) if out.exists() else []
     lines = markdown(report)
     if plot(report, out.with_suffix(".png")):
         lines.append(f"![benchmarks]({out.with_suffix('.png').name})")
-    out.write_text("\n".join(lines) + "\n")
+    out.write_text("\n".join(lines + kept).rstrip("\n") + "\n")

@@ -24,7 +24,7 @@ from huggingface_hub import constants as hf_constants
 
 from inspect_gaia._cli.main import cli
 from inspect_gaia.hub import HF_REVISION
-from tests.helpers import invoke, run_eval_cli, write_log
+from tests.helpers import TWO_SAMPLES, invoke, run_eval_cli, write_log
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY, MINI_CREW
 
 
@@ -202,6 +202,10 @@ def _nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     return None
 
 
+def _a_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    write_log(tmp_path / "run.eval", TWO_SAMPLES)
+
+
 def _compare_sides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Sides for compare: evalscope's run, gaia-mini, leaderboard files; no snapshot cached."""
     monkeypatch.setenv("INSPECT_GAIA_CACHE_DIR", str(tmp_path / "cache"))
@@ -247,6 +251,16 @@ BAD_INPUT = [
         _no_matplotlib,
     ),
     (
+        ["report", "{tmp}/run.eval", "--plot", "{tmp}/p.txt"],
+        "'{tmp}/p.txt' is not an image file name (the format goes by its ending: .png, .svg",
+        _a_log,
+    ),
+    (
+        ["compare", "{tmp}/run.eval", "{tmp}/run.eval", "--plot", "{tmp}/noext"],
+        "'{tmp}/noext' is not an image file name",
+        _a_log,
+    ),
+    (
         ["compare", "{tmp}/twice.jsonl", "{tmp}/evalscope"],
         f"task id {MINI_CREW} is on lines 1 and 2 — keep one answer per question",
         _compare_sides,
@@ -279,6 +293,7 @@ def test_every_bad_input_to_inspect_gaia_is_one_line_in_its_own_flags(
 ) -> None:
     setup(monkeypatch, tmp_path)
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    says = says.replace("{tmp}", str(tmp_path))
     code, out, err = invoke(*args)
     assert code != 0 and out == ""
     assert err.endswith("\n") and err.count("\n") == 1, err

@@ -197,3 +197,20 @@ def test_the_detection_benchmark_reads_each_crafted_megabyte() -> None:
     assert all(len(text) >= MIB for text in texts().values())
     figures = detection(repeats=1)
     assert len(figures) == len(texts()) and all(seconds >= 0 for seconds in figures.values())
+
+
+def test_detection_benchmark_writes_its_section_and_the_report_keeps_it(tmp_path: Path) -> None:
+    from benchmarks.detection import SECTION
+    from benchmarks.detection import main as detection
+    from benchmarks.report import kept_sections
+
+    out = tmp_path / "benchmarks.md"
+    out.write_text("# Benchmarks\n\n## Throughput\n\n| a |\n\n![benchmarks](benchmarks.png)\n")
+    for _ in range(2):  # a second run replaces the section, never adds one
+        detection(["--mib", "0.01", "--repeats", "1", "--out", str(out)])
+    text = out.read_text()
+    assert text.count(SECTION) == 1 and text.startswith("# Benchmarks\n\n## Throughput")
+    assert "| result: web page, a link every 100 characters |" in text
+    assert str(tmp_path) not in text and "--out <out>" in text
+    kept = kept_sections(text)
+    assert kept[1] == SECTION and "## Throughput" not in kept and "![benchmarks]" not in kept[-1]

@@ -6,77 +6,34 @@ import json
 from typing import Any
 
 import pytest
-from inspect_ai.model import (
-    ChatMessage,
-    ChatMessageAssistant,
-    ChatMessageTool,
-    ContentText,
-    ContentToolUse,
-)
-from inspect_ai.solver import TaskState
+from inspect_ai.model import ChatMessageAssistant, ContentText, ContentToolUse
 from inspect_ai.tool import ToolCall
 
-from inspect_gaia.answer_sources.detect import (
-    contamination,
-    normalise_text,
-    question_text,
-    question_with_answer,
-)
+from inspect_gaia.answer_sources.detect import contamination, question_text
+from inspect_gaia.answer_sources.matching import normalise_text, question_with_answer
 from inspect_gaia.answer_sources.sources import AnswerSources, load_answer_sources
-from inspect_gaia.answer_sources.urlrules import REFUSAL_MARKER
-from inspect_gaia.dataset import DEFAULT_INPUT_PROMPT
-
-TASK_ID = "0c5b0e3e-5e8f-4f5b-9a47-6f1e4c2b7d10"
-QUESTION = (
-    "The lighthouse keeper of the invented island of Varrowmere logged the number of passing "
-    "herring boats each dawn during March 1911. How many boats did he log on the 14th?"
+from tests.helpers_transcripts import (
+    ANSWER,
+    QUESTION,
+    SOURCES,
+    TASK_ID,
+    detect,
+    exchange,
+    kinds,
+    prompt,
+    refusal,
+    transcript,
 )
-ANSWER = "37"
-SOURCES = load_answer_sources()
 
 
-def _prompt(question: str = QUESTION, file: str = "") -> str:
-    return DEFAULT_INPUT_PROMPT.format(file=file, question=question)
-
-
-def _state(*messages: ChatMessage, file_name: str = "", question: str = QUESTION) -> TaskState:
-    return TaskState(
-        model="scripted/x",  # type: ignore[arg-type]
-        sample_id=TASK_ID,
-        epoch=1,
-        input=_prompt(question),
-        messages=list(messages),
-        metadata={"level": 1, "file_name": file_name},
-    )
-
-
-def _exchange(command: str, output: str, n: int = 1, tool: str = "bash") -> list[ChatMessage]:
-    """A tool call and its result."""
-    arguments = {"cmd": command} if tool == "bash" else {"code": command}
-    return [
-        ChatMessageAssistant(
-            content="", tool_calls=[ToolCall(id=f"c{n}", function=tool, arguments=arguments)]
-        ),
-        ChatMessageTool(content=output, function=tool, tool_call_id=f"c{n}"),
-    ]
-
-
-def _flags(*messages: ChatMessage, **state: Any) -> list[dict[str, Any]]:
-    return contamination(_state(*messages, **state), ANSWER, SOURCES)
-
-
-def _kinds(flags: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    return [(f["kind"], f["where"]) for f in flags]
-
-
-def test_question_is_taken_out_of_the_prompt() -> None:
-    assert question_text(_prompt()) == QUESTION
+def test_question_is_taken_out_of_theprompt() -> None:
+    assert question_text(prompt()) == QUESTION
     assert question_text("no template here") == "no template here"
 
 
 def test_a_mirror_url_in_a_call_and_in_its_result_is_flagged_with_its_evidence() -> None:
     url = "https://www.modelscope.cn/api/v1/datasets/AI-ModelScope/GAIA/repo?FilePath=x"
-    flags = _flags(*_exchange(f"curl -s '{url}'", "[]"))
+    flags = detect(*exchange(f"curl -s '{url}'", "[]"))
     assert flags == [
         {
             "kind": "answer_source",
@@ -88,8 +45,8 @@ def test_a_mirror_url_in_a_call_and_in_its_result_is_flagged_with_its_evidence()
         }
     ]
     listing = "Results:\n1. GAIA mirror — https://hf.co/datasets/gaia-benchmark/GAIA/tree/main\n"
-    flags = _flags(*_exchange("search 'lighthouse keeper Varrowmere'", listing))
-    assert _kinds(flags) == [("answer_source", "result")]
+    flags = detect(*exchange("search 'lighthouse keeper Varrowmere'", listing))
+    assert kinds(flags) == [("answer_source", "result")]
     assert flags[0]["message"] == 1 and flags[0]["source"] == "GAIA on Hugging Face"
 
 
@@ -99,8 +56,8 @@ def test_a_page_listing_the_question_with_its_answer_is_flagged_whatever_its_url
         f"<tr><td>{QUESTION.replace('boats', '<b>boats</b>', 1)}</td><td>37</td></tr>"
         "</table></body></html>"
     )
-    flags = _flags(*_exchange("curl -s https://innocent.example/notes.html", page))
-    assert _kinds(flags) == [("question_with_answer", "result")]
+    flags = detect(*exchange("curl -s https://innocent.example/notes.html", page))
+    assert kinds(flags) == [("question_with_answer", "result")]
     assert flags[0]["message"] == 1 and "37" in flags[0]["excerpt"]
     assert len(flags[0]["excerpt"]) < 300
 
@@ -124,7 +81,7 @@ def test_json_escaped_questions_and_numbers_with_separators_still_meet() -> None
     ids=["question-only", "answer-far", "answer-inside-a-number"],
 )
 def test_no_flag_without_the_answer_next_to_the_question(output: str) -> None:
-    assert _flags(*_exchange("curl -s https://innocent.example/forum", output)) == []
+    assert detect(*exchange("curl -s https://innocent.example/forum", output)) == []
 
 
 def test_an_answer_the_question_itself_holds_is_no_evidence() -> None:
@@ -132,40 +89,40 @@ def test_an_answer_the_question_itself_holds_is_no_evidence() -> None:
         "Of the invented towns Ashcombe and Brindlewick, which has 37 letters in its charter?"
     )
     page = f"{question} Some discussion follows."
-    state = _state(*_exchange("curl -s https://innocent.example/q", page), question=question)
+    state = transcript(*exchange("curl -s https://innocent.example/q", page), question=question)
     assert contamination(state, ANSWER, SOURCES) == []
 
 
 def test_an_answer_the_call_already_held_was_not_read_from_its_output() -> None:
     command = f"printf '%s\\nanswer: 37\\n' '{QUESTION}'"
-    assert _flags(*_exchange(command, f"{QUESTION}\nanswer: 37")) == []
+    assert detect(*exchange(command, f"{QUESTION}\nanswer: 37")) == []
 
 
 def test_output_of_the_own_attachment_is_never_a_flag() -> None:
     own = f"{TASK_ID}.txt"
     text = f"{QUESTION} The log says 37. See https://huggingface.co/datasets/gaia-benchmark/GAIA"
     for command in (f"cat /shared_files/{own}", f"markitdown /shared_files/{own} | head"):
-        assert _flags(*_exchange(command, text), file_name=own) == []
-    view = _exchange(f"/shared_files/{own}", text, tool="view_file")
-    assert _flags(*view, file_name=own) == []
+        assert detect(*exchange(command, text), file_name=own) == []
+    view = exchange(f"/shared_files/{own}", text, tool="view_file")
+    assert detect(*view, file_name=own) == []
     # the same text fetched from the web is flagged twice over
-    fetched = _flags(*_exchange("curl -s https://innocent.example/x", text), file_name=own)
+    fetched = detect(*exchange("curl -s https://innocent.example/x", text), file_name=own)
     assert {f["kind"] for f in fetched} == {"answer_source", "question_with_answer"}
 
 
 def test_dataset_references_and_the_task_id_in_calls() -> None:
     own = f"{TASK_ID}.csv"
-    calls = _exchange(
+    calls = exchange(
         "python3 -c \"from huggingface_hub import snapshot_download as d; d('gaia-benchmark/GAIA')\"",
         "",
-    ) + _exchange(f"wc -l /shared_files/{own}; find / -name '*{TASK_ID.upper()}*'", "", n=2)
-    flags = _flags(*calls, file_name=own)
+    ) + exchange(f"wc -l /shared_files/{own}; find / -name '*{TASK_ID.upper()}*'", "", n=2)
+    flags = detect(*calls, file_name=own)
     assert [(f["kind"], f["excerpt"]) for f in flags] == [
         ("dataset_reference", "gaia-benchmark/gaia"),
         ("dataset_reference", TASK_ID),
     ]
     # the own attachment's name holds the task id: reading it is the point
-    assert _flags(*_exchange(f"cat /shared_files/{own}", ""), file_name=own) == []
+    assert detect(*exchange(f"cat /shared_files/{own}", ""), file_name=own) == []
 
 
 def test_submissions_are_not_tool_use() -> None:
@@ -173,14 +130,13 @@ def test_submissions_are_not_tool_use() -> None:
         content="",
         tool_calls=[ToolCall(id="s", function="submit", arguments={"answer": "metadata.jsonl"})],
     )
-    assert _flags(submit) == []
+    assert detect(submit) == []
 
 
 def test_a_refused_request_is_counted_as_refused_not_read() -> None:
     url = "https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/2023/validation/metadata.jsonl"
-    refusal = f"{REFUSAL_MARKER} {url} — GAIA on Hugging Face is a known GAIA answer source"
-    flags = _flags(*_exchange(f"curl -s {url}", refusal))
-    assert _kinds(flags) == [("refused", "call"), ("refused", "result")]
+    flags = detect(*exchange(f"curl -s {url}", refusal(url)))
+    assert kinds(flags) == [("refused", "call"), ("refused", "result")]
     assert flags[1]["url"] == url
 
 
@@ -192,15 +148,15 @@ def test_a_provider_side_web_search_is_read_like_a_tool() -> None:
         arguments=json.dumps({"query": QUESTION[:60]}),
         result=f"A page: {QUESTION} — answer 37",
     )
-    flags = _flags(ChatMessageAssistant(content=[ContentText(text="searching"), search]))
-    assert _kinds(flags) == [("question_with_answer", "result")]
+    flags = detect(ChatMessageAssistant(content=[ContentText(text="searching"), search]))
+    assert kinds(flags) == [("question_with_answer", "result")]
     assert flags[0]["tool"] == "web_search"
 
 
 def test_the_test_split_has_no_answer_to_look_for() -> None:
     page = f"{QUESTION} 37 https://modelscope.cn/datasets/AI-ModelScope/GAIA"
-    state = _state(*_exchange("curl -s https://innocent.example/", page))
-    assert _kinds(contamination(state, "?", SOURCES, graded=False)) == [("answer_source", "result")]
+    state = transcript(*exchange("curl -s https://innocent.example/", page))
+    assert kinds(contamination(state, "?", SOURCES, graded=False)) == [("answer_source", "result")]
 
 
 def test_a_user_blocklist_extends_the_sources(tmp_path: Any) -> None:
@@ -208,7 +164,7 @@ def test_a_user_blocklist_extends_the_sources(tmp_path: Any) -> None:
     blocklist.write_text("# our internal copy\nmirror.example.org/gaia\n")
     sources = load_answer_sources(str(blocklist))
     assert isinstance(sources, AnswerSources)
-    state = _state(*_exchange("curl https://mirror.example.org/gaia/val.json", "{}"))
+    state = transcript(*exchange("curl https://mirror.example.org/gaia/val.json", "{}"))
     (flag,) = contamination(state, ANSWER, sources)
     assert flag["source"] == "extra.txt (blocklist)"
     assert contamination(state, ANSWER, SOURCES) == []

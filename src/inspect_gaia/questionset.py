@@ -85,9 +85,10 @@ def parse_exclude(value: object, flag: str = "-T exclude") -> tuple[tuple[str, .
         if text.lstrip().startswith("["):
             try:
                 items = json.loads(text)
-            except json.JSONDecodeError as ex:
+            except (json.JSONDecodeError, RecursionError) as ex:
+                why = f"{ex.msg}, line {ex.lineno}" if isinstance(ex, json.JSONDecodeError) else ""
                 raise GaiaParameterError(
-                    f"{flag}: {source} is not a JSON list ({ex.msg}, line {ex.lineno}) — give "
+                    f"{flag}: {source} is not a JSON list ({why or 'nested too deeply'}) — give "
                     "one task id per line, or a JSON list"
                 ) from ex
         else:
@@ -121,7 +122,7 @@ def parse_answers(
     pairs: list[tuple[object, object]] = []
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # JSON lines, or not JSON: read line by line
         data = None
     if isinstance(data, dict):
         pairs = list(data.items())
@@ -133,7 +134,7 @@ def parse_answers(
                 record = json.loads(line)
                 answer = next(record[key] for key in _ANSWER_KEYS if key in record)
                 pairs.append((record["task_id"], answer))
-            except (json.JSONDecodeError, KeyError, StopIteration, TypeError) as ex:
+            except (json.JSONDecodeError, RecursionError, KeyError, StopIteration, TypeError) as ex:
                 raise GaiaParameterError(
                     f'{flag}: {source}, line {number} is not {{"task_id": …, "answer": …}} — '
                     "give a JSON object {task_id: answer} or one such object per line"

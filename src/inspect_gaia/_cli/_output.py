@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ._sanitise import json_text, markdown_cell, markdown_text, printable
+
 FORMATS: tuple[str, ...] = ("table", "markdown", "csv", "json")
 MISSING = "—"
 """How a missing value (no answers on the test split, no price) shows in a human table."""
@@ -65,26 +67,32 @@ def render(
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([[_cell(row.get(c), precise=True) for c in columns] for row in rows])
+        writer.writerows(
+            [[printable(_cell(row.get(c), precise=True)) for c in columns] for row in rows]
+        )
         return out.getvalue()
-    if fmt == "markdown":
-        heading = f"### {title}\n\n" if title else ""
+    if fmt == "markdown":  # what a log holds is shown, never rendered (``_sanitise``)
+        heading = f"### {markdown_text(title, one_line=True)}\n\n" if title else ""
         if not rows and empty:
-            return heading + empty + "\n"
-        lines = ["| " + " | ".join(columns) + " |", "|" + "|".join(" --- " for _ in columns) + "|"]
+            return heading + markdown_text(empty) + "\n"
+        lines = [
+            "| " + " | ".join(map(markdown_cell, columns)) + " |",
+            "|" + "|".join(" --- " for _ in columns) + "|",
+        ]
         lines += [
-            "| " + " | ".join(_cell(row.get(c)).replace("|", "\\|") for c in columns) + " |"
+            "| " + " | ".join(markdown_cell(_cell(row.get(c))) for c in columns) + " |"
             for row in rows
         ]
-        return heading + "\n".join(lines) + "\n" + (f"\n{note}\n" if note else "")
+        return heading + "\n".join(lines) + "\n" + (f"\n{markdown_text(note)}\n" if note else "")
     # The terminal's width: rich asks the standard streams, then $COLUMNS (80 when none is a
     # terminal). Text columns wrap, and columns that still do not fit are left out, rightmost
     # first, with a note: never a row wider than the screen.
     console = Console(file=io.StringIO(), force_terminal=False, width=width)
+    title, note, empty = printable(title), printable(note), printable(empty)
     if not rows and empty:
         console.print((f"{title}: " if title else "") + empty, markup=False, highlight=False)
     else:
-        cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+        cells = [[printable(_cell(row.get(c))) for c in columns] for row in rows]
         widths = fit_columns(columns, cells, console.width)
         shown = [i for i, w in enumerate(widths) if w is not None]
         hidden = [columns[i] for i, w in enumerate(widths) if w is None]
@@ -154,8 +162,8 @@ def fit_columns(
 
 
 def dump_json(document: Any) -> str:
-    """One JSON document, with NaN written as null (JSON has no NaN)."""
-    return json.dumps(_no_nan(document), indent=2, ensure_ascii=False, allow_nan=False)
+    """One JSON document, with NaN written as null (JSON has no NaN), and no raw control codes."""
+    return json_text(json.dumps(_no_nan(document), indent=2, ensure_ascii=False, allow_nan=False))
 
 
 def _no_nan(value: Any) -> Any:

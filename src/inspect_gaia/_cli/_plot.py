@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
 
 from ..errors import GaiaError
 from ..logs.stats import pareto_frontier
 
 _DPI = 130
+IMAGE_EXTENSIONS = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
+"""What ``--plot`` may write: matplotlib picks the format by the name's extension."""
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _image_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and Path(value).suffix.lower() not in IMAGE_EXTENSIONS:
+        raise click.BadParameter(
+            f"{value!r} is not an image file name (the format goes by its ending: "
+            f"{', '.join(IMAGE_EXTENSIONS[:-2])} or .jpg)"
+        )
+    return value
+
+
+def plot_option(help: str) -> Callable[[_F], _F]:
+    """``--plot FILE``: an image's name, refused before any work when it is not one."""
+    return click.option("--plot", type=click.Path(dir_okay=False), callback=_image_name, help=help)
 
 
 def _pyplot() -> Any:

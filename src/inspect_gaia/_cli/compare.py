@@ -18,6 +18,8 @@ from ..logs.comparison import compare_document
 from ..logs.sides import answer_key, read_side
 from ..questionset import parse_question_set
 from ._output import MISSING, dump_json, format_option, render
+from ._plot import plot_option
+from ._sanitise import printable
 
 NO_DIFFERENCES = "no question answered differently"
 LEVEL_COLUMNS = (
@@ -120,7 +122,7 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool) -> str:
     if fmt == "markdown":
         levels = render(rows, list(rows[0]), fmt, title=title, note="\n\n".join(notes))
     else:  # below the terminal table, unwrapped: the verdict must read as one sentence
-        levels = render(rows, list(rows[0]), fmt, title=title) + "\n".join(notes) + "\n"
+        levels = render(rows, list(rows[0]), fmt, title=title) + printable("\n".join(notes)) + "\n"
     differences = render(
         document["differences"],
         DISAGREEMENT_COLUMNS,
@@ -190,7 +192,7 @@ def _lacking(document: Mapping[str, Any]) -> list[str]:
     type=click.Path(exists=True, dir_okay=False),
     help="Corrected answers: JSON {task_id: answer} or JSON lines; they replace the snapshot's.",
 )
-@click.option("--plot", type=click.Path(dir_okay=False), help="Also write a PNG bar chart here.")
+@plot_option("Also write a bar chart here (PNG, SVG, PDF or JPEG, by the name's extension).")
 @click.option(
     "--flagged-wrong",
     is_flag=True,
@@ -230,13 +232,15 @@ def compare(
     sides = read_side(run_a), read_side(run_b)
     for side in sides:
         for skipped in side.skipped:
-            click.echo(f"skipped {skipped.path}: {skipped.reason}", err=True)
+            click.echo(
+                printable(f"skipped {skipped.path}: {skipped.reason}", one_line=True), err=True
+            )
     document = compare_document(*sides, answer_key(sides, dataset_path, question_set), epoch)
     click.echo(_text(document, fmt, table, flagged_wrong), nl=False)
     for line in _lacking(document):
-        click.echo(line, err=True)
+        click.echo(printable(line, one_line=True), err=True)
     if plot:
         from ._plot import plot_compare
 
         plot_compare(document, plot)
-        click.echo(f"plot written to {Path(plot)}", err=True)
+        click.echo(printable(f"plot written to {Path(plot)}", one_line=True), err=True)

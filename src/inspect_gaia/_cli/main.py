@@ -79,10 +79,12 @@ class _Group(click.Group):
             raise UsageLine(ex) from ex
         except Exception as ex:
             from ..errors import GaiaError  # imports inspect_ai: only on this path
+            from ._sanitise import printable
 
             if not isinstance(ex, GaiaError):
                 raise
-            click.echo(f"inspect-gaia: {ex}", err=True)
+            # a path or a value from a log: shown, never obeyed by the terminal
+            click.echo(printable(f"inspect-gaia: {ex}", one_line=True), err=True)
             sys.exit(1)
 
 

@@ -21,6 +21,8 @@ from ..logs.results import group_runs
 from ..logs.stats import LevelStats, read_prices
 from ._failures import BREAKDOWN_COLUMNS, csv_rows, failures_text
 from ._output import MISSING, dump_json, format_option, render
+from ._plot import plot_option
+from ._sanitise import printable
 
 GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
 LEVEL_FIELDS = LevelStats.columns()
@@ -190,11 +192,10 @@ def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong:
     help="Prices in inspect's --model-cost-config format ($ per 1M tokens, per model); they "
     "replace the logs' cost for the models they name.",
 )
-@click.option(
-    "--plot",
-    type=click.Path(dir_okay=False),
-    help="Also write a PNG: accuracy per level with 95% intervals, and accuracy against cost "
-    "(or tokens) with the frontier when there are several groups.",
+@plot_option(
+    "Also write a chart (PNG, SVG, PDF or JPEG, by the name's extension): accuracy per level "
+    "with 95% intervals, and accuracy against cost (or tokens) with the frontier when there are "
+    "several groups."
 )
 @click.option(
     "--breakdown",
@@ -238,7 +239,7 @@ def report(
     prices = read_prices(prices_file) if prices_file else None
     found = read_inspect_logs(logs)
     for skipped in found.skipped:
-        click.echo(f"skipped {skipped.path}: {skipped.reason}", err=True)
+        click.echo(printable(f"skipped {skipped.path}: {skipped.reason}", one_line=True), err=True)
     if not found.runs:
         raise GaiaError(
             f"no usable inspect_gaia log in {', '.join(logs)} ({len(found.skipped)} file(s) "
@@ -249,10 +250,11 @@ def report(
     if prices:
         called = {model for run in runs for s in run.samples for model in s.usage}
         for model in sorted(set(prices) - called):
-            click.echo(f"note: no log called {model}; its prices are unused", err=True)
+            note = f"note: no log called {model}; its prices are unused"
+            click.echo(printable(note, one_line=True), err=True)
     click.echo(_text(document, fmt, breakdown, flagged_wrong), nl=False)
     if plot:
         from ._plot import plot_report
 
         plot_report(document, plot)
-        click.echo(f"plot written to {Path(plot)}", err=True)
+        click.echo(printable(f"plot written to {Path(plot)}", one_line=True), err=True)

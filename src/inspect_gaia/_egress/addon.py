@@ -42,7 +42,7 @@ import socket
 import sys
 from typing import Any
 
-from _urlrules import REFUSAL_MARKER, Rule, parse_rule, request_match  # type: ignore[import-not-found]
+from _urlrules import REFUSAL, Rule, parse_rule, request_match  # type: ignore[import-not-found]
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
 from netpolicy import AddressPolicy, networks  # type: ignore[import-not-found]
 
@@ -182,11 +182,7 @@ class AnswerSourceGuard:
         return None if why is None else str(why)
 
     def _refuse(self, flow: http.HTTPFlow, url: str, rule: Rule) -> None:
-        body = (
-            f"{REFUSAL_MARKER} {url} — {rule.source} is a known GAIA answer source "
-            f"(rule {rule.pattern}); this run blocks answer sources "
-            "(-T block_answer_sources=true).\n"
-        )
+        body = REFUSAL.format(url=url, source=rule.source, rule=rule.pattern) + "\n"
         _log({"refused": url, "source": rule.source, "client": _client(flow)})
         self._answer(flow, 403, body, {"X-Inspect-Gaia-Refused": rule.source})
 

@@ -5,5 +5,7 @@
   library only, because the egress proxy (``_egress/``, started by ``_docker/egress.py``) runs
   the same file inside its container.
 * ``detect``: the evidence in a sample's transcript that the scorer records in
-  ``Score.metadata["contamination"]``.
+  ``Score.metadata["contamination"]``; ``matching`` normalises text and finds a question beside
+  its answer; ``ownfile`` tells the sample's own work with its attachment (calls that only read
+  it, names made from it) from a read.
 """

@@ -10,19 +10,33 @@ sample's messages, ``call`` or ``result``) and its evidence (the URL, or a short
   it) and its gold answer near each other, once both are normalised: the signature of a page that
   lists GAIA questions with their answers, whatever its URL.
 * ``dataset_reference``: a tool call names the dataset without a URL (a repository id, a metadata
-  file name) or this sample's task id (outside its own attachment's name).
+  file name) or this sample's task id (outside a name made from its own attachment).
 * ``refused``: the run's egress proxy refused a request to an answer source
   (``-T block_answer_sources=true``): the sample tried, and read nothing there.
 
-Output of a call that reads the sample's own attachment (it names ``/shared_files`` or the file,
-and no URL) is never flagged. A flag never changes the score: it is for the reader of the log.
+Every tool result is read, with three exceptions that are the sample's own work, never a page:
+
+* the output of a call that only reads the sample's own attachment, decided per command by
+  parsing the call (``ownfile``), not by a word in it: ``cat /shared_files/x.pdf; curl …`` is
+  read; so is everything after a call that may have written into ``/shared_files``;
+* a URL of a listed source that the agent itself wrote in a call (that call is flagged);
+* the question beside its answer when the agent itself wrote them so, in a call (notes it saved
+  and reads back, a ``printf``): the words around the answer in the result are words of such a
+  call. A command that merely holds the answer's digits (``head -41``) is no such call.
+
+Text is cleaned before it is matched: zero-width characters go, non-breaking and thin spaces
+between digit groups are thousands separators, other spaces are spaces. Only the proxy's own
+refusal sentence is cut out of a result (not the rest of its line), and only when it names a
+source and rule of this run's list. Each kind keeps its first ``MAX_FLAGS`` flags; the rest are
+counted in one ``omitted`` entry per kind and place, so no cap hides a later kind of read, and
+refusals are counted in full. Every step is linear in the text it reads (a model writes it). A
+flag never changes the score: it is for the reader of the log.
 """
 
 from __future__ import annotations
 
-import html
 import re
-import unicodedata
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,24 +44,41 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool,
 from inspect_ai.solver import TaskState
 
 from ..agent import SUBMIT_TOOL
-from ..dataset import DEFAULT_INPUT_PROMPT, SHARED_FILES_DIR
+from ..dataset import DEFAULT_INPUT_PROMPT
+from .matching import (
+    PREFIX_CHARS,
+    WINDOW,
+    answers_by_question,
+    clean_text,
+    context,
+    excerpt,
+    grams,
+    normalise_text,
+)
+from .ownfile import derived_name, may_write_attachment, reads_only_attachment
 from .sources import AnswerSources
-from .urlrules import REFUSAL_MARKER, Rule, all_matches, find_urls, normalise
+from .urlrules import REFUSAL, Rule, all_matches, find_urls, normalise
 
 KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused")
 READ_KINDS = frozenset(KINDS) - {"refused"}
 """Kinds that say the sample saw (or asked for, unrefused) an answer source."""
-PREFIX_CHARS = 80
-"""Normalised characters of the question that must appear in a tool result (all, if shorter)."""
-WINDOW = 1000
-"""Normalised characters before and after the question within which the answer must appear."""
-EXCERPT = 80
-"""Characters of context kept each side of the evidence in an excerpt."""
+OMITTED = "omitted"
+"""The kind of the entry that counts a kind's flags beyond ``MAX_FLAGS`` (``of``, ``where``,
+``count``)."""
 MAX_FLAGS = 25
-"""Flags kept per sample (the first ones): the report counts samples, not flags."""
+"""Flags kept per kind and place (the first ones); ``omitted`` entries count the rest."""
 
 _QUESTION_LEAD = DEFAULT_INPUT_PROMPT.split("{question}")[0].rsplit("}", 1)[-1].strip()
 """The template's words right before the question ("Here is the question:")."""
+_URL_RUN = re.compile(r"[^\s\"'<>`|\\^{}]+")
+"""A run of characters a URL may hold (``urlrules``' URL finder never crosses its ends)."""
+_REFUSAL = re.compile(
+    re.escape(REFUSAL)
+    .replace(re.escape("{url}"), r"(?P<url>\S{1,65536})")
+    .replace(re.escape("{source}"), r"(?P<source>[^\n]{1,200}?)")
+    .replace(re.escape("{rule}"), r"(?P<rule>[^\s)]{1,1000})")
+)
+"""The egress proxy's refusal sentence (``_egress/addon.py``), as it writes it."""
 
 
 def question_text(input_text: str) -> str:
@@ -56,65 +87,13 @@ def question_text(input_text: str) -> str:
     return (question if found else input_text).strip()
 
 
-def normalise_text(text: str) -> str:
-    """Lower case, words only: HTML tags and entities, JSON escapes and punctuation are spaces.
-
-    Thousands separators inside numbers are dropped, so ``12,500`` and ``12500`` meet.
-    """
-    text = html.unescape(text)
-    text = re.sub(r"<[^<>]{0,300}>", " ", text)
-    text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
-    text = re.sub(r"\\[nrt\"/\\]", " ", text)
-    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return re.sub(r"[\W_]+", " ", text).strip()
-
-
-def question_with_answer(text: str, question: str, answer: str) -> str | None:
-    """An excerpt of ``text`` when it holds the question's prefix with the answer near it.
-
-    The answer must be a whole-word match within ``WINDOW`` normalised characters of the
-    question, and outside the question's own words (an answer the question itself contains is no
-    evidence).
-    """
-    wanted, gold = normalise_text(question), normalise_text(answer)
-    if not wanted or not gold:
-        return None
-    prefix = wanted[:PREFIX_CHARS]
-    body = normalise_text(text)
-    start = body.find(prefix)
-    while start >= 0:
-        length = len(prefix)
-        while (
-            length < len(wanted)
-            and start + length < len(body)
-            and body[start + length] == wanted[length]
-        ):
-            length += 1
-        around = (
-            body[max(0, start - WINDOW) : start]
-            + " | "
-            + body[start + length : start + length + WINDOW]
-        )
-        if f" {gold} " in f" {around} ":
-            return _excerpt(text, answer) or _excerpt(around, gold) or gold
-        start = body.find(prefix, start + 1)
-    return None
-
-
-def _excerpt(text: str, needle: str) -> str | None:
-    at = text.casefold().find(needle.casefold())
-    if at < 0:
-        return None
-    start, end = max(0, at - EXCERPT), at + len(needle) + EXCERPT
-    snippet = re.sub(r"\s+", " ", text[start:end]).strip()
-    return ("…" if start else "") + snippet + ("…" if end < len(text) else "")
-
-
 def contamination(
     state: TaskState, target: str, sources: AnswerSources, graded: bool = True
 ) -> list[dict[str, Any]]:
-    """Every flag of the sample's transcript (the first ``MAX_FLAGS``), in message order.
+    """Every flag of the sample's transcript in message order, up to ``MAX_FLAGS`` of a kind.
+
+    The first ``MAX_FLAGS`` of each kind in calls, and in results, are kept; ``omitted`` entries at
+    the end count the rest.
 
     Args:
         state: The sample's final state.
@@ -123,8 +102,22 @@ def contamination(
         graded: Whether the answer is known (not the test split): only then is a tool result
             searched for the question with its answer.
     """
-    scan = _Scan(state, target if graded else "", sources)
-    return scan.flags()[:MAX_FLAGS]
+    return _capped(_Scan(state, target if graded else "", sources).flags())
+
+
+def _capped(flags: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first ``MAX_FLAGS`` flags of each kind and place, then a count of the rest of each."""
+    kept: list[dict[str, Any]] = []
+    seen: Counter[tuple[str, str]] = Counter()
+    for flag in flags:
+        seen[flag["kind"], flag["where"]] += 1
+        if seen[flag["kind"], flag["where"]] <= MAX_FLAGS:
+            kept.append(flag)
+    return kept + [
+        {"kind": OMITTED, "of": kind, "where": where, "count": count - MAX_FLAGS}
+        for (kind, where), count in seen.items()
+        if count > MAX_FLAGS
+    ]
 
 
 class _Scan:
@@ -133,50 +126,68 @@ class _Scan:
         self.sources = sources
         self.answer = answer.strip()
         self.question = question_text(state.input_text)
+        self.wanted = normalise_text(self.question)
+        self.gold = normalise_text(self.answer)
         self.own_file = str((state.metadata or {}).get("file_name") or "").lower()
         self.task_id = str(state.sample_id).lower()
+        self.own_untouched = True
+        """No call so far may have written into the attachment's folder."""
+        self.written_urls: set[tuple[str, str] | None] = set()
+        """Listed URLs the agent wrote in its calls (flagged there, not again in a result)."""
+        self.notes: set[str] = set()
+        """Word n-grams of the agent's calls that hold the question (``_answer_read``)."""
 
     def flags(self) -> list[dict[str, Any]]:
+        """Every flag, in message order (a call's before its result's)."""
         found: list[dict[str, Any]] = []
-        calls: dict[str, tuple[str, list[dict[str, Any]]]] = {}
+        calls: dict[str, tuple[list[dict[str, Any]], bool]] = {}
         for index, message in enumerate(self.messages):
             if isinstance(message, ChatMessageAssistant):
                 for call in message.tool_calls or []:
                     if call.function == SUBMIT_TOOL:
                         continue
-                    text = "\n".join(_strings(call.arguments))
+                    text = clean_text("\n".join(_strings(call.arguments)))
                     own = self._call_flags(index, call.function, text)
-                    calls[call.id] = (text, own)
+                    reads_own = self._reads_own(call.function, call.arguments, text)
+                    calls[call.id] = (own, reads_own)
                     found += own
                 for use in _server_tool_uses(message):
-                    own = self._call_flags(index, use.name, use.arguments)
-                    result = self._result_flags(index, use.name, use.result, use.arguments)
+                    arguments = clean_text(use.arguments)
+                    own = self._call_flags(index, use.name, arguments)
+                    result = self._result_flags(index, use.name, use.result)
                     _mark_refused(own, result)
                     found += own + result
             elif isinstance(message, ChatMessageTool) and message.function != SUBMIT_TOOL:
-                call_text, own = calls.get(message.tool_call_id or "", ("", []))
-                result = self._result_flags(index, message.function or "?", message.text, call_text)
+                own, reads_own = calls.get(message.tool_call_id or "", ([], False))
+                if reads_own and self.own_untouched:
+                    continue  # the attachment's content, not a page
+                result = self._result_flags(index, message.function or "?", message.text)
                 _mark_refused(own, result)
                 found += result
         return found
 
+    def _reads_own(self, function: str, arguments: dict[str, Any], text: str) -> bool:
+        """Whether a call only reads the attachment; a call that may write there ends that."""
+        if may_write_attachment(function, arguments, text):
+            self.own_untouched = False
+        return reads_only_attachment(function, arguments, self.own_file)
+
     def _call_flags(self, index: int, tool: str, text: str) -> list[dict[str, Any]]:
         where = {"tool": tool, "message": index, "where": "call"}
+        matches = list(_unique(all_matches(self.sources.rules, text)))
+        self.written_urls.update(_key(url) for url, _ in matches)
+        self._remember_note(text)
         flags = [
             {"kind": "answer_source", **where, "url": url, "source": rule.source}
-            for url, rule in _unique(all_matches(self.sources.rules, text))
+            for url, rule in matches
         ]
-        rest = text.lower()
-        for url in find_urls(text):  # a URL is judged by its rules, not by the words in it
-            rest = rest.replace(url.lower(), " ")
+        rest = _without_urls(text).lower()  # a URL is judged by its rules, not by its words
         for mention, source in self.sources.mentions:
             if mention in rest:
                 flags.append(
                     {"kind": "dataset_reference", **where, "excerpt": mention, "source": source}
                 )
-        if self.own_file:  # its own attachment is named after the task id
-            rest = rest.replace(self.own_file, " ")
-        if self.task_id and self.task_id in rest:
+        if self.task_id and self._names_task_id(rest):
             flags.append(
                 {
                     "kind": "dataset_reference",
@@ -187,36 +198,74 @@ class _Scan:
             )
         return flags
 
-    def _result_flags(
-        self, index: int, tool: str, text: str, call_text: str
-    ) -> list[dict[str, Any]]:
-        if self._reads_own_attachment(call_text):
-            return []
+    def _names_task_id(self, text: str) -> bool:
+        """The task id, other than in a name made from the attachment (which is named after it)."""
+        at = text.find(self.task_id)
+        while at >= 0:
+            if not (self.own_file and derived_name(text, at, len(self.task_id))):
+                return True
+            at = text.find(self.task_id, at + 1)
+        return False
+
+    def _remember_note(self, text: str) -> None:
+        """Keep the words of a call that holds the question: the agent wrote them itself."""
+        if not self.gold:
+            return
+        body = normalise_text(text)
+        if self.wanted[:PREFIX_CHARS] in body:
+            size = len(self.gold.split())
+            self.notes |= grams(body, (size + 1, size + 2))
+
+    def _result_flags(self, index: int, tool: str, text: str) -> list[dict[str, Any]]:
         where = {"tool": tool, "message": index, "where": "result"}
         flags: list[dict[str, Any]] = []
-        kept: list[str] = []
-        for line in text.splitlines():
-            if REFUSAL_MARKER in line:
-                url = next(find_urls(line.split(REFUSAL_MARKER, 1)[1]), "")
-                flags.append({"kind": "refused", **where, "url": url, "excerpt": line.strip()})
-            else:
-                kept.append(line)
-        rest = "\n".join(kept)
+        rest = clean_text(text)
+        refusals = self._refusals(rest)
+        flags += [{"kind": "refused", **where, "url": r["url"], "excerpt": r[0]} for r in refusals]
+        rest = _cut(rest, refusals)
         flags += [
             {"kind": "answer_source", **where, "url": url, "source": rule.source}
             for url, rule in _unique(all_matches(self.sources.rules, rest))
+            if _key(url) not in self.written_urls
         ]
-        known = f" {normalise_text(self.answer)} " in f" {normalise_text(call_text)} "
-        if self.answer and not known:  # an answer the call already held was not read here
-            excerpt = question_with_answer(rest, self.question, self.answer)
+        if self.answer:
+            excerpt = self._answer_read(rest)
             if excerpt is not None:
                 flags.append({"kind": "question_with_answer", **where, "excerpt": excerpt})
         return flags
 
-    def _reads_own_attachment(self, call_text: str) -> bool:
-        lowered = call_text.lower()
-        names_file = SHARED_FILES_DIR in lowered or bool(self.own_file and self.own_file in lowered)
-        return names_file and next(find_urls(call_text), None) is None
+    def _refusals(self, text: str) -> list[re.Match[str]]:
+        """The proxy's refusal sentences in ``text`` that name a source and rule of this list."""
+        known = {(rule.source, rule.pattern) for rule in self.sources.rules}
+        return [m for m in _REFUSAL.finditer(text) if (m["source"], m["rule"]) in known]
+
+    def _answer_read(self, text: str) -> str | None:
+        """An excerpt where ``text`` holds the question with its answer, unless the agent wrote it.
+
+        It did when the words around the answer (one each side) are words of one of its calls
+        that holds the question: notes it saved and reads back, a ``printf`` of both.
+        """
+        body = normalise_text(text)
+        for _, at in answers_by_question(body, self.wanted, self.gold):
+            if context(body, at, len(self.gold)) not in self.notes:
+                return excerpt(text, self.answer) or excerpt(
+                    body[max(0, at - WINDOW) : at + WINDOW], self.gold
+                )
+        return None
+
+
+def _cut(text: str, spans: list[re.Match[str]]) -> str:
+    """``text`` without ``spans`` (what is around them stays, a space in their place)."""
+    parts, at = [], 0
+    for span in spans:
+        parts.append(text[at : span.start()])
+        at = span.end()
+    return " ".join([*parts, text[at:]])
+
+
+def _without_urls(text: str) -> str:
+    """``text`` with every run of URL characters that holds a URL blanked out."""
+    return " ".join(run for run in _URL_RUN.findall(text) if next(find_urls(run), None) is None)
 
 
 def _mark_refused(call_flags: list[dict[str, Any]], result_flags: list[dict[str, Any]]) -> None:

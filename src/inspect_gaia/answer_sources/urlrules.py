@@ -37,6 +37,12 @@ _HOST_CHARS = re.compile(r"^[a-z0-9*.-]+$")
 
 REFUSAL_MARKER = "inspect_gaia egress proxy refused"
 """Starts the proxy's refusal message; the scorer finds refusals in tool results by it."""
+REFUSAL = (
+    REFUSAL_MARKER
+    + " {url} — {source} is a known GAIA answer source (rule {rule}); this run blocks"
+    " answer sources (-T block_answer_sources=true)."
+)
+"""The proxy's refusal sentence (``_egress/addon.py`` fills it; the detection parses it back)."""
 
 NESTED_IN_FULL = 8
 """URLs of one run of URL characters judged with all the text after them; beyond, up to the next."""

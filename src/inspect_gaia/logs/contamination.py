@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..answer_sources.detect import READ_KINDS
+from ..answer_sources.detect import OMITTED, READ_KINDS
 from .results import SampleResult
 from .stats import summarise
 
@@ -32,10 +32,13 @@ def flags_of(sample: SampleResult) -> list[dict[str, Any]]:
     """A sample's contamination flags.
 
     A log written before flags had kinds holds strings (what a call touched: the dataset's name,
-    a metadata file, the task id): they are read as dataset references.
+    a metadata file, the task id): they are read as dataset references, as is anything else
+    that is not a flag with a kind.
     """
     return [
-        f if isinstance(f, dict) else {"kind": "dataset_reference", "excerpt": str(f)}
+        f
+        if isinstance(f, dict) and isinstance(f.get("kind"), str)
+        else {"kind": "dataset_reference", "excerpt": str(f)}
         for f in sample.contamination
     ]
 
@@ -46,8 +49,20 @@ def flagged(sample: SampleResult) -> bool:
 
 
 def refusals(sample: SampleResult) -> int:
-    """Requests of the sample the egress proxy refused (seen in its tool results)."""
-    return sum(f.get("kind") == "refused" and f.get("where") == "result" for f in flags_of(sample))
+    """Requests of the sample the egress proxy refused (seen in its tool results).
+
+    Those beyond the flags a sample keeps are counted in its ``omitted`` entry for them.
+    """
+    count = 0
+    for flag in flags_of(sample):
+        if flag.get("where") != "result":
+            continue
+        if flag.get("kind") == "refused":
+            count += 1
+        elif flag.get("kind") == OMITTED and flag.get("of") == "refused":
+            omitted = flag.get("count")
+            count += omitted if isinstance(omitted, int) and omitted > 0 else 0
+    return count
 
 
 def flagged_wrong(samples: Sequence[SampleResult]) -> list[SampleResult]:
@@ -109,7 +124,7 @@ def contamination_note(block: Mapping[str, Any]) -> str | None:
         )
     if overall["refused_requests"]:
         refused = sum(
-            1 for s in block["samples"] if any(f["kind"] == "refused" for f in s["flags"])
+            1 for s in block["samples"] if any(f.get("kind") == "refused" for f in s["flags"])
         )
         parts.append(
             f"the egress proxy refused {overall['refused_requests']} request"

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import GaiaError, few
+from .files import UnsafeFile, read_text
 from .results import RunResults, SampleResult, by_task_id, comparable_settings
 
 FIELDS = ("task_id", "model_answer")
@@ -36,9 +37,11 @@ def read_leaderboard(path: str | Path) -> list[SampleResult]:
         GaiaError: The file is unreadable or malformed; the message names the line.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as ex:
-        raise GaiaError(f"cannot read {path}: {ex}") from ex
+        text = read_text(path)
+    except UnsafeFile as ex:
+        raise GaiaError(f"cannot read {path}: {ex.reason} — give a leaderboard .jsonl file") from ex
+    except OSError as ex:
+        raise GaiaError(f"cannot read {path}: {ex.strerror or ex}") from ex
     samples: list[SampleResult] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), 1):
@@ -46,9 +49,10 @@ def read_leaderboard(path: str | Path) -> list[SampleResult]:
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError as ex:
+        except (json.JSONDecodeError, RecursionError) as ex:
+            problem = ex.msg if isinstance(ex, json.JSONDecodeError) else "nested too deeply"
             raise GaiaError(
-                f"{path}, line {number}: not JSON ({ex.msg}) — a leaderboard file has one JSON "
+                f"{path}, line {number}: not JSON ({problem}) — a leaderboard file has one JSON "
                 "object per line"
             ) from ex
         if not isinstance(record, dict) or any(key not in record for key in FIELDS):

@@ -1,7 +1,10 @@
 """Reading inspect_gaia's logs: every field a reader uses is checked, and a problem is one line.
 
-A log is read in two steps: its header first (cheap, even for a large log of another task), where
-the ``gaia`` record is validated as a ``GaiaProvenance``; then its samples, each with an id, a GAIA
+A log is a file a stranger may have made, so it is checked before inspect opens it (``files``: a
+regular file, within sizes, no zip bomb). It is then read in two steps: its header first (cheap
+for an ``.eval``, even a large one of another task; a ``.json`` log is read whole, because
+inspect's streaming of a JSON header costs time and memory quadratic in its nesting), where the
+``gaia`` record is validated as a ``GaiaProvenance``; then its samples, each with an id, a GAIA
 level and no twin of the same epoch. A log that fails either step is a ``LogProblem`` naming the
 file, the sample and the field. What the record cannot say is read from the log too: a solver that
 replaced the agent (``scaffold``). inspect_evals' own ``gaia`` logs are read as well, as another
@@ -18,10 +21,12 @@ however it was named.
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
@@ -32,6 +37,7 @@ from pydantic import ValidationError
 from ..dataset import LEVELS
 from ..errors import GaiaError, short
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
+from .files import UnsafeFile, check_log
 from .foreign import ForeignProvenance, is_inspect_evals_gaia, read_foreign, recorded_metadata
 from .provenance import GaiaProvenance, ProvenanceError
 from .results import RunResults, SampleResult
@@ -39,6 +45,7 @@ from .scaffold import read_scaffold
 
 SCORER = "gaia_scorer"
 _DAMAGED = "leave this log out, or rerun the run it came from"
+_UNSAFE = "leave it out: a log is a regular file within those sizes"
 
 
 class LogProblem(GaiaError):
@@ -93,8 +100,9 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
     files: dict[Path, tuple[str, bool]] = {}  # file -> (as shown, named on its own)
 
     def add(file: str, named: bool) -> None:
-        shown, named_before = files.get(Path(file).resolve(), (file, False))
-        files[Path(file).resolve()] = (shown, named or named_before)
+        key = _resolved(file)
+        shown, named_before = files.get(key, (file, False))
+        files[key] = (shown, named or named_before)
 
     for path in paths:
         if not Path(path).is_dir():
@@ -133,6 +141,14 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
     return LogsRead(runs=runs, skipped=skipped)
 
 
+def _resolved(file: str) -> Path:
+    """The file's real path, to read it once; a symlink loop is its own (``_read`` refuses it)."""
+    try:
+        return Path(file).resolve()
+    except (RuntimeError, OSError):
+        return Path(os.path.abspath(file))
+
+
 def _local(name: str) -> str:
     return unquote(urlparse(name).path) if name.startswith("file://") else name
 
@@ -149,8 +165,21 @@ def _unfinished(run: RunResults) -> LogProblem:
 
 
 def _read(path: str | Path) -> RunResults:
-    """Header, provenance and samples of one log; a log with no sample is returned as it is."""
-    header = _inspect_log(path, header_only=True)
+    """Header, provenance and samples of one log; a log with no sample is returned as it is.
+
+    The file is checked first (``files.check_log``): a FIFO, a device or a zip bomb is refused
+    before inspect opens it.
+    """
+    try:
+        check_log(path)
+    except UnsafeFile as ex:
+        raise LogProblem(path, ex.reason, fix=_UNSAFE) from ex
+    except FileNotFoundError as ex:
+        raise LogProblem(path, "no such file", fix="check the path") from ex
+    # A JSON log is read whole at once: inspect streams a JSON header with a prefix per event
+    # that grows with the nesting, so a deeply nested file took time and memory quadratic in it.
+    whole = Path(path).suffix != ".eval"
+    header = _inspect_log(path, header_only=not whole)
     try:
         provenance = GaiaProvenance.from_metadata(header.eval.metadata)
     except ProvenanceError as ex:
@@ -161,7 +190,7 @@ def _read(path: str | Path) -> RunResults:
             f"not an inspect_gaia log (a log of {header.eval.task}, with no gaia task metadata)",
             fix="name inspect_gaia's logs, or a folder of logs (other tasks' are skipped there)",
         )
-    log = _inspect_log(path, header_only=False)
+    log = header if whole else _inspect_log(path, header_only=False)
     config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
     foreign: ForeignProvenance | None = None
     if provenance is not None:
@@ -209,9 +238,6 @@ def _inspect_log(path: str | Path, *, header_only: bool) -> EvalLog:
     except FileNotFoundError as ex:
         raise LogProblem(path, "no such file", fix="check the path") from ex
     except Exception as ex:  # inspect raises several types for a missing or damaged log
-        if header_only and Path(path).suffix != ".eval":
-            # a JSON header is read by streaming, whose errors say little: read it whole
-            return _inspect_log(path, header_only=False)
         reason = f"not an inspect log ({_unreadable(path, ex)})"
         raise LogProblem(path, reason, _NOT_A_LOG) from ex
 
@@ -221,6 +247,8 @@ _NOT_A_LOG = "name inspect logs (.eval, .json) or a folder of them"
 
 def _unreadable(path: str | Path, ex: Exception) -> str:
     """Why inspect could not read a file, in a few words (never zip's or JSON's jargon alone)."""
+    if isinstance(ex, RecursionError) or "recursion" in str(ex).lower():
+        return "JSON nested too deeply to read"
     if Path(path).suffix == ".eval" and (
         isinstance(ex, zipfile.BadZipFile) or "EOCD" in str(ex) or "zip" in str(ex).lower()
     ):
@@ -282,8 +310,16 @@ def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -
         usage=dict(sample.model_usage),
         working_time=sample.working_time,
         metadata=recorded_metadata(sample),
-        contamination=tuple((score.metadata or {}).get("contamination") or ()) if score else (),
+        contamination=_flags(score.metadata) if score else (),
     )
+
+
+def _flags(metadata: dict[str, Any] | None) -> tuple[Any, ...]:
+    """``Score.metadata["contamination"]``: a list of flags (anything else is one odd flag)."""
+    flags = (metadata or {}).get("contamination")
+    if isinstance(flags, list):
+        return tuple(flags)
+    return () if flags is None else (flags,)
 
 
 def _level(sample: EvalSample, path: str | Path, as_text: bool) -> int:

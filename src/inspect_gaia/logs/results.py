@@ -17,8 +17,9 @@ from typing import Any
 
 from inspect_ai.model import ModelUsage
 
-from ..errors import GaiaError
+from ..errors import GaiaError, few
 from .comparability import Scaffold, comparability_flags
+from .files import UnsafeFile, read_text
 from .foreign import ForeignProvenance
 from .provenance import GaiaProvenance, question_set_flag
 
@@ -216,29 +217,65 @@ def group_runs(runs: Sequence[RunResults]) -> list[RunGroup]:
 _LEVEL_FILE = re.compile(r"gaia_\d+_level(\d)\.jsonl$")
 
 
-def read_evalscope_run(directory: str | Path) -> RunResults:
-    """Read an evalscope GAIA output directory (its ``reviews/<model>/gaia_*.jsonl`` files).
+def evalscope_review_files(directory: str | Path) -> list[Path]:
+    """The GAIA review files of an EvalScope output folder, or of one model's folder in it.
 
-    Raises:
-        GaiaError: No GAIA review files are there.
+    ``reviews/<model>/gaia_*.jsonl`` under the folder, or ``gaia_*.jsonl`` in ``reviews/<model>``;
+    ``[]`` when it is neither.
     """
     root = Path(directory)
     files = sorted(root.glob("reviews/*/gaia_*.jsonl"))
+    if not files and root.parent.name == "reviews":
+        files = sorted(root.glob("gaia_*.jsonl"))
+    return files
+
+
+def read_evalscope_run(directory: str | Path) -> RunResults:
+    """Read an EvalScope GAIA output folder: its ``reviews/<model>/gaia_*.jsonl`` files.
+
+    ``directory`` may also be one model's folder, ``reviews/<model>``. Reviews of several models
+    are several runs, and a question reviewed twice is no run at all: both are refused rather
+    than merged.
+
+    Raises:
+        GaiaError: No GAIA review files are there, several models' are, a file cannot be read
+            or holds a malformed line, or a task id is there twice.
+    """
+    root = Path(directory)
+    files = evalscope_review_files(root)
     if not files:
         raise GaiaError(
             f"{root} is not an evalscope GAIA output directory: no reviews/<model>/gaia_*.jsonl"
         )
+    models = sorted({file.parent.name for file in files})
+    if len(models) > 1:
+        raise GaiaError(
+            f"{root} holds the reviews of {len(models)} models ({few(models)}), which are "
+            f"separate runs — name one model's folder, e.g. {root / 'reviews' / models[0]}"
+        )
     samples: list[SampleResult] = []
+    where: dict[str, str] = {}
     for file in files:
         match = _LEVEL_FILE.search(file.name)
-        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                samples.append(
-                    _evalscope_review(line, match.group(1) if match else "0", file, number)
+        try:
+            text = read_text(file)
+        except (UnsafeFile, OSError) as ex:
+            reason = ex.reason if isinstance(ex, UnsafeFile) else ex.strerror or str(ex)
+            raise GaiaError(f"cannot read {file}: {reason} — is the run complete?") from ex
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            sample = _evalscope_review(line, match.group(1) if match else "0", file, number)
+            if sample.task_id in where:
+                first = where[sample.task_id]
+                raise GaiaError(
+                    f"task id {sample.task_id} is reviewed twice in {root} ({first} and "
+                    f"{file.name}, line {number}) — keep one review per question: are two runs' "
+                    "reviews in one folder?"
                 )
-    return RunResults(
-        source=str(root), model=files[0].parent.name, split="validation", samples=tuple(samples)
-    )
+            where[sample.task_id] = f"{file.name}, line {number}"
+            samples.append(sample)
+    return RunResults(source=str(root), model=models[0], split="validation", samples=tuple(samples))
 
 
 def _evalscope_review(line: str, file_level: str, file: Path, number: int) -> SampleResult:
@@ -258,6 +295,11 @@ def _evalscope_review(line: str, file_level: str, file: Path, number: int) -> Sa
     except json.JSONDecodeError as ex:
         raise GaiaError(
             f"{file}, line {number}: not JSON ({ex.msg}) — is the run complete?"
+        ) from ex
+    except RecursionError as ex:
+        raise GaiaError(
+            f"{file}, line {number}: JSON nested too deeply to read — is this an evalscope GAIA "
+            "output directory?"
         ) from ex
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as ex:
         raise GaiaError(

@@ -2,7 +2,8 @@
 
 A side is read from a path:
 
-* a directory with ``reviews/<model>/gaia_*.jsonl``: an evalscope GAIA output directory;
+* a directory with ``reviews/<model>/gaia_*.jsonl``: an evalscope GAIA output directory of one
+  model (of several: name one model's folder, ``reviews/<model>``);
 * a ``.jsonl`` file: predictions in the official leaderboard format (``leaderboard``), which
   smolagents, OpenHands and most agent repositories can write;
 * any other file or directory: inspect logs, this package's or inspect_evals' ``gaia`` task's
@@ -32,7 +33,7 @@ from ..snapshot_files import read_records
 from .leaderboard import read_leaderboard
 from .provenance import GaiaProvenance
 from .read import Skipped, read_inspect_logs
-from .results import SampleResult, group_runs, read_evalscope_run
+from .results import SampleResult, evalscope_review_files, group_runs, read_evalscope_run
 
 SPLIT = "validation"
 EVALSCOPE = "evalscope"
@@ -74,7 +75,7 @@ def read_side(path: str) -> Side:
         GaiaError: The path is none of those, is a test-split run, or holds several runs.
     """
     where = Path(path)
-    if where.is_dir() and any(where.glob("reviews/*/gaia_*.jsonl")):
+    if where.is_dir() and evalscope_review_files(where):
         run = read_evalscope_run(where)
         return Side(path, EVALSCOPE, run.model, run.samples, logs=(path,))
     if where.is_file() and where.suffix == ".jsonl":

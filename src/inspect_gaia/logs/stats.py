@@ -221,6 +221,8 @@ def read_prices(path: str | Path) -> dict[str, ModelCost]:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as ex:
         raise GaiaError(f"cannot read prices from {path}: {ex}") from ex
+    except RecursionError as ex:
+        raise GaiaError(f"cannot read prices from {path}: nested too deeply") from ex
     except yaml.YAMLError as ex:
         mark = getattr(ex, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -1,0 +1,243 @@
+"""Opening files a model or a stranger may have written: regular files only, in bounded sizes.
+
+``report``, ``compare`` and ``submission`` read logs, EvalScope folders and leaderboard files
+that someone else may have made. Such a file must not hang a reader (a FIFO, a device, a symlink
+to ``/dev/zero``), nor make it decompress or hold more than a log can sensibly be (a zip bomb
+named ``.eval``). So before anything is read:
+
+* the path must be a regular file (after its symlinks), of at most a limit for its kind
+  (``check_file``); text is read through ``read_text``, which opens without blocking and
+  re-checks what it opened;
+* an ``.eval`` archive (``check_archive``) may hold at most ``MAX_HEADER`` in each header part,
+  ``MAX_SAMPLE`` in each sample, and ``max_unpacked`` of the file's size in all. The sizes are
+  first read from the archive's directory (free), then each member is decompressed in bounded
+  chunks and thrown away, counting, so a member that holds more than it says is caught too: inspect
+  decompresses a member whole, without looking at the size it claims.
+
+The limits are far above any real GAIA log (a sample is a few MB even with images, and a whole run
+is seldom over a GB, compressed about tenfold) and far below what hurts a machine. The price is
+one more decompression of a log before inspect reads it, without keeping anything.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import zstandard
+
+MiB = 2**20
+MAX_HEADER = 64 * MiB
+"""Bytes a header part of an ``.eval`` (``header.json``, the journal, reductions) may unpack to."""
+MAX_SAMPLE = 256 * MiB
+"""Bytes one sample of an ``.eval`` may unpack to."""
+MAX_LOG = 4096 * MiB
+"""Bytes all of an ``.eval`` may unpack to, and a ``.json`` log may be."""
+MAX_RATIO = 200
+"""An ``.eval`` may unpack to this many times its size (inspect's logs: about ten) …"""
+FLOOR = 256 * MiB
+"""… or to this, whichever is more."""
+MAX_TEXT = 256 * MiB
+"""Bytes of a leaderboard or EvalScope review file."""
+_CHUNK = MiB
+_ZSTD = 93  # the ZIP method number of zstandard, which inspect writes
+_LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
+
+
+class UnsafeFile(Exception):
+    """A file that is not read; ``reason`` says why in a few words, without the path."""
+
+    def __init__(self, reason: str) -> None:
+        """The reason."""
+        super().__init__(reason)
+        self.reason = reason
+
+
+def size_text(size: float) -> str:
+    """Bytes in KB, MB or GB, as a reader says them."""
+    if size >= 2**30:
+        return f"{size / 2**30:.1f} GB"
+    return f"{size / 2**20:.0f} MB" if size >= 2**20 else f"{size / 2**10:.0f} KB"
+
+
+def check_file(path: str | Path, limit: int) -> int:
+    """The size of ``path``, a regular file (its symlinks followed) of at most ``limit`` bytes.
+
+    Raises:
+        UnsafeFile: Anything else: a FIFO, a device, a socket, a directory, a larger file.
+        FileNotFoundError: Nothing is there.
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as ex:
+        raise UnsafeFile(f"cannot be read ({ex.strerror or ex})") from ex
+    return _checked(info, limit)
+
+
+def _checked(info: os.stat_result, limit: int) -> int:
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeFile(f"not a regular file but {_kind(info.st_mode)}")
+    if info.st_size > limit:
+        raise UnsafeFile(
+            f"{size_text(info.st_size)}, over the {size_text(limit)} such a file may be"
+        )
+    return info.st_size
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    ):
+        if test(mode):
+            return name
+    return "something else"
+
+
+def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes.
+
+    Opened without blocking (a FIFO that appeared since a check does not hang), then checked again.
+
+    Raises:
+        UnsafeFile: Not a regular file, too large, or not UTF-8.
+        OSError: It cannot be opened.
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb") as file:
+        _checked(os.fstat(descriptor), limit)
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise UnsafeFile(f"larger than the {size_text(limit)} such a file may be")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as ex:
+        raise UnsafeFile(f"not UTF-8 text (byte {ex.start})") from ex
+
+
+def check_log(path: str | Path) -> None:
+    """A log file that inspect may read: regular, and within the sizes above.
+
+    Raises:
+        UnsafeFile: It is not.
+        FileNotFoundError: Nothing is there.
+    """
+    size = check_file(path, MAX_LOG)
+    if Path(path).suffix == ".eval":
+        check_archive(path, max_unpacked(size))
+
+
+def max_unpacked(size: int) -> int:
+    """Bytes an ``.eval`` of ``size`` bytes may unpack to."""
+    return min(MAX_LOG, max(FLOOR, MAX_RATIO * size))
+
+
+def check_archive(path: str | Path, allowed: int) -> None:
+    """Every member of the zip archive at ``path`` within its limit, and all within ``allowed``.
+
+    Not a zip archive at all is not this check's business (inspect says so).
+
+    Raises:
+        UnsafeFile: A member unpacks, or says it unpacks, to more than its limit, or to more
+            than it says; or the members together to more than ``allowed``.
+    """
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+        return
+    with archive:
+        members = archive.infolist()
+        said = sum(m.file_size for m in members)
+        if said > allowed:
+            raise UnsafeFile(_too_much(said, allowed))
+        for member in members:
+            limit = min(_limit(member.filename), member.file_size)
+            if member.file_size > _limit(member.filename):
+                raise UnsafeFile(_member_over(member, member.file_size))
+            _count(path, member, limit)
+
+
+def _limit(name: str) -> int:
+    return MAX_SAMPLE if name.startswith("samples/") else MAX_HEADER
+
+
+def _too_much(size: int, allowed: int) -> str:
+    return (
+        f"unpacks to {size_text(size)}, more than the {size_text(allowed)} a log of its size may "
+        "(a zip bomb?)"
+    )
+
+
+def _member_over(member: zipfile.ZipInfo, size: int) -> str:
+    limit = size_text(_limit(member.filename))
+    return f"its part {member.filename} unpacks to {size_text(size)}, over the {limit} allowed"
+
+
+def _count(path: str | Path, member: zipfile.ZipInfo, limit: int) -> None:
+    """Decompress ``member`` in chunks, keeping nothing; more than ``limit`` bytes is refused."""
+    with open(path, "rb") as file:
+        file.seek(member.header_offset)
+        header = file.read(_LOCAL_HEADER.size)
+        if len(header) < _LOCAL_HEADER.size:
+            return  # a damaged archive: inspect says what is wrong with it
+        *_, name_length, extra_length = _LOCAL_HEADER.unpack(header)
+        file.seek(member.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
+        total = 0
+        for chunk in _unpacked(_Slice(file, member.compress_size), member.compress_type):
+            total += len(chunk)
+            if total > limit:
+                raise UnsafeFile(
+                    f"its part {member.filename} unpacks to more than the "
+                    f"{size_text(member.file_size)} it says (a zip bomb?)"
+                )
+
+
+class _Slice(io.RawIOBase):
+    """The next ``size`` bytes of a file, as a stream."""
+
+    def __init__(self, file: io.BufferedReader, size: int) -> None:
+        self.file, self.left = file, size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def read(self, size: int | None = -1) -> bytes:
+        wanted = self.left if size is None or size < 0 else min(size, self.left)
+        data = self.file.read(wanted)
+        self.left -= len(data)
+        return data
+
+
+def _unpacked(data: _Slice, method: int) -> Iterator[bytes]:
+    """A member's decompressed bytes, ``_CHUNK`` at most at a time."""
+    if method == zipfile.ZIP_STORED:
+        yield from iter(lambda: data.read(_CHUNK), b"")
+    elif method == zipfile.ZIP_DEFLATED:
+        inflate = zlib.decompressobj(-15)
+        for compressed in iter(lambda: data.read(_CHUNK), b""):
+            pending = compressed
+            while pending and not inflate.eof:
+                yield inflate.decompress(pending, _CHUNK)
+                pending = inflate.unconsumed_tail
+    elif method == _ZSTD:
+        frames = io.BufferedReader(data)
+        reader = zstandard.ZstdDecompressor().stream_reader(frames, read_across_frames=True)
+        yield from iter(lambda: reader.read(_CHUNK), b"")
+    else:
+        raise UnsafeFile(f"compressed with ZIP method {method}, which inspect never writes")
