@@ -240,11 +240,14 @@ def test_report_rejects_a_non_log(tmp_path: Path) -> None:
     )
 
 
-def test_report_refuses_two_runs_of_the_same_questions(tmp_path: Path) -> None:
-    write_log(tmp_path / "one.eval", RUN_SAMPLES, run_id="1")
-    write_log(tmp_path / "two.eval", RUN_SAMPLES, run_id="2")
-    code, _, err = invoke("report", str(tmp_path))
+def test_report_refuses_two_named_runs_of_the_same_questions(tmp_path: Path) -> None:
+    """Named one by one they are refused; their folder shows each run (test_folder_runs.py)."""
+    one = write_log(tmp_path / "one.eval", RUN_SAMPLES, run_id="1")
+    two = write_log(tmp_path / "two.eval", RUN_SAMPLES, run_id="2")
+    code, _, err = invoke("report", str(one), str(two))
     assert code == 1 and err.count("\n") == 1 and "not a run and its eval-retry" in err
+    groups = report_json(str(tmp_path))["groups"]
+    assert sorted(g["run"] for g in groups) == ["run 2026-12-03 00:00 1", "run 2026-12-03 00:00 2"]
 
 
 def test_report_of_an_empty_directory(tmp_path: Path) -> None:

@@ -71,7 +71,8 @@ def final_answer(state: TaskState) -> tuple[str, str]:
 def how_it_ended() -> dict[str, str]:
     """``error`` and/or ``limit`` when the sample did not end on its own (from its transcript).
 
-    Such a sample is still scored, and counts as wrong unless it had submitted a right answer.
+    Such a sample is still scored on ``final_answer``: an errored one is wrong unless it had
+    submitted a right answer; a limit-hit one can also be right on its last ``FINAL ANSWER:``.
     """
     from inspect_ai.event import ErrorEvent, SampleLimitEvent
     from inspect_ai.log import transcript

@@ -211,9 +211,10 @@ def compare(
 ) -> None:
     """Put two GAIA runs A and B side by side on the questions both answered.
 
-    A and B may each be: inspect_gaia logs (a file, or a folder of one run's logs, merged as
-    report merges them), an inspect_evals `gaia` log, an evalscope GAIA output folder, or a JSONL
-    file in the leaderboard format (task_id, model_answer). Both are re-scored with the official
+    A and B may each be: inspect_gaia logs (a file, or a folder of one model's logs, merged as
+    report merges them; of several runs there, the newest complete one, named on stderr), an
+    inspect_evals `gaia` log, an evalscope GAIA output folder, or a JSONL file in the leaderboard
+    format (task_id, model_answer). Both are re-scored with the official
     GAIA scorer against one answer key, per level and overall; with the exact McNemar p-value and
     a 95% interval of the difference (a paired t-test with epochs), and the questions answered
     differently. --format json prints one document.
@@ -228,9 +229,11 @@ def compare(
         require_matplotlib()
     question_set = parse_question_set(exclude, answers, ("--exclude", "--answers"))
     sides = read_side(run_a), read_side(run_b)
-    for side in sides:
+    for name, side in zip("AB", sides, strict=True):
         for skipped in side.skipped:
             click.echo(f"skipped {skipped.path}: {skipped.reason}", err=True)
+        for line in side.chosen:  # a folder of several runs: which one this side is
+            click.echo(f"{name}: {line}", err=True)
     document = compare_document(*sides, answer_key(sides, dataset_path, question_set), epoch)
     click.echo(_text(document, fmt, table, flagged_wrong), nl=False)
     for line in _lacking(document):

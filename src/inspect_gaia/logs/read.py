@@ -29,11 +29,11 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 from inspect_ai.scorer import CORRECT
 from pydantic import ValidationError
 
-from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
-from .provenance import GaiaProvenance, ProvenanceError
 from ..dataset import LEVELS
 from ..errors import GaiaError, short
+from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
 from .foreign import ForeignProvenance, is_inspect_evals_gaia, read_foreign, recorded_metadata
+from .provenance import GaiaProvenance, ProvenanceError
 from .results import RunResults, SampleResult
 from .scaffold import read_scaffold
 
@@ -65,6 +65,9 @@ class LogsRead:
 
     runs: list[RunResults]
     skipped: list[Skipped]
+    in_folder: frozenset[str] = frozenset()
+    """The runs' sources found in a folder rather than named (``results.group_runs`` keeps
+    separate runs of equal settings apart there, and refuses them among named files)."""
 
 
 def read_inspect_log(path: str | Path) -> RunResults:
@@ -100,7 +103,7 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
         if not Path(path).is_dir():
             add(str(path), named=True)
             continue
-        found = [_local(info.name) for info in list_eval_logs(str(path), recursive=True)]
+        found = [_shown(path, info.name) for info in list_eval_logs(str(path), recursive=True)]
         if not found:
             raise GaiaError(
                 f"no inspect logs (*.eval, *.json) in directory {path} — name the folder that "
@@ -111,6 +114,7 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
     runs: list[RunResults] = []
     unfinished: list[tuple[RunResults, bool]] = []
     skipped: list[Skipped] = []
+    in_folder: set[str] = set()
     for shown, named in files.values():
         try:
             run = _read(shown)
@@ -119,6 +123,8 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
                 raise
             skipped.append(Skipped(shown, ex.reason))
             continue
+        if not named:
+            in_folder.add(run.source)
         if run.samples:
             runs.append(run)
         else:
@@ -130,11 +136,16 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
         if named:
             raise _unfinished(run)
         skipped.append(Skipped(run.source, _unfinished(run).reason))
-    return LogsRead(runs=runs, skipped=skipped)
+    return LogsRead(runs=runs, skipped=skipped, in_folder=frozenset(in_folder))
 
 
-def _local(name: str) -> str:
-    return unquote(urlparse(name).path) if name.startswith("file://") else name
+def _shown(folder: str | Path, name: str) -> str:
+    """A log found in ``folder`` as the user would write it: ``logs/x.eval`` for ``logs/``."""
+    local = unquote(urlparse(name).path) if name.startswith("file://") else name
+    try:
+        return str(Path(folder) / Path(local).relative_to(Path(folder).resolve()))
+    except ValueError:  # not under the folder as resolved (a remote log store): as inspect says
+        return local
 
 
 def _unfinished(run: RunResults) -> LogProblem:
@@ -192,6 +203,7 @@ def _read(path: str | Path) -> RunResults:
         epochs=log.eval.config.epochs or 1,
         config=config,
         not_run=_not_run(log),
+        subset=log.eval.config.limit is not None or log.eval.config.sample_id is not None,
     )
 
 
