@@ -18,7 +18,7 @@ from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
 from inspect_gaia._params import GaiaParams
 from inspect_gaia.logs.provenance import GaiaProvenance
 from inspect_gaia.sandbox import PROVIDERS
-from inspect_gaia.task import gaia_questions
+from inspect_gaia.task import gaia_questions, parameter_names
 from tests.helpers_runs import MODEL
 from tests.scenario import GAIA_TINY, VALIDATION_DIR
 
@@ -43,7 +43,8 @@ def parse_params(**raw: object) -> GaiaParams:
 
     ``parse`` has no defaults of its own (a value ``gaia()`` forgot to pass on is a type error).
     """
-    defaults = {name: p.default for name, p in inspect.signature(gaia).parameters.items()}
+    signature = inspect.signature(gaia).parameters
+    defaults = {name: signature[name].default for name in parameter_names()}
     return GaiaParams.parse(**{**defaults, **raw})
 
 
