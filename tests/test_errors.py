@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import io
 import pkgutil
 from pathlib import Path
 from types import ModuleType
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 import rich
+from rich.console import Console
 
 import inspect_gaia
 from inspect_gaia.errors import GaiaError, GaiaParameterError, one_of
@@ -79,24 +81,26 @@ def _raised_errors() -> list[tuple[str, GaiaError]]:
     return errors
 
 
-def _as_inspect_prints(error: BaseException) -> str:
-    """What `inspect eval` prints for an error raised while it creates or runs the task."""
+def _as_inspect_prints(error: BaseException, monkeypatch: pytest.MonkeyPatch) -> str:
+    """What `inspect eval` prints for an error raised while it creates or runs the task.
+
+    inspect's handler prints with ``rich.print``, on rich's global console: a console of our own
+    stands in for it (wide: the text as one line), whatever other tests did to the global one.
+    """
     from inspect_ai._util.error import exception_hook  # the handler `inspect eval` installs
 
-    console = rich.get_console()
-    width, console.width = console.width, 2000  # no wrapping: the text, as one line
-    try:
-        with console.capture() as captured:
-            exception_hook()(type(error), error, None)
-    finally:
-        console.width = width
-    return captured.get().strip()
+    out = io.StringIO()
+    monkeypatch.setattr(rich, "_console", Console(file=out, width=2000, force_terminal=False))
+    exception_hook()(type(error), error, None)
+    return out.getvalue().strip()
 
 
-def test_every_message_prints_through_inspects_console_as_written() -> None:
+def test_every_message_prints_through_inspects_console_as_written(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     errors = _raised_errors()
     assert len(errors) >= 90, "the sweep found too few raise sites"
-    wrong = [(where, str(e), _as_inspect_prints(e)) for where, e in errors]
+    wrong = [(where, str(e), _as_inspect_prints(e, monkeypatch)) for where, e in errors]
     wrong = [item for item in wrong if item[1] != item[2]]
     assert wrong == []
     texts = {str(error) for _, error in errors}
@@ -104,6 +108,6 @@ def test_every_message_prints_through_inspects_console_as_written() -> None:
     assert any("'inspect-gaia[k8s]'" in text for text in texts)
 
 
-def test_brackets_survive_inspects_console() -> None:
+def test_brackets_survive_inspects_console(monkeypatch: pytest.MonkeyPatch) -> None:
     for text in ("pip install 'inspect-gaia[mcp]'", "[max_attempts=2]", "a [/] b", r"c:\[x]"):
-        assert _as_inspect_prints(GaiaError(text)) == text
+        assert _as_inspect_prints(GaiaError(text), monkeypatch) == text

@@ -194,7 +194,7 @@ class GaiaProvenance(_Record):
             raise ProvenanceError(
                 f"{METADATA_KEY}.schema_version is {version}, newer than this inspect_gaia reads "
                 f"(up to {SCHEMA_VERSION})",
-                fix="upgrade inspect-gaia (pip install -U inspect-gaia)",
+                fix="upgrade inspect-gaia (`pip install .` in a newer checkout)",
             )
         try:
             return cls.model_validate(record)
