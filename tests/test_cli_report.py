@@ -197,7 +197,13 @@ def test_without_prices_the_cost_is_missing_not_zero(tmp_path: Path) -> None:
     assert group["cost_source"] is None and overall(group)["cost"] is None
     assert overall(group)["cost_per_correct"] is None and overall(group)["input_tokens"] == 50
     code, out, _ = invoke("report", str(log))
-    assert code == 0 and "no cost: see the README on --model-cost-config" in out
+    assert code == 0 and "`inspect-gaia report --model-cost-config prices.yaml`" in " ".join(
+        out.split()
+    )
+    # in Markdown, for pasting: the line goes to stderr, the document stays clean
+    code, out, err = invoke("report", str(log), "--format", "markdown")
+    assert code == 0 and "no cost" not in out
+    assert err.startswith("no cost: the logs carry no prices — give them")
 
 
 def test_the_test_split_has_no_accuracy(tmp_path: Path) -> None:

@@ -27,6 +27,12 @@ from ._output import MISSING, dump_json, format_option, render
 
 GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
 LEVEL_FIELDS = LevelStats.columns()
+KEEP = ("accuracy", "95% CI", "flags", "cost", "$/question", "$/correct")
+"""Columns a narrow terminal drops last: the verdict, its interval and flags, and the cost."""
+NO_COST = (
+    "no cost: the logs carry no prices — give them (dollars per million tokens) with "
+    "`inspect-gaia report --model-cost-config prices.yaml`"
+)
 
 # -- human tables ----------------------------------------------------------------------------------
 
@@ -144,7 +150,9 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
             if set(document["settings_differ"]) - {"model"}
             else ""
         )
-        parts.append(render(rows, list(rows[0]), fmt, title="GAIA overall, best first", note=note))
+        parts.append(
+            render(rows, list(rows[0]), fmt, title="GAIA overall, best first", note=note, keep=KEEP)
+        )
     for group in groups:
         k = group["epochs"]
         title = (
@@ -155,10 +163,15 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
         rows = [_accuracy_row(level) for level in group["levels"]]
         if flagged_wrong:
             rows = with_flagged_wrong(rows, group["contamination"], fmt)
-        parts.append(render(rows, list(rows[0]), fmt, title=title, note=flags and f"⚠ {flags}"))
+        keep = (*KEEP, FLAGGED_WRONG_COLUMN)
+        note = flags and f"⚠ {flags}"
+        parts.append(render(rows, list(rows[0]), fmt, title=title, note=note, keep=keep))
         effort = [_effort_row(level) for level in group["levels"]]
-        note = "" if group["cost_source"] else "no cost: see the README on --model-cost-config"
-        parts.append(render(effort, list(effort[0]), fmt, title="Cost and effort", note=note))
+        # in Markdown, on stderr instead (report): the document is for pasting as it is
+        note = NO_COST if not group["cost_source"] and fmt == "table" else ""
+        parts.append(
+            render(effort, list(effort[0]), fmt, title="Cost and effort", note=note, keep=KEEP)
+        )
     return "\n".join(parts)
 
 
@@ -269,6 +282,8 @@ def report(
         for model in sorted(set(prices) - called):
             click.echo(f"note: no log called {model}; its prices are unused", err=True)
     click.echo(_text(document, fmt, breakdown, flagged_wrong), nl=False)
+    if fmt == "markdown" and not all(group["cost_source"] for group in document["groups"]):
+        click.echo(NO_COST, err=True)
     if plot:
         from ._plot import plot_report
 
