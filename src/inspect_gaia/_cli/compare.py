@@ -213,7 +213,12 @@ def _lacking(document: Mapping[str, Any]) -> list[str]:
     type=click.Path(exists=True, dir_okay=False),
     help="Corrected answers: JSON {task_id: answer} or JSON lines; they replace the snapshot's.",
 )
-@click.option("--plot", type=click.Path(dir_okay=False), help="Also write a PNG bar chart here.")
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False),
+    help="Also write a PNG: accuracy per level, each with its 95% interval and n, and A − B "
+    "with its interval.",
+)
 @click.option(
     "--flagged-wrong",
     is_flag=True,
