@@ -18,7 +18,7 @@ from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
 from inspect_gaia._params import GaiaParams
 from inspect_gaia.logs.provenance import GaiaProvenance
 from inspect_gaia.sandbox import PROVIDERS
-from inspect_gaia.task import gaia_questions
+from inspect_gaia.task import gaia_questions, parameter_names
 from tests.helpers_runs import MODEL
 from tests.scenario import GAIA_TINY, VALIDATION_DIR
 
@@ -43,7 +43,8 @@ def parse_params(**raw: object) -> GaiaParams:
 
     ``parse`` has no defaults of its own (a value ``gaia()`` forgot to pass on is a type error).
     """
-    defaults = {name: p.default for name, p in inspect.signature(gaia).parameters.items()}
+    signature = inspect.signature(gaia).parameters
+    defaults = {name: signature[name].default for name in parameter_names()}
     return GaiaParams.parse(**{**defaults, **raw})
 
 
@@ -80,6 +81,7 @@ def write_log(
     created: str = "2026-12-03T00:00:00+00:00",
     epochs: int = 1,
     message_limit: int | None = None,
+    limit: int | None = None,
     status: Literal["started", "success", "cancelled", "error"] = "success",
     sandbox: SandboxEnvironmentSpec | None = None,
     solver: str | None = None,
@@ -89,8 +91,8 @@ def write_log(
     """Write an inspect_gaia log of ``gaia(**params)`` without running anything (for unit tests).
 
     ``metadata`` replaces the task metadata (a log of another task: ``{}``). Also settable: inspect's
-    task id (an eval-retry keeps it), the creation time, epochs, a ``--message-limit``, the
-    status, the sandbox spec inspect records, and a solver that replaced the task's agent
+    task id (an eval-retry keeps it), the creation time, epochs, a ``--message-limit``, a
+    ``--limit``, the status, the sandbox spec inspect records, and a solver that replaced the task's agent
     (``solver``, ``solver_args``: what ``inspect eval --solver X -S a=1`` records) with the tools
     each sample's model call offered (``offered_tools``; ``None``: no model call is logged).
     Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
@@ -180,7 +182,7 @@ def write_log(
             task_version=task_version,
             dataset=EvalDataset(name="gaia-validation"),
             model=model,
-            config=EvalConfig(epochs=epochs, message_limit=message_limit),
+            config=EvalConfig(epochs=epochs, message_limit=message_limit, limit=limit),
             metadata={"gaia": gaia_record(**(params or {}))} if metadata is None else metadata,
             sandbox=sandbox,
             solver=solver,

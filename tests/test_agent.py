@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from inspect_ai.model import ChatMessageTool
+from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 
 from inspect_gaia import gaia
 from support.scripted_model import Entry
@@ -151,6 +151,47 @@ def test_empty_turns_end_the_sample_early(
     assert len(notes) == 1
     assert sample.scores is not None
     assert sample.scores["gaia_scorer"].metadata == {"answer_source": "none"}
+
+
+@pytest.mark.docker
+def test_a_final_answer_in_plain_text_ends_the_sample(
+    sandbox_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    """A model that answers `FINAL ANSWER: x` without `submit` costs two calls, not 50."""
+    answer = "The lagoon is the Quillfeather one.\nFINAL ANSWER: Quillfeather Lagoon"
+    scripted([Entry("", [{"bash": "true"}, {"say": answer}])])
+    log = eval_gaia(tmp_path, dataset_path=str(GAIA_TINY), image=sandbox_image, ids=LAGOON)
+    assert log.status == "success" and log.samples is not None
+    (sample,) = log.samples
+    calls = [e for e in sample.events if e.event == "model"]
+    assert len(calls) == 2, "one bash turn, then the answer: no 'please proceed' after it"
+    assert sample.limit is None and sample.error is None
+    assert isinstance(sample.messages[-1], ChatMessageAssistant)
+    assert sum(u.total_tokens for u in sample.model_usage.values()) == 2 * 15
+    assert sample.scores is not None
+    score = sample.scores["gaia_scorer"]
+    assert (score.value, score.answer) == ("C", "Quillfeather Lagoon")
+    assert score.metadata == {"answer_source": "final_answer_marker"}
+    notes = [str(e.data) for e in sample.events if e.event == "info"]
+    assert any("GAIA agent stopped: a final answer in plain text" in n for n in notes)
+    assert (log.eval.metadata or {})["gaia"]["final_answer_ends"] is True
+
+
+def test_a_final_answer_in_plain_text_is_told_from_other_replies() -> None:
+    from inspect_ai.model import ChatMessageUser
+    from inspect_ai.tool import ToolCall
+
+    from inspect_gaia.agent import _answered_in_text
+
+    said = ChatMessageAssistant(content="Done.\nfinal answer : 7")
+    called = ChatMessageAssistant(
+        content="FINAL ANSWER: 7", tool_calls=[ToolCall(id="1", function="bash", arguments={})]
+    )
+    nudge = ChatMessageUser(content="Please proceed")
+    assert _answered_in_text([said, nudge]) and _answered_in_text([called, said])
+    assert not _answered_in_text([called, nudge])  # it also called a tool: the loop goes on
+    assert not _answered_in_text([said, ChatMessageAssistant(content="let me check"), nudge])
+    assert not _answered_in_text([nudge])
 
 
 def test_idle_turns_are_counted_from_the_end() -> None:

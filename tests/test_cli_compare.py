@@ -366,3 +366,22 @@ def test_a_question_set_applies_to_both_sides(tmp_path: Path) -> None:
         "compare", str(INSPECT_EVALS_LOG), str(EVALSCOPE_RUN), *SNAPSHOT, "--exclude", "nope"
     )
     assert code == 1 and "--exclude names 1 task id(s) not in the validation split: nope" in err
+
+
+def test_the_plot_shows_n_and_the_intervals(tmp_path: Path) -> None:
+    """`compare --plot`: whether a gap is noise is on the chart, as in the table."""
+    from inspect_gaia._cli._plot import compare_figure
+
+    log = _evalscope_as_inspect_log(tmp_path / "same.eval")
+    document = compare_json(str(log), str(EVALSCOPE_RUN), *SNAPSHOT)
+    figure = compare_figure(document)
+    (ax,) = figure.axes
+    ticks = [tick.get_text() for tick in ax.get_xticklabels()]
+    assert ticks == ["level 1\nn=3", "level 2\nn=3", "level 3\nn=3", "all\nn=9"]
+    notes = [text.get_text() for text in ax.texts]
+    everything = by_level(document)["all"]
+    assert notes[-1] == (
+        f"A − B +0.00\n[{everything['ci_low']:+.2f}, {everything['ci_high']:+.2f}]"
+    )
+    bars = [c for c in ax.containers if type(c).__name__ == "BarContainer"]
+    assert len(bars) == 2 and all(c.errorbar is not None for c in bars)  # A's and B's

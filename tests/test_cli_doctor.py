@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import huggingface_hub
@@ -79,9 +80,14 @@ def test_doctor_without_an_engine_says_why_in_words(
     code, out, _ = invoke(*args)
     assert code == 1
     assert "Connection aborted" not in out and "FileNotFoundError" not in out
-    assert f"✗ Docker Engine: not running at unix://{tmp_path}/docker.sock (no socket at " in out
-    # --disk cannot be checked without an engine, and doctor says so
-    assert "✗ disk limit: -T disk=10g: cannot tell without an engine — start the engine" in out
+    text = " ".join(out.split())  # lines wrap at the terminal's width
+    assert f"✗ Docker Engine: not running at unix://{tmp_path}/docker.sock (no socket at " in text
+    # --disk cannot be checked without an engine, and doctor says so; the engine line says why
+    # (not running here, or running and refusing this user): the others point to it
+    assert (
+        "✗ disk limit: -T disk=10g: cannot tell without an engine — see Docker Engine above" in text
+    )
+    assert "start the engine" not in text
     code, out, _ = invoke(*args, "--json")
     checks = {c["name"]: c for c in json.loads(out)}
     engine = checks["Docker Engine"]
@@ -113,7 +119,8 @@ def test_doctor_says_a_snapshot_problem_once(
 ) -> None:
     monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:9")
     code, out, _ = invoke("doctor", "--dataset-path", str(tmp_path), "--min-free-gb", "0")
-    (line,) = [line for line in out.splitlines() if line.startswith("✗ dataset")]
+    checks = [" ".join(c.split()) for c in re.split(r"^(?=[✓!✗] )", out, flags=re.M) if c]
+    (line,) = [c for c in checks if c.startswith("✗ dataset")]
     assert code == 1 and line.count("pass the folder that holds 2023/") == 1
 
 
@@ -166,3 +173,25 @@ def test_the_checks_without_the_command(
     assert check_local_dataset(str(gaia_tiny), "validation").ok
     snapshot = check_local_dataset(str(tmp_path), "validation")
     assert not snapshot.ok and "pass the folder that holds 2023/" in snapshot.detail
+
+
+def test_a_warning_has_its_own_mark_and_the_engine_s_reason_in_words() -> None:
+    from click import unstyle
+
+    from inspect_gaia._cli.doctor import Check, _engine_reason, _line
+
+    raw = (
+        "500 Server Error for http+docker://localhost/v1.45/containers/create: Internal Server "
+        "Error (\"--storage-opt is supported only for overlay over xfs with 'pquota' mount option\")"
+    )
+    assert _engine_reason(raw) == (
+        "--storage-opt is supported only for overlay over xfs with 'pquota' mount option"
+    )
+    assert _engine_reason("no such image") == "no such image" and _engine_reason(None) is None
+    warning = Check("disk limit", True, "none on this engine (why)", "what to do", warning=True)
+    assert unstyle(_line(warning, 80)) == "! disk limit: none on this engine (why) — what to do"
+    assert unstyle(_line(Check("dataset", True, "cached", "unused"), 80)) == "✓ dataset: cached"
+    failed = Check("dataset", False, "x " * 50, "the fix")
+    lines = unstyle(_line(failed, 40)).splitlines()
+    assert lines[0].startswith("✗ dataset: x x") and all(len(line) <= 40 for line in lines)
+    assert all(line.startswith("    ") for line in lines[1:]) and lines[-1].endswith("the fix")

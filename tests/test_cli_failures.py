@@ -94,6 +94,17 @@ def test_breakdown_tables(tmp_path: Path) -> None:
     }
 
 
+def test_the_unknown_footnote_only_with_an_unknown_row(tmp_path: Path) -> None:
+    known = write_log(tmp_path / "k.eval", SAMPLES)
+    code, out, _ = report(str(known), "--format", "markdown", "--breakdown")
+    assert code == 0 and "unknown" not in out
+    bare = [{k: v for k, v in s.items() if k != "metadata"} for s in SAMPLES]
+    unknown = write_log(tmp_path / "u.eval", bare, model="openai/gpt-4o")
+    code, out, _ = report(str(unknown), "--format", "markdown", "--breakdown")
+    assert code == 0 and "| annotator steps | unknown |" in out
+    assert "unknown: the log records no attachment name or annotator metadata" in out
+
+
 def test_no_near_miss_is_said(tmp_path: Path) -> None:
     log = write_log(tmp_path / "x.eval", SAMPLES[:1])
     code, out, _ = report(str(log), "--format", "markdown", "--breakdown")

@@ -197,7 +197,13 @@ def test_without_prices_the_cost_is_missing_not_zero(tmp_path: Path) -> None:
     assert group["cost_source"] is None and overall(group)["cost"] is None
     assert overall(group)["cost_per_correct"] is None and overall(group)["input_tokens"] == 50
     code, out, _ = invoke("report", str(log))
-    assert code == 0 and "no cost: see the README on --model-cost-config" in out
+    assert code == 0 and "`inspect-gaia report --model-cost-config prices.yaml`" in " ".join(
+        out.split()
+    )
+    # in Markdown, for pasting: the line goes to stderr, the document stays clean
+    code, out, err = invoke("report", str(log), "--format", "markdown")
+    assert code == 0 and "no cost" not in out
+    assert err.startswith("no cost: the logs carry no prices — give them")
 
 
 def test_the_test_split_has_no_accuracy(tmp_path: Path) -> None:
@@ -240,11 +246,14 @@ def test_report_rejects_a_non_log(tmp_path: Path) -> None:
     )
 
 
-def test_report_refuses_two_runs_of_the_same_questions(tmp_path: Path) -> None:
-    write_log(tmp_path / "one.eval", RUN_SAMPLES, run_id="1")
-    write_log(tmp_path / "two.eval", RUN_SAMPLES, run_id="2")
-    code, _, err = invoke("report", str(tmp_path))
+def test_report_refuses_two_named_runs_of_the_same_questions(tmp_path: Path) -> None:
+    """Named one by one they are refused; their folder shows each run (test_folder_runs.py)."""
+    one = write_log(tmp_path / "one.eval", RUN_SAMPLES, run_id="1")
+    two = write_log(tmp_path / "two.eval", RUN_SAMPLES, run_id="2")
+    code, _, err = invoke("report", str(one), str(two))
     assert code == 1 and err.count("\n") == 1 and "not a run and its eval-retry" in err
+    groups = report_json(str(tmp_path))["groups"]
+    assert sorted(g["run"] for g in groups) == ["run 2026-12-03 00:00 1", "run 2026-12-03 00:00 2"]
 
 
 def test_report_of_an_empty_directory(tmp_path: Path) -> None:

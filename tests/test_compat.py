@@ -67,6 +67,38 @@ def test_basic_agent_rereads_completed_before_every_model_call(
     assert sample.limit is None
 
 
+def test_a_plain_text_final_answer_ends_basic_agents_loop(scripted: Play, tmp_path: Path) -> None:
+    """The same reliance, for a model that answers in text and never calls ``submit``.
+
+    basic_agent alone would answer "please proceed" until the message limit (4 calls here); the
+    guard ends the loop after the one reply and drops the nudge basic_agent appended before it
+    read ``completed`` again, so the log ends on the answer.
+    """
+    from inspect_ai import Task
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ChatMessageAssistant
+    from inspect_ai.solver import basic_agent
+
+    from inspect_gaia.agent import idle_guard
+
+    model = scripted([Entry("", [{"say": "It is 42.\nFINAL ANSWER: 42"}])])
+    unguarded = Task(dataset=[Sample(input="q")], solver=basic_agent(tools=[]), message_limit=10)
+    (sample,) = eval_task(unguarded, tmp_path).samples or []
+    assert len(model.calls) == 4 and sample.limit is not None, "basic_agent changed its loop"
+    assert sample.messages[-1].role == "user", "basic_agent no longer appends its nudge"
+
+    model = scripted([Entry("", [{"say": "It is 42.\nFINAL ANSWER: 42"}])])
+    guarded = Task(
+        dataset=[Sample(input="q")],
+        solver=basic_agent(init=idle_guard(), tools=[]),
+        message_limit=40,
+    )
+    log = eval_task(guarded, tmp_path)
+    (sample,) = log.samples or []
+    assert len(model.calls) == 1 and sample.limit is None and sample.error is None
+    assert isinstance(sample.messages[-1], ChatMessageAssistant)
+
+
 def test_the_guard_refuses_a_state_it_would_change_beyond_recognition() -> None:
     from inspect_ai.model import ModelName
     from inspect_ai.solver import TaskState

@@ -21,6 +21,7 @@ from inspect_gaia._params import (
     parse_mcp_servers,
 )
 from inspect_gaia.sandbox import SandboxLimits
+from inspect_gaia.task import parameter_names
 from tests.helpers import parse_params
 
 
@@ -68,9 +69,11 @@ def test_parse_mcp_servers() -> None:
 
 
 def test_gaia_and_parse_take_the_same_parameters() -> None:
-    task = inspect.signature(gaia).parameters
     parse = inspect.signature(GaiaParams.parse).parameters
-    assert list(task) == list(parse)
+    assert list(parameter_names()) == list(parse)
+    # besides them, gaia() takes every other name, to refuse typos itself (_param_names)
+    (rest,) = set(inspect.signature(gaia).parameters) - set(parse)
+    assert inspect.signature(gaia).parameters[rest].kind is inspect.Parameter.VAR_KEYWORD
     # no default in parse: one gaia() does not pass on is a type error, not a silent default
     assert all(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in parse.values())
 
@@ -83,7 +86,7 @@ def test_gaia_passes_each_parameter_on_as_itself() -> None:
         if isinstance(node, ast.Call) and ast.unparse(node.func) == "GaiaParams.parse"
     ]
     assert [(k.arg, ast.unparse(k.value)) for k in call.keywords] == [
-        (name, name) for name in inspect.signature(gaia).parameters
+        (name, name) for name in parameter_names()
     ]
 
 

@@ -39,7 +39,7 @@ def _of(**params: object) -> GaiaProvenance:
 
 def test_the_record_of_a_run() -> None:
     record = _of(level="1,2", python=True, dataset_path="/data/GAIA", memory="2g")
-    assert record.schema_version == SCHEMA_VERSION == 3
+    assert record.schema_version == SCHEMA_VERSION == 4 and record.final_answer_ends is True
     assert (record.split, record.levels, record.hub, record.revision) == (
         "validation",
         (1, 2),
@@ -127,6 +127,18 @@ def test_a_log_written_by_inspect_gaia_0_1_0_still_reads() -> None:
     }
     assert comparable_settings(run) == new.comparable_settings(**arguments)
     assert comparability_flags(comparable_settings(run)) == []
+    assert (old.final_answer_ends, new.final_answer_ends) == (False, True)
+
+
+def test_a_version_3_record_reads_as_a_run_that_nudged_plain_answers() -> None:
+    """Version 4 added ``final_answer_ends``; a record written before it is a run without it."""
+    record = _of().as_metadata()
+    del record["final_answer_ends"]
+    old = GaiaProvenance.from_metadata({"gaia": {**record, "schema_version": 3}})
+    assert old is not None and old.final_answer_ends is False
+    assert old.comparable_settings(
+        model="m", task_version="1.0.0", epochs=1, run_config={}
+    ) == _of().comparable_settings(model="m", task_version="1.0.0", epochs=1, run_config={})
 
 
 def test_a_record_from_early_0_1_0_reads_with_the_values_those_runs_had() -> None:

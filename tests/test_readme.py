@@ -27,14 +27,15 @@ from click.testing import CliRunner
 
 from inspect_gaia import gaia
 from inspect_gaia._cli.main import cli
+from inspect_gaia.task import parameter_names
 from tests.helpers import REPO, parse_params
 
 README = REPO / "README.md"
 CHANGELOG = REPO / "CHANGELOG.md"
 DOCS = sorted((REPO / "docs").glob("*.md"))
 PAGES = [README, CHANGELOG, *DOCS]
-REPO_URL = "https://github.com/inspect-gaia/inspect-gaia/blob/main/"
-"""Where the README's links to the repository's files point (absolute: PyPI shows the README)."""
+PLACEHOLDER_REPO = "github.com/inspect-gaia/inspect-gaia"
+"""The repository address pyproject.toml names until one is published: no page may link to it."""
 TASKS = {"inspect_gaia/gaia", *(f"inspect_gaia/gaia_level{n}" for n in (1, 2, 3))}
 PLACEHOLDER = re.compile(r"<[^>]*>|\.\.\.|…")
 
@@ -217,7 +218,7 @@ def check_inspect_eval(args: list[str], verb: str = "eval") -> None:
                 f"inspect eval has no option {flag}"
             )
     values = _task_values(args)
-    names = set(inspect.signature(gaia).parameters)
+    names = set(parameter_names())
     assert set(values) <= names, f"gaia() takes no {sorted(set(values) - names)}"
     if not any(PLACEHOLDER.search(value) for value in values.values()):
         # inspect hands -T values to the task YAML-parsed; the task's own parser must take them.
@@ -257,11 +258,12 @@ TASK_PARAMETER = re.compile(r"(?<![\w-])-T (\w+)(?:=|`)")
 
 
 def test_every_task_parameter_named_in_prose_is_one_gaia_takes() -> None:
-    names = set(inspect.signature(gaia).parameters)
+    names = set(parameter_names())
     named = 0
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
-        text = text.replace("-T levle=1", "").replace("-T name=value", "")  # a typo demo, syntax
+        for demo in ("-T levle=1", "-T limit=10", "-T name=value"):  # refusal demos, syntax
+            text = text.replace(demo, "")
         for name in TASK_PARAMETER.findall(text):
             named += 1
             assert name in names, f"{_name(page)}: -T {name} is not a parameter of gaia()"
@@ -288,7 +290,7 @@ def _shown(default: object) -> str | None:
 def test_the_parameter_table_is_gaias_signature() -> None:
     rows = _parameter_table()
     parameters = inspect.signature(gaia).parameters
-    assert [name for name, _ in rows] == list(parameters), "every parameter, in signature order"
+    assert [name for name, _ in rows] == list(parameter_names()), "every parameter, in order"
     for name, default in rows:
         value = parameters[name].default
         if value is None:
@@ -307,19 +309,25 @@ def _sections(path: Path) -> set[str]:
     return {_slug(heading) for heading in re.findall(r"^#+ (.+)$", text, re.MULTILINE)}
 
 
+def _targets(page: Path) -> list[str]:
+    """Every link target of a page: inline ``[a](b)`` and reference ``[a]: b``."""
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.M | re.S)
+    return re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(
+        r"^\[[^\]]+\]:\s*(\S+)", text, re.MULTILINE
+    )
+
+
 def test_links_to_a_section_find_its_heading() -> None:
-    links = [
-        (README, REPO / path, anchor)
-        for path, anchor in re.findall(
-            rf"{re.escape(REPO_URL)}([^#\s)]+\.md)#([\w-]+)", README.read_text(encoding="utf-8")
-        )
-    ]
-    for page in [*DOCS, CHANGELOG]:
-        for path, anchor in re.findall(r"\]\(([^)\s]+\.md)#([^)\s]+)\)", page.read_text("utf-8")):
-            links.append((page, (page.parent / path).resolve(), anchor))
+    links: list[tuple[Path, Path, str]] = []
+    for page in PAGES:
+        for target in _targets(page):
+            path, _, anchor = target.partition("#")
+            if anchor and not target.startswith(("https://", "http://")):
+                linked = (page.parent / path).resolve() if path else page
+                links.append((page, linked, anchor))
     assert links
-    for page, path, anchor in links:
-        assert anchor in _sections(path), f"{_name(page)}: no #{anchor} in {path.name}"
+    for page, linked, anchor in links:
+        assert anchor in _sections(linked), f"{_name(page)}: no #{anchor} in {linked.name}"
 
 
 def test_python_blocks_are_python() -> None:
@@ -331,27 +339,27 @@ def test_python_blocks_are_python() -> None:
 # -- links, paths, versions --------------------------------------------------------------------------
 
 
-def test_readme_links_are_absolute_and_resolve() -> None:
-    # PyPI renders the README without the repository around it: a relative link would 404.
-    text = README.read_text(encoding="utf-8")
-    targets = re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(
-        r"^\[[^\]]+\]:\s*(\S+)", text, re.MULTILINE
-    )
-    assert targets
-    for target in targets:
-        assert target.startswith(("https://", "http://", "#")), f"relative link {target}"
-        if target.startswith(REPO_URL):
-            path = target.removeprefix(REPO_URL).partition("#")[0]
-            assert (REPO / path).exists(), f"{target}: no {path} in the repository"
-
-
-def test_docs_links_resolve() -> None:
-    for page in [*DOCS, CHANGELOG]:
-        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
-            if target.startswith(("https://", "http://", "#")):
+def test_links_to_the_repository_are_relative_and_resolve() -> None:
+    """Not on PyPI yet, and no public address: a file of the repository is linked relatively, so
+    the link works in a clone and on whichever host publishes it."""
+    checked = 0
+    for page in PAGES:
+        for target in _targets(page):
+            assert PLACEHOLDER_REPO not in target, f"{_name(page)}: placeholder link {target}"
+            if target.startswith(("https://", "http://", "mailto:", "#")):
                 continue
             path = (page.parent / target.partition("#")[0]).resolve()
             assert path.exists(), f"{_name(page)}: link to missing {target}"
+            assert path.is_relative_to(REPO), f"{_name(page)}: {target} leaves the repository"
+            checked += 1
+    assert checked >= 20
+
+
+def test_the_install_line_works_from_what_is_published() -> None:
+    """The package is not on PyPI: the first install line installs a checkout."""
+    first = _fenced(README.read_text(encoding="utf-8"), "bash")[0].splitlines()[0]
+    assert first.split("#")[0].split() == ["pip", "install", "."], first
+    assert "pip install inspect-gaia " not in README.read_text(encoding="utf-8")
 
 
 def test_cited_files_exist() -> None:

@@ -28,10 +28,10 @@ def test_each_kind_of_side() -> None:
     assert inspect_evals.flags[0] == "another harness: inspect_evals gaia 4-C"
 
 
-def test_a_folder_of_two_runs_is_not_one_side(tmp_path: Path) -> None:
+def test_a_folder_of_two_models_is_not_one_side(tmp_path: Path) -> None:
     write_log(tmp_path / "a.eval", RUN_SAMPLES)
     write_log(tmp_path / "b.eval", RUN_SAMPLES, model="openai/gpt-4o")
-    with pytest.raises(GaiaError, match="holds 2 runs that report would not pool"):
+    with pytest.raises(GaiaError, match="holds runs of 2 models"):
         read_side(str(tmp_path))
 
 

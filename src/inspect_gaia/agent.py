@@ -7,11 +7,12 @@ provider's native search where it has one), and MCP servers run on the host over
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, cast
 
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessage, ChatMessageAssistant
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, basic_agent, solver, system_message
 from inspect_ai.tool import Tool, bash
 from inspect_ai.tool import python as python_tool
@@ -67,6 +68,21 @@ def gaia_tools(
 DEFAULT_MAX_IDLE_TURNS = 3
 """Consecutive model turns with neither a tool call nor any text that end a sample."""
 
+FINAL_ANSWER = re.compile(r"FINAL ANSWER\s*:", re.IGNORECASE)
+"""The GAIA prompt's answer marker: the scorer reads the answer after it, and a plain-text reply
+that has it ends the sample (``_answered_in_text``)."""
+
+
+def _answered_in_text(messages: Sequence[ChatMessage]) -> bool:
+    """Whether the latest assistant turn is a final answer in plain text (no tool call).
+
+    basic_agent answers such a turn with "please proceed" and asks again, up to the message
+    limit: a model that will not call ``submit`` repeats itself 50 times, at the cost of the whole
+    conversation each time, for the answer the scorer already reads from the first reply.
+    """
+    last = next((m for m in reversed(messages) if isinstance(m, ChatMessageAssistant)), None)
+    return last is not None and not last.tool_calls and bool(FINAL_ANSWER.search(last.text))
+
 
 def _idle_turns(messages: Sequence[ChatMessage]) -> int:
     """How many of the latest assistant turns were empty (no tool call, no text), in a row."""
@@ -81,11 +97,12 @@ def _idle_turns(messages: Sequence[ChatMessage]) -> int:
 
 
 class _IdleGuardedState(TaskState):
-    """A TaskState that also reports completion after too many empty turns in a row.
+    """A TaskState that also reports completion on a plain-text final answer, or when idle.
 
-    basic_agent answers an empty turn with "please proceed" and asks again until the message
-    limit; its loop runs ``while not state.completed``, so this is where an idle loop can end
-    (the state is re-classed by ``_compat.guard_task_state``, which records that reliance).
+    basic_agent answers a turn without a tool call with "please proceed" and asks again until the
+    message limit; its loop runs ``while not state.completed``, so this is where such a loop can
+    end (the state is re-classed by ``_compat.guard_task_state``, which records that reliance):
+    after a reply with ``FINAL ANSWER:`` and no tool call, or ``max_idle_turns`` empty turns.
     """
 
     max_idle_turns: int = DEFAULT_MAX_IDLE_TURNS
@@ -95,14 +112,18 @@ class _IdleGuardedState(TaskState):
         if super().completed:
             return True
         idle = _idle_turns(self.messages)
-        if idle >= self.max_idle_turns:
-            transcript().info(
-                f"GAIA agent stopped: {idle} model turns in a row with no tool call and no text",
-                source="inspect_gaia",
-            )
-            self.completed = True
-            return True
-        return False
+        if _answered_in_text(self.messages):
+            reason = "a final answer in plain text (FINAL ANSWER:, no tool call)"
+        elif idle >= self.max_idle_turns:
+            reason = f"{idle} model turns in a row with no tool call and no text"
+        else:
+            return False
+        # basic_agent appended its "please proceed" before reading this: never sent, so dropped
+        if self.messages and isinstance(self.messages[-1], ChatMessageUser):
+            self.messages.pop()
+        transcript().info(f"GAIA agent stopped: {reason}", source="inspect_gaia")
+        self.completed = True
+        return True
 
     @completed.setter
     def completed(self, completed: bool) -> None:
@@ -111,7 +132,10 @@ class _IdleGuardedState(TaskState):
 
 @solver
 def idle_guard(max_idle_turns: int = DEFAULT_MAX_IDLE_TURNS) -> Solver:
-    """End the agent loop after ``max_idle_turns`` empty model turns in a row (logged)."""
+    """End the agent loop on a plain-text final answer, or after ``max_idle_turns`` empty turns.
+
+    Either way the transcript says why (``GAIA agent stopped: ...``).
+    """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         guarded = guard_task_state(state, _IdleGuardedState)
@@ -133,8 +157,9 @@ def gaia_agent(
     """``basic_agent`` with ``bash`` (and any opt-in tools) and its ``submit`` tool.
 
     The message limit is the Task's (so ``--message-limit`` overrides it). A sample that hits a
-    limit is scored on its submission, or else on its last model output. A sample whose sandbox
-    did not start ends before the first model call (``require_started``).
+    limit is scored on its submission, or else on its last model output. A reply with ``FINAL
+    ANSWER:`` and no tool call ends the sample, as three empty replies in a row do (``idle_guard``).
+    A sample whose sandbox did not start ends before the first model call (``require_started``).
 
     Args:
         command_timeout: Seconds one bash (or python) command may run.

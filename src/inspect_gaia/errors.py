@@ -1,13 +1,15 @@
 """Errors that stop a GAIA run before it starts, each saying what to do about it.
 
 They subclass inspect_ai's ``PrerequisiteError`` so that ``inspect eval`` prints the one-line
-message instead of a traceback.
+message instead of a traceback (with its brackets escaped: inspect prints it as rich markup).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
+
+from rich.markup import escape
 
 from ._compat import PrerequisiteError
 
@@ -19,8 +21,12 @@ class GaiaError(PrerequisiteError):
     """Base class of inspect_gaia's errors; ``str(error)`` is the whole message."""
 
     def __init__(self, message: str) -> None:
-        """Keep the message both for inspect's display and for ``str()``."""
-        super().__init__(message)
+        """Keep the message both for inspect's display and for ``str()``.
+
+        inspect prints ``.message`` through rich, which reads ``[mcp]`` in ``inspect-gaia[mcp]``
+        as markup and drops it; escaped there, every bracket prints as written.
+        """
+        super().__init__(escape(message))
         self.args = (message,)
 
     def __str__(self) -> str:

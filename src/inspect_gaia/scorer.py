@@ -8,8 +8,6 @@ and the metrics, overall and per GAIA level.
 
 from __future__ import annotations
 
-import re
-
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 from inspect_ai.scorer import (
     CORRECT,
@@ -27,7 +25,7 @@ from inspect_ai.solver import TaskState
 
 from ._faults import not_started
 from ._official_scorer import question_scorer
-from .agent import SUBMIT_TOOL
+from .agent import FINAL_ANSWER, SUBMIT_TOOL
 from .answer_sources.detect import contamination
 from .answer_sources.sources import load_answer_sources
 
@@ -35,9 +33,6 @@ __all__ = ["contamination", "final_answer", "gaia_scorer", "question_scorer"]
 
 TEST_SPLIT_ANSWER = "?"
 """What GAIA's test split holds in ``Final answer``: the real answers are private."""
-
-
-_FINAL_ANSWER = re.compile(r"FINAL ANSWER\s*:", re.IGNORECASE)
 
 
 def final_answer(state: TaskState) -> tuple[str, str]:
@@ -61,7 +56,7 @@ def final_answer(state: TaskState) -> tuple[str, str]:
         ),
         "",
     )
-    marked = _FINAL_ANSWER.split(last)
+    marked = FINAL_ANSWER.split(last)
     if len(marked) > 1:
         after = [line.strip() for line in marked[-1].strip().splitlines() if line.strip()]
         return (after[0] if after else ""), "final_answer_marker"
@@ -71,7 +66,8 @@ def final_answer(state: TaskState) -> tuple[str, str]:
 def how_it_ended() -> dict[str, str]:
     """``error`` and/or ``limit`` when the sample did not end on its own (from its transcript).
 
-    Such a sample is still scored, and counts as wrong unless it had submitted a right answer.
+    Such a sample is still scored on ``final_answer``: an errored one is wrong unless it had
+    submitted a right answer; a limit-hit one can also be right on its last ``FINAL ANSWER:``.
     """
     from inspect_ai.event import ErrorEvent, SampleLimitEvent
     from inspect_ai.log import transcript

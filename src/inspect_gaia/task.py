@@ -11,6 +11,7 @@ and EvalScope's GAIA is listed once, in the README's "Deviations" section.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
 
 from ._docker.engine import local_image_id
+from ._param_names import check_unknown
 from ._params import (
     DEFAULT_HUB,
     DEFAULT_LEVEL,
@@ -30,6 +32,7 @@ from ._params import (
 )
 from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, gaia_agent
 from .dataset import DEFAULT_INPUT_PROMPT, Split, gaia_dataset, split_levels
+from .errors import GaiaParameterError
 from .hub import Hub
 from .logs.provenance import METADATA_KEY, GaiaProvenance
 from .questionset import QuestionSetRecord, apply_question_set
@@ -74,6 +77,7 @@ def gaia(
     answers: str | None = None,
     blocklist: str | None = None,
     block_answer_sources: bool = False,
+    **unknown: Any,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
 
@@ -130,7 +134,10 @@ def gaia(
             run that refuses the known answer sources (and ``blocklist``'s). Default off; needs
             the default sandbox, network=true and the proxy image (``inspect-gaia image build
             --egress-proxy``); refused with mcp_servers and web_search (they bypass it).
+        **unknown: Names ``gaia`` does not take: a typo of one of its own, or an inspect
+            option, is refused; any other is ignored with a warning (``_param_names``).
     """
+    check_unknown(unknown, parameter_names(), "gaia")
     params = GaiaParams.parse(
         level=level,
         split=split,
@@ -158,6 +165,15 @@ def gaia(
         block_answer_sources=block_answer_sources,
     )
     return gaia_task(params)
+
+
+def parameter_names() -> tuple[str, ...]:
+    """``gaia``'s parameters, in order (not its ``**unknown``)."""
+    return tuple(
+        name
+        for name, parameter in inspect.signature(gaia).parameters.items()
+        if parameter.kind is not parameter.VAR_KEYWORD
+    )
 
 
 def gaia_questions(params: GaiaParams) -> tuple[Dataset, QuestionSetRecord | None]:
@@ -231,16 +247,25 @@ def gaia_task(params: GaiaParams) -> Task:
 @task
 def gaia_level1(**kwargs: Any) -> Task:
     """GAIA level 1 questions (parameters as for ``gaia``)."""
-    return gaia(level=1, **kwargs)
+    return _at_level(1, kwargs)
 
 
 @task
 def gaia_level2(**kwargs: Any) -> Task:
     """GAIA level 2 questions (parameters as for ``gaia``)."""
-    return gaia(level=2, **kwargs)
+    return _at_level(2, kwargs)
 
 
 @task
 def gaia_level3(**kwargs: Any) -> Task:
     """GAIA level 3 questions (parameters as for ``gaia``)."""
-    return gaia(level=3, **kwargs)
+    return _at_level(3, kwargs)
+
+
+def _at_level(level: int, kwargs: dict[str, Any]) -> Task:
+    if "level" in kwargs:  # else a TypeError: gaia() got multiple values for 'level'
+        raise GaiaParameterError(
+            f"gaia_level{level} asks level {level} only — for -T level={kwargs['level']}, run "
+            "inspect_gaia/gaia"
+        )
+    return gaia(level=level, **kwargs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..logs.breakdown import UNKNOWN
 from ._output import MISSING, render
 
 BREAKDOWN_COLUMNS = ("dimension", "category", "questions", "samples", "correct", "accuracy")
@@ -42,13 +43,17 @@ def failures_text(document: Mapping[str, Any], fmt: str) -> str:
         if "breakdown" not in group:
             continue
         rows = [_shown(row) for row in breakdown_rows(group)]
+        # the footnote explains `unknown` only where the table has it
+        unknown = any(row["category"] == UNKNOWN for row in rows)
         parts.append(
             render(
                 rows,
                 BREAKDOWN_COLUMNS,
                 fmt,
                 title=f"Where it fails: {group['group']}",
-                note="unknown: the log records no attachment name or annotator metadata",
+                note=f"{UNKNOWN}: the log records no attachment name or annotator metadata"
+                if unknown
+                else "",
             )
         )
         misses = group["near_misses"]

@@ -6,7 +6,9 @@ import csv
 import io
 import json
 import math
-from collections.abc import Sequence
+import re
+import textwrap
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import click
@@ -49,6 +51,7 @@ def render(
     note: str = "",
     empty: str = "",
     width: int | None = None,
+    keep: Sequence[str] = (),
 ) -> str:
     """Render ``rows`` (dicts keyed by ``columns``) as a terminal table, Markdown or CSV.
 
@@ -60,6 +63,7 @@ def render(
         note: Shown under a terminal or Markdown table.
         empty: Shown instead of a terminal or Markdown table without rows.
         width: A terminal table's width; the terminal's own when ``None``.
+        keep: Columns a narrow terminal drops last (verdicts, cost): see ``fit_columns``.
     """
     if fmt == "json":
         return dump_json([{c: row.get(c) for c in columns} for row in rows])
@@ -85,21 +89,24 @@ def render(
         ]
         return heading + "\n".join(lines) + "\n" + (f"\n{markdown_text(note)}\n" if note else "")
     # The terminal's width: rich asks the standard streams, then $COLUMNS (80 when none is a
-    # terminal). Text columns wrap, and columns that still do not fit are left out, rightmost
-    # first, with a note: never a row wider than the screen.
+    # terminal). Text columns wrap, and columns that still do not fit are left out (all-zero ones
+    # first, ``keep`` last), with a note: never a row wider than the screen.
     console = Console(file=io.StringIO(), force_terminal=False, width=width)
     title, note, empty = printable(title), printable(note), printable(empty)
     if not rows and empty:
         console.print((f"{title}: " if title else "") + empty, markup=False, highlight=False)
     else:
         cells = [[printable(_cell(row.get(c))) for c in columns] for row in rows]
-        widths = fit_columns(columns, cells, console.width)
+        widths = fit_columns(columns, cells, console.width, keep)
         shown = [i for i, w in enumerate(widths) if w is not None]
-        hidden = [columns[i] for i, w in enumerate(widths) if w is None]
+        hidden = [i for i, w in enumerate(widths) if w is None]
         if hidden:
+            empty_ones = [columns[i] for i in hidden if _empty(row[i] for row in cells)]
+            others = [columns[i] for i in hidden if columns[i] not in empty_ones]
+            listed = ", ".join(others) + ("; " if others and empty_ones else "")
+            listed += f"all 0 or —: {', '.join(empty_ones)}" if empty_ones else ""
             note = (note + "\n" if note else "") + (
-                f"hidden at this width: {', '.join(hidden)} — widen the terminal or use "
-                "--format markdown"
+                f"hidden at this width: {listed} — widen the terminal or use --format markdown"
             )
         # Text, not str: a cell such as "gpt-4o [max_attempts=2]" is not rich markup.
         table = Table(title=Text(title) if title else None, caption=Text(note) if note else None)
@@ -119,6 +126,39 @@ def render(
 _FOLD_WORDS_OVER = 16
 """A word longer than this (a model name, a path) may be split over lines to fit."""
 
+_WORD = re.compile(r"\[[^\s\[\]]+, [^\s\[\]]+\]|\S+")
+"""A word of a cell: an interval ``[-0.56, +0.56]`` is one, never split over two lines."""
+_NOTHING = re.compile(rf"\$?0(\.0+)?|{MISSING}|")
+"""A cell that says nothing: zero, or no value."""
+
+
+def _empty(cells: Iterable[str]) -> bool:
+    return all(_NOTHING.fullmatch(cell.strip()) for cell in cells)
+
+
+def terminal_width(width: int | None = None) -> int:
+    """``width``, else the terminal's as rich finds it (the streams, ``$COLUMNS``, else 80)."""
+    return Console(file=io.StringIO(), force_terminal=False, width=width).width
+
+
+def wrap(lines: Iterable[str], width: int | None = None) -> str:
+    """Note lines wrapped at spaces to the terminal's width (``width``), continued indented.
+
+    The terminal would otherwise break them mid-word (``1 rig|ht``).
+    """
+    columns = terminal_width(width)
+    return "".join(
+        textwrap.fill(
+            line,
+            columns,
+            subsequent_indent="  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        + "\n"
+        for line in lines
+    )
+
 
 def _header_words(header: str) -> list[str]:
     """Where a header may wrap: at spaces and after a slash (``tokens/`` ``question``)."""
@@ -126,20 +166,22 @@ def _header_words(header: str) -> list[str]:
 
 
 def fit_columns(
-    columns: Sequence[str], cells: Sequence[Sequence[str]], width: int
+    columns: Sequence[str], cells: Sequence[Sequence[str]], width: int, keep: Sequence[str] = ()
 ) -> list[int | None]:
     """Each column's width in a table at most ``width`` wide; ``None`` for a column left out.
 
     Cells wrap at spaces, and only words longer than 16 characters are split, so a number, an
-    interval or a short id is never cut; headers wrap at spaces and slashes. Columns that still
-    do not fit are dropped from the right (callers put the most important first), the first one
-    never.
+    interval or a short id is never cut; headers wrap at spaces and slashes; room left over is
+    shared among the wrapped columns (an id does not take it all from the answers). Columns that
+    still do not fit are dropped: first those whose every cell is 0 or empty (a reasoning-token
+    count of a model without reasoning), then the others from the right (callers put the most
+    important first), then ``keep`` (verdicts, cost) from the right; the first column never.
     """
     natural, floor = [], []
     for index, header in enumerate(columns):
         values = [row[index] for row in cells]
         widest = max((cell_len(v) for v in values), default=0)
-        word = max((cell_len(w) for v in values for w in v.split()), default=0)
+        word = max((cell_len(w) for v in values for w in _WORD.findall(v)), default=0)
         header_word = max(cell_len(w) for w in _header_words(header))
         natural.append(max(widest, cell_len(header), 1))
         floor.append(max(min(word, _FOLD_WORDS_OVER), header_word, 1))
@@ -149,16 +191,28 @@ def fit_columns(
 
     if total(natural) <= width:
         return list(natural)
-    kept = len(columns)
-    while kept > 1 and total(floor[:kept]) > width:
-        kept -= 1
-    widths = list(floor[:kept])
-    spare = width - total(widths)
-    for index in range(kept):  # leftmost (most important) first, up to its natural width
-        grow = max(0, min(spare, natural[index] - widths[index]))
-        widths[index] += grow
-        spare -= grow
-    return [*widths, *([None] * (len(columns) - kept))]
+    last = [i for i in range(len(columns) - 1, 0, -1) if columns[i] in keep]
+    empty = [
+        i
+        for i in range(len(columns) - 1, 0, -1)
+        if i not in last and _empty(row[i] for row in cells)
+    ]
+    rest = [i for i in range(len(columns) - 1, 0, -1) if i not in last and i not in empty]
+    shown = list(range(len(columns)))
+    for index in [*empty, *rest, *last]:
+        if total([floor[i] for i in shown]) <= width:
+            break
+        shown.remove(index)
+    widths = {i: floor[i] for i in shown}
+    spare = width - total(list(widths.values()))
+    while spare > 0:  # a character at a time to each column still wrapped, left to right
+        growing = [i for i in shown if widths[i] < natural[i]]
+        for index in growing[:spare]:
+            widths[index] += 1
+        spare -= len(growing[:spare])
+        if not growing:
+            break
+    return [widths.get(i) for i in range(len(columns))]
 
 
 def dump_json(document: Any) -> str:

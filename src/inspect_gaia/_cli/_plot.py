@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import GaiaError
-from ..logs.stats import pareto_frontier
+from ..logs.stats import pareto_frontier, wilson_interval
 
 _DPI = 130
 IMAGE_EXTENSIONS = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
@@ -230,19 +230,62 @@ def plot_compare(document: Mapping[str, Any], path: str) -> None:
     Raises:
         GaiaError: matplotlib is missing.
     """
+    _save(compare_figure(document), path)
+
+
+def compare_figure(document: Mapping[str, Any]) -> Any:
+    """The figure of ``plot_compare``: what makes a difference noise is on it.
+
+    Each bar has its side's 95% Wilson interval over the level's n questions (the x axis says n),
+    and each level its A − B with the comparison's own 95% interval above the pair.
+    """
     plt = _pyplot()
     summary = document["levels"]
     labels = [row["level"] for row in summary]
     width = 0.38
     xs = range(len(labels))
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    fig, ax = plt.subplots(figsize=(7, 4.6))
     for offset, key, side in ((-1, "a_accuracy", "a"), (1, "b_accuracy", "b")):
-        name = f"{side.upper()}: {document[side]['label']}"
-        ax.bar([x + offset * width / 2 for x in xs], [r[key] for r in summary], width, label=name)
-    ax.set_xticks(list(xs), [f"level {label}" if label != "all" else "all" for label in labels])
-    ax.set_ylim(0, 1)
+        name = f"{side.upper()}: {_short(document[side]['label'], 60)}"
+        values = [r[key] for r in summary]
+        bounds = [
+            wilson_interval(v, r["n"]) if r["n"] else (v, v)
+            for v, r in zip(values, summary, strict=True)
+        ]
+        errors = [
+            [v - low for v, (low, _) in zip(values, bounds, strict=True)],
+            [high - v for v, (_, high) in zip(values, bounds, strict=True)],
+        ]
+        ax.bar(
+            [x + offset * width / 2 for x in xs],
+            values,
+            width,
+            yerr=errors,
+            capsize=3,
+            error_kw={"elinewidth": 1},
+            label=name,
+        )
+    for x, row in zip(xs, summary, strict=True):
+        difference = (
+            f"A − B {row['difference']:+.2f}\n[{row['ci_low']:+.2f}, {row['ci_high']:+.2f}]"
+        )
+        ax.annotate(difference, (x, 1.02), ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(
+        list(xs),
+        [
+            f"{'level ' + str(label) if label != 'all' else 'all'}\nn={row['n']}"
+            for label, row in zip(labels, summary, strict=True)
+        ],
+    )
+    ax.set_ylim(0, 1.22)
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel("accuracy (re-scored)")
-    ax.set_title("GAIA accuracy, A and B on the same questions")
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    _save(fig, path)
+    ax.set_title(
+        "GAIA accuracy, A and B on the same questions: each with its 95% interval, "
+        "A − B with its own",
+        fontsize=9,
+    )
+    handles, names = ax.get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=1, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.11, 1, 1))
+    return fig

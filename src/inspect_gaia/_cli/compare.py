@@ -17,7 +17,7 @@ from ..errors import few
 from ..logs.comparison import compare_document
 from ..logs.sides import answer_key, read_side
 from ..questionset import parse_question_set
-from ._output import MISSING, dump_json, format_option, render
+from ._output import MISSING, dump_json, format_option, render, wrap
 from ._plot import plot_option
 from ._sanitise import printable
 
@@ -66,6 +66,13 @@ def _number(value: Any, signed: bool = False) -> str:
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
+def _interval(low: Any, high: Any) -> str:
+    """``[-0.56, +0.56]``: compact, and one word to the table (never split over two lines)."""
+    if _number(low) == MISSING or _number(high) == MISSING:
+        return MISSING
+    return f"[{low:+.2f}, {high:+.2f}]"
+
+
 def _table_row(row: Mapping[str, Any], flagged_wrong: bool) -> dict[str, str]:
     clean = {
         "A (flagged wrong)": _number(row["a_accuracy_flagged_wrong"]),
@@ -78,7 +85,7 @@ def _table_row(row: Mapping[str, Any], flagged_wrong: bool) -> dict[str, str]:
         "B": _number(row["b_accuracy"]),
         **(clean if flagged_wrong else {}),
         "A − B": _number(row["difference"], signed=True),
-        "95% CI": f"{_number(row['ci_low'], True)} to {_number(row['ci_high'], True)}",
+        "95% CI": _interval(row["ci_low"], row["ci_high"]),
         "p": MISSING if math.isnan(row["p_value"]) else f"{row['p_value']:.3g}",
         "at 5%": row["at_5pct"],
         "A only": str(row["a_only"]),
@@ -119,18 +126,36 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool) -> str:
             title += f", {name}: {which} of {side['epochs']} epochs"
     rows = [_table_row(row, flagged_wrong) for row in document["levels"]]
     notes = _notes(document)
+    keep = ("A", "B", "A − B", "95% CI", "p", "at 5%")
     if fmt == "markdown":
         levels = render(rows, list(rows[0]), fmt, title=title, note="\n\n".join(notes))
-    else:  # below the terminal table, unwrapped: the verdict must read as one sentence
-        levels = render(rows, list(rows[0]), fmt, title=title) + printable("\n".join(notes)) + "\n"
-    differences = render(
-        document["differences"],
+    else:  # below the terminal table, wrapped at spaces: the verdict must read as one sentence
+        levels = render(rows, list(rows[0]), fmt, title=title, keep=keep) + wrap(
+            printable(note) for note in notes
+        )
+    title = "Answered differently (scores re-scored; answers: the majority over epochs)"
+    differences = document["differences"]
+    if fmt == "table":  # the answers and verdicts fit 80 columns; the whole id: --format markdown
+        differences = [_difference_cells(row) for row in differences]
+        title += f"; task ids: the first {SHORT_ID}"
+    differences_table = render(
+        differences,
         DISAGREEMENT_COLUMNS,
         fmt,
-        title="Answered differently (scores re-scored; answers: the majority over epochs)",
+        title=title,
         empty=NO_DIFFERENCES,
+        keep=("target", "a_answer", "a_score", "b_answer", "b_score"),
     )
-    return levels + "\n" + differences
+    return levels + "\n" + differences_table
+
+
+SHORT_ID = 8
+"""Characters of a task id in the terminal's differences table: enough to find it."""
+
+
+def _difference_cells(row: Mapping[str, Any]) -> dict[str, Any]:
+    score = {k: "" if row[k] is None else f"{row[k]:.3g}" for k in ("a_score", "b_score")}
+    return {**row, "task_id": str(row["task_id"])[:SHORT_ID], **score}
 
 
 def _csv(document: Mapping[str, Any], table: str, flagged_wrong: bool) -> str:
@@ -192,7 +217,10 @@ def _lacking(document: Mapping[str, Any]) -> list[str]:
     type=click.Path(exists=True, dir_okay=False),
     help="Corrected answers: JSON {task_id: answer} or JSON lines; they replace the snapshot's.",
 )
-@plot_option("Also write a bar chart here (PNG, SVG, PDF or JPEG, by the name's extension).")
+@plot_option(
+    "Also write a chart here (PNG, SVG, PDF or JPEG, by the name's extension): accuracy per "
+    "level, each with its 95% interval and n, and A − B with its interval."
+)
 @click.option(
     "--flagged-wrong",
     is_flag=True,
@@ -213,9 +241,10 @@ def compare(
 ) -> None:
     """Put two GAIA runs A and B side by side on the questions both answered.
 
-    A and B may each be: inspect_gaia logs (a file, or a folder of one run's logs, merged as
-    report merges them), an inspect_evals `gaia` log, an evalscope GAIA output folder, or a JSONL
-    file in the leaderboard format (task_id, model_answer). Both are re-scored with the official
+    A and B may each be: inspect_gaia logs (a file, or a folder of one model's logs, merged as
+    report merges them; of several runs there, the newest complete one, named on stderr), an
+    inspect_evals `gaia` log, an evalscope GAIA output folder, or a JSONL file in the leaderboard
+    format (task_id, model_answer). Both are re-scored with the official
     GAIA scorer against one answer key, per level and overall; with the exact McNemar p-value and
     a 95% interval of the difference (a paired t-test with epochs), and the questions answered
     differently. --format json prints one document.
@@ -230,11 +259,13 @@ def compare(
         require_matplotlib()
     question_set = parse_question_set(exclude, answers, ("--exclude", "--answers"))
     sides = read_side(run_a), read_side(run_b)
-    for side in sides:
+    for name, side in zip("AB", sides, strict=True):
         for skipped in side.skipped:
             click.echo(
                 printable(f"skipped {skipped.path}: {skipped.reason}", one_line=True), err=True
             )
+        for line in side.chosen:  # a folder of several runs: which one this side is
+            click.echo(printable(f"{name}: {line}", one_line=True), err=True)
     document = compare_document(*sides, answer_key(sides, dataset_path, question_set), epoch)
     click.echo(_text(document, fmt, table, flagged_wrong), nl=False)
     for line in _lacking(document):

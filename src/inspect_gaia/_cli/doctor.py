@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import textwrap
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -30,6 +32,7 @@ from ..hub import (
     unreachable,
 )
 from ..sandbox import DEFAULT_IMAGE, size_bytes
+from ._output import terminal_width
 
 MIN_FREE_GB = 10.0
 DEFAULT_POOL_NETWORKS = 31
@@ -38,12 +41,16 @@ DEFAULT_POOL_NETWORKS = 31
 
 @dataclass(frozen=True)
 class Check:
-    """One preflight check; ``fix`` says what to do when it fails (or what a warning means)."""
+    """One preflight check; ``fix`` says what to do when it fails (or what a warning means).
+
+    A ``warning`` passes (the run starts) but deserves a look: marked ``!``, not ✓.
+    """
 
     name: str
     ok: bool
     detail: str
     fix: str = ""
+    warning: bool = False
 
     @classmethod
     def failed(cls, problem: engine.DockerProblem) -> Check:
@@ -71,7 +78,10 @@ def check_compose(required: bool = True) -> Check:
     except engine.DockerProblem as problem:
         if not required:
             return Check(
-                problem.subject, True, f"{problem.detail}; only -T sandbox=compose needs it"
+                problem.subject,
+                True,
+                f"{problem.detail}; only -T sandbox=compose needs it",
+                warning=True,
             )
         return Check.failed(problem)
     return Check("Docker Compose", True, f"{version} (needs ≥ {_dotted(engine.MIN_COMPOSE)})")
@@ -98,8 +108,13 @@ BTRFS_CAVEAT = (
 def check_disk_limit(image: str, disk: str | None) -> Check:
     """Whether ``-T disk=`` can be enforced; without it, a warning when it could not be."""
     if engine.local_image_id(image) is None:
-        return Check("disk limit", disk is None, "cannot tell until the sandbox image is here")
-    problem = engine.disk_limit_problem(image, disk or "1g")
+        return Check(
+            "disk limit",
+            disk is None,
+            "cannot tell until the sandbox image is here",
+            warning=disk is None,
+        )
+    problem = _engine_reason(engine.disk_limit_problem(image, disk or "1g"))
     caveat = BTRFS_CAVEAT if problem is None and engine.storage_driver() == "btrfs" else ""
     if disk is not None:
         return Check(
@@ -116,9 +131,22 @@ def check_disk_limit(image: str, disk: str | None) -> Check:
     return Check(
         "disk limit",
         True,
-        "no per-sandbox disk limit on this engine: a sandbox can write until the host's disk is "
-        f"full ({problem})",
+        f"none on this engine ({problem}): a sandbox can write until the host's disk is full",
+        "-T disk= needs Docker's data on overlay2 over xfs with pquota, or on btrfs",
+        warning=True,
     )
+
+
+_ENGINE_SAYS = re.compile(r'\("(.+)"\)\s*$')
+"""The engine's reason in docker-py's ``500 Server Error for http+docker://…: … ("<reason>")``."""
+
+
+def _engine_reason(problem: str | None) -> str | None:
+    """The engine's own reason, without docker-py's request line around it."""
+    if problem is None:
+        return None
+    said = _ENGINE_SAYS.search(problem)
+    return said.group(1) if said else problem
 
 
 def check_leftovers() -> Check:
@@ -129,10 +157,15 @@ def check_leftovers() -> Check:
     return Check(
         "other runs' sandboxes",
         True,
-        f"{len(names)} container(s) of runs in another PID namespace, kernel or host "
-        f"({', '.join(names[:3])}{', …' if len(names) > 3 else ''}): never swept automatically; "
+        f"{_count(len(names), 'container')} of runs in another PID namespace, kernel or host "
+        f"({', '.join(names[:3])}{', …' if len(names) > 3 else ''}): never swept automatically",
         "remove them with `inspect sandbox cleanup gaia-docker` once those runs are over",
+        warning=True,
     )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def check_docker(image: str, disk: str | None, compose: bool) -> list[Check]:
@@ -144,10 +177,11 @@ def check_docker(image: str, disk: str | None, compose: bool) -> list[Check]:
     checks = [engine_check, check_compose(compose)]
     if engine_check.ok:
         return checks + [check_image(image), check_disk_limit(image, disk), check_leftovers()]
-    unknown = "cannot tell without an engine"
-    checks.append(Check("sandbox image", False, f"{image}: {unknown}", "start the engine"))
+    # the engine may be running and refusing this user: the fix is the engine line's
+    unknown, fix = "cannot tell without an engine", "see Docker Engine above"
+    checks.append(Check("sandbox image", False, f"{image}: {unknown}", fix))
     if disk is not None:
-        checks.append(Check("disk limit", False, f"-T disk={disk}: {unknown}", "start the engine"))
+        checks.append(Check("disk limit", False, f"-T disk={disk}: {unknown}", fix))
     return checks
 
 
@@ -214,7 +248,9 @@ def check_networks(max_sandboxes: int, network: bool, sandbox: str = "docker") -
     try:
         listed = client.networks({})
     except Exception:
-        return Check("address pools", False, "cannot tell without an engine", "start the engine")
+        return Check(
+            "address pools", False, "cannot tell without an engine", "see Docker Engine above"
+        )
     existing = [n for n in listed if n.get("Name") not in ("bridge", "host", "none")]
     free = DEFAULT_POOL_NETWORKS - len(existing)
     if sandbox == "docker":
@@ -222,15 +258,15 @@ def check_networks(max_sandboxes: int, network: bool, sandbox: str = "docker") -
         return Check(
             "address pools",
             ok,
-            f"{len(existing)} networks in use, room for ~{free} more; gaia-docker needs one per "
-            "run, whatever --max-sandboxes",
+            f"{_count(len(existing), 'network')} in use, room for ~{free} more; gaia-docker needs "
+            "one per run, whatever --max-sandboxes",
             "" if ok else "remove unused networks (`docker network prune`)",
         )
     ok = free >= max_sandboxes
     return Check(
         "address pools",
         ok,
-        f"{len(existing)} networks in use, room for ~{free} more; "
+        f"{_count(len(existing), 'network')} in use, room for ~{free} more; "
         f"planned --max-sandboxes {max_sandboxes}",
         ""
         if ok
@@ -240,11 +276,27 @@ def check_networks(max_sandboxes: int, network: bool, sandbox: str = "docker") -
     )
 
 
-def _line(check: Check) -> str:
-    """A check as one line: a mark, what was checked, and for a failed one the fix."""
-    mark = click.style("✓", fg="green") if check.ok else click.style("✗", fg="red")
-    fix = f" — {check.fix}" if not check.ok and check.fix else ""
-    return f"{mark} {check.name}: {check.detail}{fix}"
+def _line(check: Check, width: int | None = None) -> str:
+    """A check as a line: a mark (✓, ! for a warning, ✗), what was checked, and its fix.
+
+    The fix is shown for a failed check or a warning; the line wraps to the terminal's width.
+    """
+    if not check.ok:
+        mark = click.style("✗", fg="red")
+    elif check.warning:
+        mark = click.style("!", fg="yellow", bold=True)
+    else:
+        mark = click.style("✓", fg="green")
+    fix = f" — {check.fix}" if (not check.ok or check.warning) and check.fix else ""
+    lines = textwrap.wrap(
+        f"{check.name}: {check.detail}{fix}",
+        terminal_width(width),
+        initial_indent="  ",  # the mark's place
+        subsequent_indent="    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return mark + "\n".join(lines)[1:]
 
 
 def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -322,8 +374,8 @@ def doctor(
 
     Docker Engine (and Compose for --sandbox compose) versions, the sandbox image, whether a disk
     limit can be enforced, sandboxes of other runs, the dataset (cached, or hub and token), free
-    disk and Docker's address-pool headroom. Exit status 0 only when every check passes (a
-    warning, such as no disk limit, does not fail).
+    disk and Docker's address-pool headroom: ✓ passed, ! a warning (the run starts, but read
+    it, such as no disk limit), ✗ failed with its fix. Exit status 0 only when nothing failed.
 
     \b
     Example:

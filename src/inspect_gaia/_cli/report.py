@@ -7,6 +7,7 @@ document (``report_document``), ``csv`` one table with a row per group and level
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ import click
 
 from ..errors import GaiaError
 from ..logs.contamination import FLAGGED_WRONG
+from ..logs.latest import describe
+from ..logs.latest import latest as newest_complete
 from ..logs.read import read_inspect_logs
 from ..logs.report import report_document
 from ..logs.results import group_runs
@@ -26,6 +29,12 @@ from ._sanitise import printable
 
 GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
 LEVEL_FIELDS = LevelStats.columns()
+KEEP = ("accuracy", "95% CI", "flags", "cost", "$/question", "$/correct")
+"""Columns a narrow terminal drops last: the verdict, its interval and flags, and the cost."""
+NO_COST = (
+    "no cost: the logs carry no prices — give them (dollars per million tokens) with "
+    "`inspect-gaia report --model-cost-config prices.yaml`"
+)
 
 # -- human tables ----------------------------------------------------------------------------------
 
@@ -84,7 +93,8 @@ def _accuracy_row(level: Mapping[str, Any]) -> dict[str, str]:
         "k": str(level["epochs"]),
         "accuracy": _fraction(level["accuracy"]),
         "95% CI": _range(level["ci_low"], level["ci_high"]),
-        # errors and limits count as wrong: on a narrow terminal they are the last to go
+        # how samples ended, beside the accuracy they are part of: on a narrow terminal the last
+        # to go
         "errored": str(level["errored"]),
         "limit_hit": str(level["limit_hit"]),
         "stderr": _fraction(level["stderr"]),
@@ -142,7 +152,9 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
             if set(document["settings_differ"]) - {"model"}
             else ""
         )
-        parts.append(render(rows, list(rows[0]), fmt, title="GAIA overall, best first", note=note))
+        parts.append(
+            render(rows, list(rows[0]), fmt, title="GAIA overall, best first", note=note, keep=KEEP)
+        )
     for group in groups:
         k = group["epochs"]
         title = (
@@ -153,10 +165,15 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
         rows = [_accuracy_row(level) for level in group["levels"]]
         if flagged_wrong:
             rows = with_flagged_wrong(rows, group["contamination"], fmt)
-        parts.append(render(rows, list(rows[0]), fmt, title=title, note=flags and f"⚠ {flags}"))
+        keep = (*KEEP, FLAGGED_WRONG_COLUMN)
+        note = flags and f"⚠ {flags}"
+        parts.append(render(rows, list(rows[0]), fmt, title=title, note=note, keep=keep))
         effort = [_effort_row(level) for level in group["levels"]]
-        note = "" if group["cost_source"] else "no cost: see the README on --model-cost-config"
-        parts.append(render(effort, list(effort[0]), fmt, title="Cost and effort", note=note))
+        # in Markdown, on stderr instead (report): the document is for pasting as it is
+        note = NO_COST if not group["cost_source"] and fmt == "table" else ""
+        parts.append(
+            render(effort, list(effort[0]), fmt, title="Cost and effort", note=note, keep=KEEP)
+        )
     return "\n".join(parts)
 
 
@@ -209,6 +226,12 @@ def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong:
     help="Beside accuracy, also show it with every sample flagged for reading an answer source "
     "counted wrong (JSON always has it, under contamination).",
 )
+@click.option(
+    "--latest",
+    is_flag=True,
+    help="Of separate runs of one model and settings in a folder, report only the newest complete "
+    "one (finished, not a --limit look); each run left out is named on stderr.",
+)
 def report(
     logs: tuple[str, ...],
     fmt: str,
@@ -216,17 +239,20 @@ def report(
     plot: str | None,
     breakdown: bool,
     flagged_wrong: bool,
+    latest: bool,
 ) -> None:
     """Accuracy, its spread and its cost per model and level, from GAIA LOGS.
 
     LOGS are log files or directories of logs. Logs of one model with the same settings (three
     gaia_levelN runs, a run and its eval-retry) are merged into one table with an overall row; other
     models or settings (another solver, inspect_evals' own gaia task) are separate groups, sorted
-    by overall accuracy. Errored and limit-hit samples count as wrong and are also counted in their
-    own columns. --breakdown adds accuracy by attachment type and annotator steps and tools, and
-    the near misses (always in --format json). In a directory, files that are not GAIA logs
-    (inspect_gaia's or inspect_evals'), or hold no finished sample, are skipped with a line on
-    stderr.
+    by overall accuracy. In a directory, separate runs of the same questions (a --limit look, then
+    the full run) are separate groups labelled by run; --latest keeps the newest complete one.
+    Errored samples count as wrong; a sample stopped by a limit is scored on its answer as any
+    other (its submit, else its last FINAL ANSWER:); both are counted in their own columns.
+    --breakdown adds accuracy by attachment type and annotator steps and tools, and the near misses
+    (always in --format json). In a directory, files that are not GAIA logs (inspect_gaia's or
+    inspect_evals'), or hold no finished sample, are skipped with a line on stderr.
 
     \b
     Example:
@@ -246,13 +272,20 @@ def report(
             "skipped) — name inspect_gaia's logs, or the folder `inspect eval` wrote them to"
         )
     runs = found.runs
-    document = report_document(group_runs(runs), prices)
+    groups = group_runs(runs, found.in_folder)
+    if latest:
+        groups, left_out = newest_complete(groups, key=lambda g: json.dumps(g.settings))
+        for group in left_out:
+            click.echo(f"left out by --latest: {describe(group)}", err=True)
+    document = report_document(groups, prices)
     if prices:
         called = {model for run in runs for s in run.samples for model in s.usage}
         for model in sorted(set(prices) - called):
             note = f"note: no log called {model}; its prices are unused"
             click.echo(printable(note, one_line=True), err=True)
     click.echo(_text(document, fmt, breakdown, flagged_wrong), nl=False)
+    if fmt == "markdown" and not all(group["cost_source"] for group in document["groups"]):
+        click.echo(NO_COST, err=True)
     if plot:
         from ._plot import plot_report
 

@@ -133,7 +133,7 @@ def run_problems(
         problems.append(
             Problem(
                 "validation_split",
-                f"these are {split}-split logs; the leaderboard takes the test split "
+                f"these are {split}-split logs; the leaderboard ranks test-split submissions "
                 "(pass --allow-validation to write them anyway)",
             )
         )

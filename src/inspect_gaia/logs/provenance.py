@@ -8,8 +8,8 @@ rather than string keys, and a damaged or hand-edited record is one line naming 
 The record carries a ``schema_version``. Version 1 is the untyped dict inspect_gaia 0.1.0 wrote
 (no version key); it reads as it is, with the fields added during 0.1.0 (``multimodal``,
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
-the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``); a record newer than this
-reader knows is refused with the fix (upgrade), never half-read.
+the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``); a
+record newer than this reader knows is refused with the fix (upgrade), never half-read.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -35,7 +35,7 @@ from ..questionset import QuestionSetRecord, describe
 from ..sandbox import PROVIDERS, SandboxKind
 from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -101,6 +101,11 @@ class GaiaProvenance(_Record):
     """Questions left out or answers corrected; ``None`` (not written): the split as published."""
     answer_sources: AnswerSourcesRecord | None = None
     """``None``: a record from before version 3 (nothing blocked)."""
+    final_answer_ends: bool = False
+    """A plain-text ``FINAL ANSWER:`` (no tool call) ended the sample (``agent.idle_guard``);
+    ``False``: a record from before version 4, whose agent nudged such a sample to the message
+    limit. Not a pooling setting: the answer scored is the same, only the cost differs (README,
+    Deviations)."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -169,6 +174,7 @@ class GaiaProvenance(_Record):
                 blocklist=params.blocklist,
                 blocked=params.block_answer_sources,
             ),
+            final_answer_ends=True,
         )
 
     @classmethod
@@ -188,7 +194,7 @@ class GaiaProvenance(_Record):
             raise ProvenanceError(
                 f"{METADATA_KEY}.schema_version is {version}, newer than this inspect_gaia reads "
                 f"(up to {SCHEMA_VERSION})",
-                fix="upgrade inspect-gaia (pip install -U inspect-gaia)",
+                fix="upgrade inspect-gaia (`pip install .` in a newer checkout)",
             )
         try:
             return cls.model_validate(record)

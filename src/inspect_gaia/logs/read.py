@@ -72,6 +72,9 @@ class LogsRead:
 
     runs: list[RunResults]
     skipped: list[Skipped]
+    in_folder: frozenset[str] = frozenset()
+    """The runs' sources found in a folder rather than named (``results.group_runs`` keeps
+    separate runs of equal settings apart there, and refuses them among named files)."""
 
 
 def read_inspect_log(path: str | Path) -> RunResults:
@@ -108,7 +111,7 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
         if not Path(path).is_dir():
             add(str(path), named=True)
             continue
-        found = [_local(info.name) for info in list_eval_logs(str(path), recursive=True)]
+        found = [_shown(path, info.name) for info in list_eval_logs(str(path), recursive=True)]
         if not found:
             raise GaiaError(
                 f"no inspect logs (*.eval, *.json) in directory {path} — name the folder that "
@@ -119,6 +122,7 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
     runs: list[RunResults] = []
     unfinished: list[tuple[RunResults, bool]] = []
     skipped: list[Skipped] = []
+    in_folder: set[str] = set()
     for shown, named in files.values():
         try:
             run = _read(shown)
@@ -127,6 +131,8 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
                 raise
             skipped.append(Skipped(shown, ex.reason))
             continue
+        if not named:
+            in_folder.add(run.source)
         if run.samples:
             runs.append(run)
         else:
@@ -138,7 +144,7 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
         if named:
             raise _unfinished(run)
         skipped.append(Skipped(run.source, _unfinished(run).reason))
-    return LogsRead(runs=runs, skipped=skipped)
+    return LogsRead(runs=runs, skipped=skipped, in_folder=frozenset(in_folder))
 
 
 def _resolved(file: str) -> Path:
@@ -149,8 +155,13 @@ def _resolved(file: str) -> Path:
         return Path(os.path.abspath(file))
 
 
-def _local(name: str) -> str:
-    return unquote(urlparse(name).path) if name.startswith("file://") else name
+def _shown(folder: str | Path, name: str) -> str:
+    """A log found in ``folder`` as the user would write it: ``logs/x.eval`` for ``logs/``."""
+    local = unquote(urlparse(name).path) if name.startswith("file://") else name
+    try:
+        return str(Path(folder) / Path(local).relative_to(Path(folder).resolve()))
+    except ValueError:  # not under the folder as resolved (a remote log store): as inspect says
+        return local
 
 
 def _unfinished(run: RunResults) -> LogProblem:
@@ -221,6 +232,7 @@ def _read(path: str | Path) -> RunResults:
         epochs=log.eval.config.epochs or 1,
         config=config,
         not_run=_not_run(log),
+        subset=log.eval.config.limit is not None or log.eval.config.sample_id is not None,
     )
 
 

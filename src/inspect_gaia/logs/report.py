@@ -1,7 +1,8 @@
 """The document ``inspect-gaia report`` prints: merged runs, their numbers and what sets them apart.
 
-Groups come from ``results.group_runs`` (one per model and settings); each is labelled by what
-differs from the others of its model, leaving out settings at the task's defaults, and the groups
+Groups come from ``results.group_runs`` (one per model and settings, and per run where a folder
+holds separate runs of equal settings); each is labelled by what differs from the others of its
+model, leaving out settings at the task's defaults, and by its run where it has one; the groups
 are ranked by overall accuracy. ``--format json`` prints this document as it is; the terminal,
 Markdown and CSV renderers in ``_cli/report.py`` read it.
 """
@@ -53,9 +54,12 @@ def report_document(
         overall_cost = levels[-1]["cost"]
         contamination = contamination_block(samples, graded=group.split != "test")
         repriced = bool(prices) and any(m in (prices or {}) for s in samples for m in s.usage)
+        label = [_settings_text(named)] if named else []
+        label += [group.run] if group.run else []  # runs of equal settings kept apart
         entries.append(
             {
-                "group": group.model + (f" [{_settings_text(named)}]" if named else ""),
+                "group": group.model + (f" [{', '.join(label)}]" if label else ""),
+                "run": group.run or None,
                 "model": group.model,
                 "split": group.split,
                 "task_version": group.settings["task_version"],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,7 @@ class SampleResult:
 
     @property
     def failed(self) -> bool:
-        """Errored or stopped by a limit; such a sample counts as wrong."""
+        """Errored or stopped by a limit (a limit-hit sample is still scored on its answer)."""
         return self.error is not None or self.limit is not None
 
     def tokens(self, kind: str) -> int:
@@ -93,6 +93,8 @@ class RunResults:
     not_run: int = 0
     """Samples the run planned but never logged: a task drained with ``inspect ctl task drain``
     abandons its queued samples and still ends ``success``."""
+    subset: bool = False
+    """Run on some of its questions only (``--limit``, ``--sample-id``): a look, not a result."""
 
 
 # -- comparability and merging -------------------------------------------------------------------
@@ -126,6 +128,9 @@ class RunGroup:
     settings: dict[str, Any]
     runs: tuple[RunResults, ...]
     samples: tuple[SampleResult, ...]
+    run: str = ""
+    """``run <date> <id>`` when runs of these settings in a folder asked the same questions and
+    were kept apart (see ``group_runs``); empty when the settings make one group."""
 
     @property
     def model(self) -> str:
@@ -171,45 +176,93 @@ class RunGroup:
         ]
 
 
-def group_runs(runs: Sequence[RunResults]) -> list[RunGroup]:
+def group_runs(runs: Sequence[RunResults], in_folder: Collection[str] = ()) -> list[RunGroup]:
     """Pool runs with equal ``comparable_settings``; one group per distinct set, in input order.
 
     Within a group one sample is kept per question and epoch: of a run and its ``inspect
     eval-retry`` (the same inspect task id), a sample that did not error wins over one that did,
-    and otherwise the later run's.
+    and otherwise the later run's. Separate runs that asked none of the same questions pool (three
+    ``gaia_levelN`` runs, ``-T ids=`` shards). Taken in the order they started, a run that asks a
+    question (and epoch) the runs before it answered starts a new group of the same settings, with
+    its own ``run`` label, when either log was found in a folder (``in_folder``): a folder such as
+    ``logs/`` collects a ``--limit`` look, a full run and a rerun of one model over a week.
 
     Raises:
-        GaiaError: The same question and epoch is in two separate runs (not a run and its retry).
+        GaiaError: The same question and epoch is in two separate runs named one by one.
     """
     keyed: dict[str, list[RunResults]] = {}
     for run in runs:
         keyed.setdefault(json.dumps(comparable_settings(run), sort_keys=True), []).append(run)
     groups = []
     for members in keyed.values():
-        kept: dict[tuple[str, int], tuple[SampleResult, RunResults]] = {}
-        for run in sorted(members, key=lambda r: r.created):
-            for sample in run.samples:
-                key = (sample.task_id, sample.epoch)
-                if key not in kept:
-                    kept[key] = (sample, run)
-                    continue
-                previous, previous_run = kept[key]
-                if not run.run_id or run.run_id != previous_run.run_id:
-                    raise GaiaError(
-                        f"question {sample.task_id} (epoch {sample.epoch}) is in both "
-                        f"{previous_run.source} and {run.source}, separate runs of one model "
-                        "and settings, not a run and its eval-retry — report them one at a time"
-                    )
-                if sample.error is None or previous.error is not None:
-                    kept[key] = (sample, run)
-        groups.append(
-            RunGroup(
-                settings=comparable_settings(members[0]),
-                runs=tuple(members),
-                samples=tuple(sample for sample, _ in kept.values()),
+        settings = comparable_settings(members[0])
+        pools = _separate_runs(members, frozenset(in_folder))
+        for pool in pools:
+            groups.append(
+                RunGroup(
+                    settings=settings,
+                    runs=tuple(pool),
+                    samples=_merged(pool),
+                    run=run_label(pool) if len(pools) > 1 else "",
+                )
             )
-        )
     return groups
+
+
+def _separate_runs(
+    members: Sequence[RunResults], in_folder: frozenset[str]
+) -> list[list[RunResults]]:
+    """``members`` (runs of equal settings) as pools of runs that answer each question once."""
+    by_task: dict[str, list[RunResults]] = {}  # a run and its retries: one inspect task id
+    for number, run in enumerate(sorted(members, key=lambda r: r.created)):
+        by_task.setdefault(run.run_id or f"#{number}", []).append(run)
+    pools: list[list[RunResults]] = []
+    for logs in by_task.values():  # in the order the runs started
+        asked = {(s.task_id, s.epoch): run for run in logs for s in run.samples}
+        clash = next(
+            (
+                (earlier, asked[(s.task_id, s.epoch)], s)
+                for earlier in (pools[-1] if pools else [])
+                for s in earlier.samples
+                if (s.task_id, s.epoch) in asked
+            ),
+            None,
+        )
+        if clash is None and pools:
+            pools[-1].extend(logs)
+            continue
+        if clash is not None and not {clash[0].source, clash[1].source} & in_folder:
+            earlier, later, sample = clash
+            raise GaiaError(
+                f"question {sample.task_id} (epoch {sample.epoch}) is in both {earlier.source} "
+                f"and {later.source}, separate runs of one model and settings, not a run and its "
+                "eval-retry — name one of them, or their folder (each run is then a group)"
+            )
+        pools.append(list(logs))
+    return pools
+
+
+def _merged(runs: Sequence[RunResults]) -> tuple[SampleResult, ...]:
+    """One sample per question and epoch; of a run and its retries, the one that did not error."""
+    kept: dict[tuple[str, int], SampleResult] = {}
+    for run in sorted(runs, key=lambda r: r.created):
+        for sample in run.samples:
+            previous = kept.get((sample.task_id, sample.epoch))
+            if previous is None or sample.error is None or previous.error is not None:
+                kept[(sample.task_id, sample.epoch)] = sample
+    return tuple(kept.values())
+
+
+def run_label(runs: Sequence[RunResults]) -> str:
+    """``run 2026-12-05 08:54 3hX9kL2a``: when the first of ``runs`` started, and its task id.
+
+    The id is the start of inspect's task id, which names the log file and which an eval-retry
+    keeps; ``+N`` counts further runs pooled with it (``gaia_levelN`` runs, shards).
+    """
+    first = min(runs, key=lambda r: r.created)
+    others = len({r.run_id or r.source for r in runs}) - 1
+    when = first.created[:16].replace("T", " ")
+    return f"run {when} {first.run_id[:8]}".rstrip() + (f" +{others}" if others else "")
 
 
 # -- evalscope -------------------------------------------------------------------------------------

@@ -9,7 +9,9 @@ A side is read from a path:
 * any other file or directory: inspect logs, this package's or inspect_evals' ``gaia`` task's
   (``foreign``), read and validated by ``read`` (in a folder, other files are skipped with
   their reason) and merged as ``report`` merges them (a run and its retry, three level runs). They
-  must make one group: two models or two settings are two runs to compare, not one side.
+  must be of one model: two models are two runs to compare, not one side. A folder that holds
+  several runs of that model (a ``--limit`` look, the full run, an ``--epochs 2`` run) gives its
+  newest complete run (``latest``), and the side names the run taken and each run left out.
 
 The answer key is GAIA's own: the ``Final answer`` and level of every question of the validation
 split, read from a snapshot (``--dataset-path``, else the local snapshot an inspect_gaia side ran
@@ -30,6 +32,8 @@ from ..errors import GaiaError
 from ..hub import DEFAULT_REVISIONS, cached_snapshot
 from ..questionset import QuestionSet, check_ids, describe
 from ..snapshot_files import read_records
+from .latest import describe as describe_run
+from .latest import latest
 from .leaderboard import read_leaderboard
 from .provenance import GaiaProvenance
 from .read import Skipped, read_inspect_logs
@@ -56,6 +60,8 @@ class Side:
     """Whether the harness recorded its own verdicts (a leaderboard file has none)."""
     skipped: tuple[Skipped, ...] = ()
     """Files of a folder of logs that were not read, and why (the command says so)."""
+    chosen: tuple[str, ...] = ()
+    """Where a folder held several runs of its model: the run taken, then each run left out."""
 
     @property
     def label(self) -> str:
@@ -88,13 +94,20 @@ def read_side(path: str) -> Side:
             "inspect_gaia's or inspect_evals' gaia logs, an evalscope output folder or a "
             "leaderboard .jsonl file"
         )
-    groups = group_runs(found.runs)
-    if len(groups) > 1:
+    groups = group_runs(found.runs, found.in_folder)
+    models = sorted({g.model for g in groups})
+    if len(models) > 1:
         raise GaiaError(
-            f"{path} holds {len(groups)} runs that report would not pool (other models or "
-            "settings) — give one run's logs per side (`inspect-gaia report` shows the groups)"
+            f"{path} holds runs of {len(models)} models ({', '.join(models)}) — give one model's "
+            "logs per side (`inspect-gaia report` shows the groups)"
         )
-    (group,) = groups
+    (group,), left_out = latest(groups, key=lambda g: "")
+    chosen = (
+        (f"took {describe_run(group, groups)}",)
+        + tuple(f"left out {describe_run(g, groups)}" for g in left_out)
+        if left_out
+        else ()
+    )
     if group.split != SPLIT:
         raise GaiaError(
             f"{path} is a {group.split}-split run: its answers are private, so there is nothing "
@@ -109,6 +122,7 @@ def read_side(path: str) -> Side:
         provenance=group.runs[0].provenance,
         logs=tuple(run.source for run in group.runs),
         skipped=tuple(found.skipped),
+        chosen=chosen,
     )
 
 
