@@ -22,6 +22,7 @@ from .answer_sources.sources import AnswerSources, load_answer_sources
 from .dataset import LEVELS, SPLITS, Split, parse_level
 from .errors import GaiaParameterError, one_of
 from .hub import HUBS, Hub, resolved_revision
+from .imageref import check_reference
 from .questionset import QuestionSet, parse_question_set
 from .sandbox import (
     DEFAULT_IMAGE,
@@ -252,6 +253,11 @@ class GaiaParams:
         """
         if not isinstance(image, str) or not image.strip():
             raise GaiaParameterError(f"image must name a Docker image — got {image!r}")
+        if (why := check_reference(image)) is not None:
+            raise GaiaParameterError(
+                f"-T image={image} is not an image reference: {why} — give name[:tag], or "
+                "name@sha256:<64 hex digits> to pin it"
+            )
         for name, text in (
             ("dataset_path", dataset_path),
             ("revision", revision),

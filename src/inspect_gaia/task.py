@@ -19,7 +19,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
 
-from ._docker.engine import local_image_id
+from ._docker.engine import image_identity
 from ._params import (
     DEFAULT_HUB,
     DEFAULT_LEVEL,
@@ -31,6 +31,7 @@ from ._params import (
 from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, gaia_agent
 from .dataset import DEFAULT_INPUT_PROMPT, Split, gaia_dataset, split_levels
 from .hub import Hub
+from .k8s import k8s_image_identity
 from .logs.provenance import METADATA_KEY, GaiaProvenance
 from .questionset import QuestionSetRecord, apply_question_set
 from .sandbox import (
@@ -190,6 +191,13 @@ def gaia_task(params: GaiaParams) -> Task:
     sandbox = gaia_sandbox(
         params.image, params.network, params.limits, params.sandbox, egress=params.egress
     )
+    # The engine's id and digest of the image, recorded when the engine has it; the provider
+    # checks the image (and pulls or refuses) before any sample. A cluster pulls its own.
+    image_id, image_digest = (
+        image_identity(params.image)
+        if params.sandbox != "k8s"
+        else k8s_image_identity(params.image)
+    )
     return Task(
         dataset=dataset,
         sandbox=sandbox,
@@ -218,9 +226,8 @@ def gaia_task(params: GaiaParams) -> Task:
             METADATA_KEY: GaiaProvenance.of(
                 params,
                 prompt=DEFAULT_INPUT_PROMPT,
-                # Recorded when an engine answers; the sandbox provider checks the image (and
-                # refuses to start without it) before any sample runs.
-                image_id=local_image_id(params.image) if params.sandbox != "k8s" else None,
+                image_id=image_id,
+                image_digest=image_digest,
                 sandbox_provider=sandbox.type,
                 question_set=question_set,
             ).as_metadata()

@@ -8,8 +8,9 @@ rather than string keys, and a damaged or hand-edited record is one line naming 
 The record carries a ``schema_version``. Version 1 is the untyped dict inspect_gaia 0.1.0 wrote
 (no version key); it reads as it is, with the fields added during 0.1.0 (``multimodal``,
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
-the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``); a record newer than this
-reader knows is refused with the fix (upgrade), never half-read.
+the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``image_digest`` and a
+named ``question_set``); a record newer than this reader knows is refused with the fix (upgrade),
+never half-read. An older record reads with ``image_digest`` unknown (``None``).
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -32,10 +33,11 @@ from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_setting
 from .._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
 from ..dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
 from ..errors import short, validation_problem
+from ..imageref import identity, pinned_digest
 from ..questionset import QuestionSetRecord, describe
 from ..sandbox import PROVIDERS, SandboxKind
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -93,7 +95,13 @@ class GaiaProvenance(_Record):
     sandbox: SandboxKind
     sandbox_provider: str | None = None
     image: str
+    """The image reference as given (``-T image=``)."""
     image_id: str | None = None
+    """The local image id the engine had when the task was built; ``None``: not there yet (the
+    provider pulled it), no engine answered, or Kubernetes (the cluster pulls it)."""
+    image_digest: str | None = None
+    """The registry digest: the reference's own when pinned, else the pulled image's
+    (``RepoDigests``); ``None`` for a local build, or when unknown."""
     network: bool
     inspect_ai_version: str | None = None
     inspect_gaia_version: str | None = None
@@ -124,6 +132,7 @@ class GaiaProvenance(_Record):
         image_id: str | None,
         sandbox_provider: str,
         question_set: QuestionSetRecord | None = None,
+        image_digest: str | None = None,
     ) -> GaiaProvenance:
         """The record of a run with ``params``, for the log header.
 
@@ -131,6 +140,7 @@ class GaiaProvenance(_Record):
             params: The parsed parameters.
             prompt: The prompt template (recorded as its hash).
             image_id: The sandbox image's id, when an engine answered.
+            image_digest: Its registry digest, when known (``engine.image_identity``).
             sandbox_provider: The sandbox provider's registered name.
             question_set: What ``apply_question_set`` made of ``params.question_set``.
         """
@@ -160,6 +170,7 @@ class GaiaProvenance(_Record):
             sandbox_provider=sandbox_provider,
             image=params.image,
             image_id=image_id,
+            image_digest=image_digest,
             network=params.network,
             inspect_ai_version=_version("inspect_ai"),
             inspect_gaia_version=_version("inspect-gaia"),
@@ -248,7 +259,7 @@ class GaiaProvenance(_Record):
             record={
                 "command_timeout": limits.command_timeout,
                 "sandbox": self.sandbox,
-                "image": self.image,
+                "image": self.image_identity,
                 "network": self.network,
                 "cpus": limits.cpus,
                 "memory": limits.memory,
@@ -259,6 +270,16 @@ class GaiaProvenance(_Record):
                 "block_answer_sources": self.blocked_list(),
             },
         )
+
+    @property
+    def image_identity(self) -> str:
+        """The image runs are pooled on and labelled by (``imageref.identity``)."""
+        return identity(self.image, self.image_id, self.image_digest)
+
+    @property
+    def image_pinned(self) -> bool:
+        """Whether the reference names one image for good (by digest)."""
+        return pinned_digest(self.image) is not None
 
     def blocked_list(self) -> str | bool:
         """The SHA-256 of the answer-source list the run's egress proxy refused, else ``False``.
