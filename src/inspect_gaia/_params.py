@@ -331,11 +331,6 @@ class GaiaParams:
             )
         if self.block_answer_sources:
             self._check_blocking()
-        if self.limits.disk is not None and self.sandbox == "k8s":
-            raise GaiaParameterError(
-                "disk is a Docker storage limit — on Kubernetes set ephemeral-storage in "
-                "values.yaml instead"
-            )
 
     def _check_blocking(self) -> None:
         """A run that blocks answer sources has no route around its egress proxy."""
