@@ -204,7 +204,7 @@ class GaiaParams:
     multimodal: bool = False
     view_file: bool = False
     question_set: QuestionSet = field(default_factory=QuestionSet)
-    """``-T exclude`` and ``-T answers``: questions left out, answers corrected."""
+    """``-T question_set``, ``-T exclude`` and ``-T answers``: questions left out or corrected."""
     blocklist: str | None = None
     block_answer_sources: bool = False
     answer_sources: AnswerSources = field(
@@ -238,6 +238,7 @@ class GaiaParams:
         view_file: object,
         exclude: object,
         answers: object,
+        question_set: object,
         blocklist: object,
         block_answer_sources: object,
     ) -> GaiaParams:
@@ -283,7 +284,7 @@ class GaiaParams:
             sandbox=one_of("sandbox", sandbox, SANDBOX_KINDS),
             multimodal=_flag("multimodal", multimodal),
             view_file=_flag("view_file", view_file),
-            question_set=parse_question_set(exclude, answers),
+            question_set=parse_question_set(exclude, answers, named=question_set),
             blocklist=blocklist,  # type: ignore[arg-type]
             block_answer_sources=_flag("block_answer_sources", block_answer_sources),
             answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
@@ -296,6 +297,12 @@ class GaiaParams:
             raise GaiaParameterError(
                 f"max_attempts={self.max_attempts} needs answers to check each attempt against, "
                 "and the test split's are private — use max_attempts=1 on split=test"
+            )
+        named = self.question_set.named
+        if named is not None and named.split != self.split:
+            raise GaiaParameterError(
+                f"question_set={named.name} is a set of the {named.split} split — drop it, or run "
+                f"split={named.split}"
             )
         if self.split == "test" and self.question_set.answers:
             raise GaiaParameterError(

@@ -73,6 +73,7 @@ def gaia(
     view_file: bool = False,
     exclude: str | Sequence[str] | None = None,
     answers: str | None = None,
+    question_set: str | None = None,
     blocklist: str | None = None,
     block_answer_sources: bool = False,
 ) -> Task:
@@ -124,6 +125,9 @@ def gaia(
             re-annotation's defective questions). Recorded and flagged as a question set.
         answers: A file of corrected answers (JSON ``{task_id: answer}`` or JSON lines), scored
             instead of the dataset's. Recorded and flagged as a question set.
+        question_set: A named question set (``text-103``: the 103 text-only validation questions
+            WebThinker and MiroThinker report on), or a set file; recorded with its source and
+            hash, and flagged by name.
         blocklist: A file of URL rules (``HOST[/PATH]``, one a line, or the format of the
             package's ``answer_sources.yaml``) that extends the list of known answer sources a
             sample is flagged for reading (``Score.metadata["contamination"]``).
@@ -155,6 +159,7 @@ def gaia(
         view_file=view_file,
         exclude=exclude,
         answers=answers,
+        question_set=question_set,
         blocklist=blocklist,
         block_answer_sources=block_answer_sources,
     )

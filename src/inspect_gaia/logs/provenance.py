@@ -319,7 +319,7 @@ def default_settings() -> dict[str, Any]:
 
 
 def question_set_flag(records: Sequence[GaiaProvenance], questions: Iterable[str]) -> str | None:
-    """``question set: 147 of 165, 9 answers corrected`` for runs pooled into one group.
+    """``question set: 147 of 165, 9 answers corrected`` (or ``question set text-103: …``) for a group.
 
     Args:
         records: The group's runs' records (they share a question set: it decides pooling).
@@ -335,7 +335,7 @@ def question_set_flag(records: Sequence[GaiaProvenance], questions: Iterable[str
     levels = {level for record in records for level in record.levels}
     of = sum(sets[0].split_questions.get(str(level), 0) for level in levels)
     corrected = {task_id for found in sets for task_id in found.corrected if task_id in present}
-    return describe(len(present), of, len(corrected))
+    return describe(len(present), of, len(corrected), sets[0].name)
 
 
 def _version(package: str) -> str | None:

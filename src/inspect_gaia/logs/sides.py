@@ -14,7 +14,7 @@ The answer key is GAIA's own: the ``Final answer`` and level of every question o
 split, read from a snapshot (``--dataset-path``, else the local snapshot an inspect_gaia side ran
 on, else the cache of ``inspect-gaia download``; never downloaded here). Without any snapshot the
 sides' own recorded targets are used when every side has them and they agree, and the output says
-so. ``--exclude`` and ``--answers`` make it a named question set.
+so. ``--question-set``, ``--exclude`` and ``--answers`` make it a question set.
 """
 
 from __future__ import annotations
@@ -30,11 +30,13 @@ from ..errors import GaiaError
 from ..hub import DEFAULT_REVISIONS, cached_snapshot
 from .read import Skipped, read_inspect_logs
 from .leaderboard import read_leaderboard
-from ..questionset import QuestionSet, check_ids, describe
+from ..questionset import QuestionSet, describe, resolve
 from .results import SampleResult, group_runs, read_evalscope_run
 from ..snapshot_files import read_records
 
 SPLIT = "validation"
+COMPARE_FLAGS = ("--exclude", "--answers", "--question-set")
+"""``compare``'s options for a question set, named in its messages."""
 EVALSCOPE = "evalscope"
 LEADERBOARD = "leaderboard-jsonl"
 
@@ -196,8 +198,8 @@ def answer_key(
     else:
         questions, source = _from_sides(sides), "the runs' own targets (no GAIA snapshot found)"
     split_ids = frozenset(questions)
-    check_ids(question_set, SPLIT, split_ids, ("--exclude", "--answers"))
-    corrected, excluded = dict(question_set.answers), set(question_set.exclude)
+    levels = {task_id: q.level for task_id, q in questions.items()}
+    excluded, corrected = resolve(question_set, SPLIT, levels, COMPARE_FLAGS)
     kept = {
         task_id: Question(q.level, corrected.get(task_id, q.answer), q.metadata)
         for task_id, q in questions.items()
@@ -205,7 +207,8 @@ def answer_key(
     }
     label = None
     if not question_set.empty:
-        label = describe(len(kept), len(questions), sum(t in kept for t in corrected))
+        name = question_set.named.name if question_set.named else None
+        label = describe(len(kept), len(questions), sum(t in kept for t in corrected), name)
     return AnswerKey(kept, split_ids, source, label)
 
 
