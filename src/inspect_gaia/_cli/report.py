@@ -28,8 +28,15 @@ LEVEL_FIELDS = LevelStats.columns()
 # -- human tables ----------------------------------------------------------------------------------
 
 
+PASS_AT_1 = "pass@1"
+"""The human tables' name for ``accuracy``: the mean over epochs of one answer per question."""
+MAJ_AT_K = "maj@k (vote)"
+"""maj@k beside pass@1, named so that a majority vote over epochs is never read as pass@1."""
+VOTE_NOTE = (
+    f"{PASS_AT_1}: mean over the k epochs; {MAJ_AT_K}: the most frequent answer, scored once"
+)
 FLAGGED_WRONG_COLUMN = "acc. (flagged wrong)"
-"""``--flagged-wrong``'s column in the human tables, right after ``accuracy``."""
+"""``--flagged-wrong``'s column in the human tables, right after ``pass@1``."""
 CSV_FIELDS = ("flagged", "refused_requests", FLAGGED_WRONG)
 """Columns ``--flagged-wrong`` adds to a CSV report."""
 
@@ -39,7 +46,7 @@ def with_flagged_wrong(
 ) -> list[dict[str, Any]]:
     """Table rows (one per level) with the flagged-wrong accuracy (and counts) added.
 
-    Human tables get ``FLAGGED_WRONG_COLUMN`` right after ``accuracy``; CSV rows get the
+    Human tables get ``FLAGGED_WRONG_COLUMN`` right after ``pass@1``; CSV rows get the
     ``flagged``, ``refused_requests`` and ``FLAGGED_WRONG`` fields.
     """
     by_level = {level["level"]: level for level in block["levels"]}
@@ -52,7 +59,7 @@ def with_flagged_wrong(
         value = level.get(FLAGGED_WRONG)
         cell = _fraction(value)
         items = list(row.items())
-        at = next((i + 1 for i, (k, _) in enumerate(items) if k == "accuracy"), len(items))
+        at = next((i + 1 for i, (k, _) in enumerate(items) if k == PASS_AT_1), len(items))
         out.append(dict(items[:at] + [(FLAGGED_WRONG_COLUMN, cell)] + items[at:]))
     return out
 
@@ -80,8 +87,9 @@ def _accuracy_row(level: Mapping[str, Any]) -> dict[str, str]:
         "level": level["level"],
         "n": str(level["questions"]),
         "k": str(level["epochs"]),
-        "accuracy": _fraction(level["accuracy"]),
+        PASS_AT_1: _fraction(level["accuracy"]),
         "95% CI": _range(level["ci_low"], level["ci_high"]),
+        MAJ_AT_K: _fraction(level["maj_at_k"]),
         # errors and limits count as wrong: on a narrow terminal they are the last to go
         "errored": str(level["errored"]),
         "limit_hit": str(level["limit_hit"]),
@@ -89,7 +97,6 @@ def _accuracy_row(level: Mapping[str, Any]) -> dict[str, str]:
         "epoch min–max": _range(level["epoch_accuracy_min"], level["epoch_accuracy_max"]),
         "pass@k": _fraction(level["pass_at_k"]),
         "pass^k": _fraction(level["pass_hat_k"]),
-        "maj@k": _fraction(level["maj_at_k"]),
         "consistent": _fraction(level["consistent"]),
     }
 
@@ -117,13 +124,13 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
         "split": group["split"],
         "n": str(overall["questions"]),
         "k": str(overall["epochs"]),
-        "accuracy": _fraction(overall["accuracy"]),
+        PASS_AT_1: _fraction(overall["accuracy"]),
         "95% CI": _range(overall["ci_low"], overall["ci_high"]),
+        MAJ_AT_K: _fraction(overall["maj_at_k"]),
         # before the rest: on a narrow terminal, columns are dropped from the right
         "flags": "; ".join(group["flags"]),
         "pass@k": _fraction(overall["pass_at_k"]),
         "pass^k": _fraction(overall["pass_hat_k"]),
-        "maj@k": _fraction(overall["maj_at_k"]),
         "tokens/question": _number(overall["tokens_per_question"]),
         "cost": _dollars(overall["cost"]),
         "$/correct": _dollars(overall["cost_per_correct"]),
@@ -151,7 +158,8 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
         rows = [_accuracy_row(level) for level in group["levels"]]
         if flagged_wrong:
             rows = with_flagged_wrong(rows, group["contamination"], fmt)
-        parts.append(render(rows, list(rows[0]), fmt, title=title, note=flags and f"⚠ {flags}"))
+        note = "\n".join(([f"⚠ {flags}"] if flags else []) + ([VOTE_NOTE] if k > 1 else []))
+        parts.append(render(rows, list(rows[0]), fmt, title=title, note=note))
         effort = [_effort_row(level) for level in group["levels"]]
         note = "" if group["cost_source"] else "no cost: see the README on --model-cost-config"
         parts.append(render(effort, list(effort[0]), fmt, title="Cost and effort", note=note))
