@@ -19,12 +19,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import GaiaError
+from ..scorer import question_scorer
 from .comparability import OWN_HARNESS
 from .contamination import contamination_block, flagged
-from ..errors import GaiaError
 from .paired import ALPHA, CONFIDENCE, PairedResult, compare_paired, verdict
 from .results import SampleResult
-from ..scorer import question_scorer
 from .sides import AnswerKey, Side, check_split
 from .vote import majority_answer
 

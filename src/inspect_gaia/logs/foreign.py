@@ -27,9 +27,9 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
-from .comparability import Scaffold, pooled_settings
 from ..dataset import Split
 from ..errors import short
+from .comparability import Scaffold, pooled_settings
 from .scaffold import offered_tools
 
 HARNESS = "inspect_evals"

@@ -29,13 +29,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
 from .._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
 from ..dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
 from ..errors import short, validation_problem
 from ..imageref import identity, pinned_digest
 from ..questionset import QuestionSetRecord, describe
 from ..sandbox import PROVIDERS, SandboxKind
+from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
 
 SCHEMA_VERSION = 4
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""

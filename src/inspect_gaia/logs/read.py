@@ -29,11 +29,11 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 from inspect_ai.scorer import CORRECT
 from pydantic import ValidationError
 
-from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
-from .provenance import GaiaProvenance, ProvenanceError
 from ..dataset import LEVELS
 from ..errors import GaiaError, short
+from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
 from .foreign import ForeignProvenance, is_inspect_evals_gaia, read_foreign, recorded_metadata
+from .provenance import GaiaProvenance, ProvenanceError
 from .results import RunResults, SampleResult
 from .scaffold import read_scaffold
 

@@ -17,10 +17,10 @@ from typing import Any
 
 from inspect_ai.model import ModelUsage
 
-from .comparability import Scaffold, comparability_flags
-from .provenance import GaiaProvenance, question_set_flag
 from ..errors import GaiaError
+from .comparability import Scaffold, comparability_flags
 from .foreign import ForeignProvenance
+from .provenance import GaiaProvenance, question_set_flag
 
 TOKEN_KINDS = ("input", "output", "reasoning", "cache_read", "cache_write", "total")
 """Token counts a sample carries, summed over the models it called."""

@@ -24,15 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .provenance import GaiaProvenance
 from ..dataset import check_record, metadata_file
 from ..errors import GaiaError
 from ..hub import DEFAULT_REVISIONS, cached_snapshot
-from .read import Skipped, read_inspect_logs
-from .leaderboard import read_leaderboard
 from ..questionset import QuestionSet, describe, resolve
-from .results import SampleResult, group_runs, read_evalscope_run
 from ..snapshot_files import read_records
+from .leaderboard import read_leaderboard
+from .provenance import GaiaProvenance
+from .read import Skipped, read_inspect_logs
+from .results import SampleResult, group_runs, read_evalscope_run
 
 SPLIT = "validation"
 COMPARE_FLAGS = ("--exclude", "--answers", "--question-set")
