@@ -36,6 +36,7 @@ from ..imageref import identity, pinned_digest
 from ..questionset import QuestionSetRecord, describe
 from ..sandbox import PROVIDERS, SandboxKind
 from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
+from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
 SCHEMA_VERSION = 4
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
@@ -234,6 +235,7 @@ class GaiaProvenance(_Record):
         epochs: int,
         run_config: Mapping[str, Any],
         scaffold: Scaffold | None = None,
+        sandbox_ran: SandboxRan | None = None,
     ) -> dict[str, Any]:
         """What must be equal for two runs' samples to be pooled into one score.
 
@@ -243,6 +245,9 @@ class GaiaProvenance(_Record):
         image, network, CPUs, memory, processes, disk); the prompt; generation settings given on
         the command line (``run_config``: inspect's limits and generation options); the question
         set. Not the levels or ids (pooling those is the point), the hub or inspect's version.
+        The sandbox is the provider that ran (``sandbox_ran``: the log's ``eval.sandbox``, which
+        inspect's ``--sandbox`` may have replaced), and a run whose egress proxy never started
+        does not count as blocked.
         """
         limits = self.limits
         return pooled_settings(
@@ -258,7 +263,7 @@ class GaiaProvenance(_Record):
             run_config=run_config,
             record={
                 "command_timeout": limits.command_timeout,
-                "sandbox": self.sandbox,
+                "sandbox": sandbox_setting(self.sandbox, self.own_provider, sandbox_ran),
                 "image": self.image_identity,
                 "network": self.network,
                 "cpus": limits.cpus,
@@ -267,7 +272,7 @@ class GaiaProvenance(_Record):
                 "disk": limits.disk,
                 "prompt_template_sha256": self.prompt_template_sha256,
                 "question_set": self.question_set and self.question_set.fingerprint(),
-                "block_answer_sources": self.blocked_list(),
+                "block_answer_sources": self.blocked_list(sandbox_ran),
             },
         )
 
@@ -281,14 +286,31 @@ class GaiaProvenance(_Record):
         """Whether the reference names one image for good (by digest)."""
         return pinned_digest(self.image) is not None
 
-    def blocked_list(self) -> str | bool:
+    @property
+    def own_provider(self) -> str:
+        """The sandbox provider the task asked for (an early 0.1.0 record: its kind's)."""
+        return self.sandbox_provider or PROVIDERS[self.sandbox]
+
+    def blocked_list(self, sandbox_ran: SandboxRan | None = None) -> str | bool:
         """The SHA-256 of the answer-source list the run's egress proxy refused, else ``False``.
 
         A setting of its own: runs that could reach the answer sources are never pooled with runs
-        that could not, nor runs blocked by different lists.
+        that could not, nor runs blocked by different lists. A run in a sandbox that replaced the
+        task's (``sandbox_ran``) had no egress proxy, whatever it asked.
         """
         sources = self.answer_sources
-        return sources.list_sha256 if sources is not None and sources.blocked else False
+        replaced = sandbox_ran is not None and sandbox_ran.provider != self.own_provider
+        return (
+            sources.list_sha256
+            if sources is not None and sources.blocked and not replaced
+            else False
+        )
+
+    def sandbox_flags(self, sandbox_ran: SandboxRan | None) -> list[str]:
+        """What a sandbox that replaced the task's did not apply (``sandbox_ran``)."""
+        sources = self.answer_sources
+        blocked = sources is not None and sources.blocked
+        return replacement_flags(sandbox_ran, self.own_provider, self.image, blocked)
 
 
 class ProvenanceError(ValueError):
@@ -319,7 +341,7 @@ def default_settings() -> dict[str, Any]:
 
 
 def question_set_flag(records: Sequence[GaiaProvenance], questions: Iterable[str]) -> str | None:
-    """``question set: 147 of 165, 9 answers corrected`` (or ``question set text-103: …``) for a group.
+    """``question set: 147 of 165, 9 answers corrected`` (or ``question set text-103: …``).
 
     Args:
         records: The group's runs' records (they share a question set: it decides pooling).

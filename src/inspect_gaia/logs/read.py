@@ -4,8 +4,9 @@ A log is read in two steps: its header first (cheap, even for a large log of ano
 the ``gaia`` record is validated as a ``GaiaProvenance``; then its samples, each with an id, a GAIA
 level and no twin of the same epoch. A log that fails either step is a ``LogProblem`` naming the
 file, the sample and the field. What the record cannot say is read from the log too: a solver that
-replaced the agent (``scaffold``). inspect_evals' own ``gaia`` logs are read as well, as another
-harness's runs (``foreign``): they have no record, and their levels are written as text.
+replaced the agent (``scaffold``), a sandbox that replaced the task's (``sandbox_ran``).
+inspect_evals' own ``gaia`` logs are read as well, as another harness's runs (``foreign``): they
+have no record, and their levels are written as text.
 
 Logs named one by one are read strictly: the first problem stops the command. A folder, such as
 inspect's shared default ``logs/``, may also hold other tasks' logs, runs stopped before any sample
@@ -35,6 +36,7 @@ from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
 from .foreign import ForeignProvenance, is_inspect_evals_gaia, read_foreign, recorded_metadata
 from .provenance import GaiaProvenance, ProvenanceError
 from .results import RunResults, SampleResult
+from .sandbox_ran import read_sandbox
 from .scaffold import read_scaffold
 
 SCORER = "gaia_scorer"
@@ -185,6 +187,7 @@ def _read(path: str | Path) -> RunResults:
         provenance=provenance,
         foreign=foreign,
         scaffold=read_scaffold(log),
+        sandbox_ran=read_sandbox(log),
         task_version=foreign.task_version if foreign else str(log.eval.task_version),
         run_id=log.eval.task_id,
         created=log.eval.created,
