@@ -102,6 +102,9 @@ def _notes(document: Mapping[str, Any]) -> list[str]:
     ]
     if document["answers"]["question_set"]:
         lines.append(document["answers"]["question_set"])
+    images = document["a"].get("image"), document["b"].get("image")
+    if None not in images and images[0] != images[1]:
+        lines.append(f"⚠ the runs used different images: A {images[0]}; B {images[1]}")
     for name in ("a", "b"):
         if document[name]["flags"]:
             lines.append(f"⚠ {name.upper()}: {'; '.join(document[name]['flags'])}")
