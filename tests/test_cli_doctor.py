@@ -32,6 +32,7 @@ def test_doctor_passes_with_the_engine_up(sandbox_image: str, gaia_tiny: Path) -
         "Docker Engine",
         "Docker Compose",
         "sandbox image",
+        "image pin",
         "disk limit",
         "other runs' sandboxes",
         "dataset",
@@ -39,6 +40,7 @@ def test_doctor_passes_with_the_engine_up(sandbox_image: str, gaia_tiny: Path) -
         "address pools",
     }
     assert all(c["ok"] for c in checks.values())
+    assert "is a local build (id sha256:" in checks["image pin"]["detail"]
     # this engine stores containers on overlay2 over ext4: doctor warns, and refuses -T disk=
     assert "a sandbox can write until the host's disk is full" in checks["disk limit"]["detail"]
     code, out, _ = invoke(
@@ -166,3 +168,31 @@ def test_the_checks_without_the_command(
     assert check_local_dataset(str(gaia_tiny), "validation").ok
     snapshot = check_local_dataset(str(tmp_path), "validation")
     assert not snapshot.ok and "pass the folder that holds 2023/" in snapshot.detail
+
+
+DIGEST = "sha256:" + "1a" * 32
+
+
+@pytest.mark.parametrize(
+    ("image", "identity", "says"),
+    [
+        (f"python:3.11@{DIGEST}", (None, DIGEST), "is pinned by digest"),
+        (
+            "python:3.11",
+            ("sha256:" + "9f" * 32, DIGEST),
+            f"is not pinned: runs record this engine's copy (sha256:1a1a1a1a1a1a), but the tag "
+            f"may name another image later — pin it with -T image=python:3.11@{DIGEST}",
+        ),
+        ("gaia:1", ("sha256:" + "9f" * 32, None), "is a local build (id sha256:9f9f9f9f9f9f)"),
+        ("python:3.11", (None, None), "is not pinned and not here: a run pulls it"),
+    ],
+)
+def test_doctor_says_whether_the_image_is_pinned(
+    monkeypatch: pytest.MonkeyPatch, image: str, identity: tuple[str | None, str | None], says: str
+) -> None:
+    from inspect_gaia._cli import doctor
+    from inspect_gaia._docker import engine
+
+    monkeypatch.setattr(engine, "image_identity", lambda reference: identity)
+    check = doctor.check_pinned(image)
+    assert check.ok and check.name == "image pin" and says in check.detail

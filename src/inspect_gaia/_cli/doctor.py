@@ -29,6 +29,7 @@ from ..hub import (
     hub_endpoint,
     unreachable,
 )
+from ..imageref import pinned_digest, shorten
 from ..sandbox import DEFAULT_IMAGE, size_bytes
 
 MIN_FREE_GB = 10.0
@@ -88,6 +89,38 @@ def check_image(image: str) -> Check:
     return Check("sandbox image", True, f"{image} not present, pullable from its registry")
 
 
+def check_pinned(image: str) -> Check:
+    """Whether ``image`` is pinned by digest, and what a run of it will record (a warning only).
+
+    An unpinned tag is no failure (the default, EvalScope's ``python:3.11``, is one): the line says
+    which image a run would record, and the reference that pins this engine's copy.
+    """
+    if pinned_digest(image) is not None:
+        return Check("image pin", True, f"{image} is pinned by digest: every run runs that image")
+    image_id, digest = engine.image_identity(image)
+    name = image.partition("@")[0]
+    if digest is not None:
+        return Check(
+            "image pin",
+            True,
+            f"{image} is not pinned: runs record this engine's copy ({shorten(digest)}), but the "
+            f"tag may name another image later — pin it with -T image={name}@{digest}",
+        )
+    if image_id is not None:
+        return Check(
+            "image pin",
+            True,
+            f"{image} is a local build (id {shorten(image_id)}): runs record its id; it has no "
+            "registry digest to pin by",
+        )
+    return Check(
+        "image pin",
+        True,
+        f"{image} is not pinned and not here: a run pulls it and its log records no id — "
+        f"`docker pull {image}` first, or pin it with -T image={name}@sha256:<digest>",
+    )
+
+
 BTRFS_CAVEAT = (
     "; on btrfs, full quota groups can stop counting after a container is removed, until "
     "`btrfs quota rescan` (simple quotas hold: docs/sandboxes.md#limits)"
@@ -143,7 +176,12 @@ def check_docker(image: str, disk: str | None, compose: bool) -> list[Check]:
     engine_check = check_engine()
     checks = [engine_check, check_compose(compose)]
     if engine_check.ok:
-        return checks + [check_image(image), check_disk_limit(image, disk), check_leftovers()]
+        return checks + [
+            check_image(image),
+            check_pinned(image),
+            check_disk_limit(image, disk),
+            check_leftovers(),
+        ]
     unknown = "cannot tell without an engine"
     checks.append(Check("sandbox image", False, f"{image}: {unknown}", "start the engine"))
     if disk is not None:
@@ -320,7 +358,8 @@ def doctor(
 ) -> None:
     """Check, before a long run, that it would start.
 
-    Docker Engine (and Compose for --sandbox compose) versions, the sandbox image, whether a disk
+    Docker Engine (and Compose for --sandbox compose) versions, the sandbox image and whether it
+    is pinned by digest (with the reference that pins this engine's copy), whether a disk
     limit can be enforced, sandboxes of other runs, the dataset (cached, or hub and token), free
     disk and Docker's address-pool headroom. Exit status 0 only when every check passes (a
     warning, such as no disk limit, does not fail).
