@@ -111,7 +111,7 @@ def test_what_the_runs_themselves_are(tmp_path: Path) -> None:
     [problem] = run_problems([validation])
     assert problem.kind == "validation_split"
     assert problem.message == (
-        "these are validation-split logs; the leaderboard takes the test split "
+        "these are validation-split logs; the leaderboard ranks test-split submissions "
         "(pass --allow-validation to write them anyway)"
     )
     assert run_problems([validation], allow_validation=True) == []
