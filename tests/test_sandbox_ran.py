@@ -128,5 +128,29 @@ def test_a_replacement_without_the_tasks_config_and_without_the_proxy_says_so(
     assert group["flags"][:2] == [
         "sandbox replaced by inspect's --sandbox: docker ran /home/someone/project/compose.yaml: "
         "the task's image, limits and network were not applied",
-        "block_answer_sources was asked, but docker runs no egress proxy: nothing was blocked",
+        "block_answer_sources was asked, but docker ran without the task's egress proxy: nothing "
+        "was blocked",
     ]
+
+
+def test_a_config_given_with_the_tasks_own_provider_is_a_replacement_too(tmp_path: Path) -> None:
+    """``--sandbox k8s:allowlist.yaml`` on a k8s task (docs/answer-sources.md).
+
+    The provider is the task's, its values are not; a values file the task wrote is its own.
+    """
+    samples = [{"id": CREW, "level": 2, "target": "7", "answer": "7", "value": "C"}]
+    own = tmp_path / "cache" / "k8s" / "values-0123456789abcdef.yaml"
+    given = "/home/someone/gaia-allowlist.yaml"
+    for config, setting in ((str(own), "k8s"), (given, f"k8s:{given} (inspect --sandbox)")):
+        log = write_log(
+            tmp_path / "k.eval",
+            samples,
+            params={"sandbox": "k8s"},
+            sandbox=SandboxEnvironmentSpec("k8s", config),
+        )
+        assert comparable_settings(read_inspect_log(log))["sandbox"] == setting
+    (group,) = report_json(str(log))["groups"]
+    assert group["flags"][0] == (
+        f"sandbox config replaced by inspect's --sandbox: k8s ran {given}: the task's image, "
+        "limits and network were not applied"
+    )

@@ -299,18 +299,15 @@ class GaiaProvenance(_Record):
         task's (``sandbox_ran``) had no egress proxy, whatever it asked.
         """
         sources = self.answer_sources
-        replaced = sandbox_ran is not None and sandbox_ran.provider != self.own_provider
-        return (
-            sources.list_sha256
-            if sources is not None and sources.blocked and not replaced
-            else False
-        )
+        replaced = sandbox_setting(self.sandbox, self.own_provider, sandbox_ran) != self.sandbox
+        blocked = sources is not None and sources.blocked and not replaced
+        return sources.list_sha256 if sources is not None and blocked else False
 
     def sandbox_flags(self, sandbox_ran: SandboxRan | None) -> list[str]:
         """What a sandbox that replaced the task's did not apply (``sandbox_ran``)."""
         sources = self.answer_sources
         blocked = sources is not None and sources.blocked
-        return replacement_flags(sandbox_ran, self.own_provider, self.image, blocked)
+        return replacement_flags(sandbox_ran, self.sandbox, self.own_provider, self.image, blocked)
 
 
 class ProvenanceError(ValueError):

@@ -13,7 +13,9 @@ ran. It is read here, and decides (``provenance.comparable_settings``):
 * a run whose egress proxy never started (``block_answer_sources`` under another provider: only
   ``gaia-docker`` runs it) is not counted as blocked, and says so;
 * a run whose provider got another config than the task's says that the task's image, limits
-  and network were not applied.
+  and network were not applied; so does one of the task's own provider given a config of the
+  user's (``--sandbox k8s:allowlist.yaml``), told apart from the task's own by its form (a compose
+  config built in memory; a values file named as ``k8s.write_values`` names them).
 
 Decision: another package's provider is handed the task's compose config and recorded, never
 refused: the task cannot see an eval-level ``--sandbox`` before its samples start, and a provider
@@ -24,10 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from inspect_ai.log import EvalLog
 from pydantic import BaseModel
+
+from ..k8s import WRITTEN_NAME
 
 REPLACED = " (inspect --sandbox)"
 """How the ``sandbox`` setting marks a provider that replaced the task's."""
@@ -64,39 +69,46 @@ def read_sandbox(log: EvalLog) -> SandboxRan | None:
     )
 
 
+def _own_config(ran: SandboxRan, kind: str) -> bool:
+    """Whether the provider ran the config the task built (not one given with ``--sandbox``)."""
+    if kind == "k8s":  # a values file the task wrote under its cache
+        return ran.config_file is not None and bool(
+            WRITTEN_NAME.fullmatch(PurePath(ran.config_file).name)
+        )
+    return ran.config_file is None and ran.config_image is not None
+
+
 def sandbox_setting(kind: str, own_provider: str, ran: SandboxRan | None) -> str:
-    """The ``sandbox`` setting: the task's kind, or the provider that replaced it."""
-    if ran is None or ran.provider == own_provider:
+    """The ``sandbox`` setting: the task's kind, or what replaced its provider or config."""
+    if ran is None or (ran.provider == own_provider and _own_config(ran, kind)):
         return kind
+    if ran.provider == own_provider:
+        return f"{kind}:{ran.config_file or 'no config'}{REPLACED}"
     return ran.provider + REPLACED
 
 
 def replacement_flags(
-    ran: SandboxRan | None, own_provider: str, image: str, blocked: bool
+    ran: SandboxRan | None, kind: str, own_provider: str, image: str, blocked: bool
 ) -> list[str]:
     """Why a run in a replaced sandbox is not the task's sandbox; ``[]`` for the task's own.
 
     Args:
         ran: What the log's ``eval.sandbox`` records.
+        kind: The task's ``-T sandbox``.
         own_provider: The provider the task asked for.
         image: The task's image reference.
         blocked: Whether the run asked for ``block_answer_sources``.
     """
-    if ran is None or ran.provider == own_provider:
+    if ran is None or (ran.provider == own_provider and _own_config(ran, kind)):
         return []
     handed = ran.config_image == image
-    flags = [
-        f"sandbox replaced by inspect's --sandbox: {ran.provider} ran "
-        + (
-            "the task's compose config"
-            if handed
-            else f"{ran.config_file or 'no config of the task'}: the task's image, limits and "
-            "network were not applied"
-        )
-    ]
+    got = "the task's compose config" if handed else (ran.config_file or "no config of the task")
+    unapplied = "" if handed else ": the task's image, limits and network were not applied"
+    what = "sandbox config" if ran.provider == own_provider else "sandbox"
+    flags = [f"{what} replaced by inspect's --sandbox: {ran.provider} ran {got}{unapplied}"]
     if blocked:
         flags.append(
-            f"block_answer_sources was asked, but {ran.provider} runs no egress proxy: nothing "
-            "was blocked"
+            f"block_answer_sources was asked, but {ran.provider} ran without the task's egress "
+            "proxy: nothing was blocked"
         )
     return flags
