@@ -139,6 +139,7 @@ def test_compare_scores_both_sides_on_a_named_set(tmp_path: Path) -> None:
         ({"keep": [LAGOON, LAGOON]}, "keep names a task id twice"),
         ({"exclude": [TAVERN]}, "has both keep and exclude"),
         ({"levels": None}, "levels is not {level: questions}"),
+        ({"split": "test", "answers": {CREW: "7"}}, "corrects answers of the test split"),
     ],
 )
 def test_a_set_that_does_not_match_is_refused_in_one_line(
@@ -158,3 +159,5 @@ def test_a_shipped_set_on_a_snapshot_without_its_questions_is_refused() -> None:
     )
     with pytest.raises(GaiaParameterError, match="neither a named set \\(text-103\\) nor a file"):
         gaia(dataset_path=str(GAIA_TINY), image=SANDBOX_IMAGE, question_set="text-104")
+    code, _, err = invoke("compare", "a.eval", "b.eval", "--question-set", "text-104")
+    assert code == 1 and err.startswith("inspect-gaia: --question-set=text-104 is neither")

@@ -61,9 +61,9 @@ def _ids(value: object, field: str, where: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(i, str) and i.strip() for i in value):
-        raise GaiaParameterError(f"-T question_set: {where}: {field} is not a list of task ids")
+        raise GaiaParameterError(f"question set {where}: {field} is not a list of task ids")
     if len(set(value)) != len(value):
-        raise GaiaParameterError(f"-T question_set: {where}: {field} names a task id twice")
+        raise GaiaParameterError(f"question set {where}: {field} names a task id twice")
     return tuple(sorted(i.strip() for i in value))
 
 
@@ -80,8 +80,8 @@ def digest(
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def load_named_set(value: str) -> NamedSet:
-    """The set ``value`` names: one of ``NAMES``, or a set file's path.
+def load_named_set(value: str, flag: str = "-T question_set") -> NamedSet:
+    """The set ``value`` names: one of ``NAMES``, or a set file's path (``flag`` gave it).
 
     Raises:
         GaiaParameterError: No such set, or its file is not a valid set; one line.
@@ -89,18 +89,18 @@ def load_named_set(value: str) -> NamedSet:
     path = SETS_DIR / f"{value}.yaml" if value in NAMES else Path(value).expanduser()
     if not path.is_file():
         raise GaiaParameterError(
-            f"-T question_set={value} is neither a named set ({', '.join(NAMES)}) nor a file — "
+            f"{flag}={value} is neither a named set ({', '.join(NAMES)}) nor a file — "
             "give one of those names, or the path of a set file (docs/question-sets.md)"
         )
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as ex:
         raise GaiaParameterError(
-            f"-T question_set: cannot read {path} ({type(ex).__name__}) — give a set file"
+            f"{flag}: cannot read {path} ({type(ex).__name__}) — give a set file"
         ) from ex
     where = str(path)
     if not isinstance(data, dict):
-        raise GaiaParameterError(f"-T question_set: {where} is not a set file (a YAML mapping)")
+        raise GaiaParameterError(f"question set {where} is not a set file (a YAML mapping)")
     return _named_set(data, where)
 
 
@@ -108,28 +108,32 @@ def _named_set(data: Mapping[str, Any], where: str) -> NamedSet:
     name, split, source = data.get("name"), data.get("split"), data.get("source")
     url = source.get("url") if isinstance(source, Mapping) else source
     if not isinstance(name, str) or not name.strip():
-        raise GaiaParameterError(f"-T question_set: {where} has no name")
+        raise GaiaParameterError(f"question set {where} has no name")
     if split not in ("validation", "test"):
-        raise GaiaParameterError(f"-T question_set: {where}: split is not validation or test")
+        raise GaiaParameterError(f"question set {where}: split is not validation or test")
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
-        raise GaiaParameterError(f"-T question_set: {where}: source has no URL a reader can check")
+        raise GaiaParameterError(f"question set {where}: source has no URL a reader can check")
     keep = _ids(data.get("keep"), "keep", where)
     exclude = _ids(data.get("exclude"), "exclude", where)
     answers = data.get("answers") or {}
     if not isinstance(answers, dict) or not all(
         isinstance(k, str) and isinstance(v, (str, int, float)) for k, v in answers.items()
     ):
-        raise GaiaParameterError(f"-T question_set: {where}: answers is not {{task_id: answer}}")
+        raise GaiaParameterError(f"question set {where}: answers is not {{task_id: answer}}")
     if keep and exclude:
-        raise GaiaParameterError(f"-T question_set: {where} has both keep and exclude: give one")
+        raise GaiaParameterError(f"question set {where} has both keep and exclude: give one")
+    if split == "test" and answers:
+        raise GaiaParameterError(
+            f"question set {where} corrects answers of the test split, which are private"
+        )
     if not (keep or exclude or answers):
-        raise GaiaParameterError(f"-T question_set: {where} names no question")
+        raise GaiaParameterError(f"question set {where} names no question")
     levels = data.get("levels")
     if not isinstance(levels, dict) or not all(
         isinstance(k, int) and isinstance(v, int) for k, v in levels.items()
     ):
         raise GaiaParameterError(
-            f"-T question_set: {where}: levels is not {{level: questions}} (e.g. {{1: 39}})"
+            f"question set {where}: levels is not {{level: questions}} (e.g. {{1: 39}})"
         )
     corrected = {k.strip(): str(v) for k, v in answers.items()}
     return NamedSet(

@@ -168,7 +168,7 @@ def parse_question_set(
     corrected, answers_source = parse_answers(answers, answers_flag)
     if named is not None and (not isinstance(named, str) or not named.strip()):
         raise GaiaParameterError(f"{named_flag} must name a question set — got {named!r}")
-    named_set = load_named_set(named.strip()) if isinstance(named, str) else None
+    named_set = load_named_set(named.strip(), named_flag) if isinstance(named, str) else None
     return QuestionSet(ids, exclude_source, corrected, answers_source, named_set)
 
 
