@@ -102,7 +102,7 @@ def submission(
     allow_flagged: bool,
     dataset_path: str | None,
 ) -> None:
-    """Write the GAIA leaderboard submission for test-split LOGS, and a note beside it.
+    """Write the GAIA leaderboard file for test-split LOGS, and a note beside it.
 
     One JSON object per line: task_id, model_answer, reasoning_trace. Several logs (e.g. one per
     level) are merged; every task id of the split must appear exactly once. Samples the run
