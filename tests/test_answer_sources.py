@@ -7,9 +7,13 @@ from typing import Any
 
 import pytest
 import yaml
+from inspect_ai.model import ChatMessageAssistant
+from inspect_ai.solver import TaskState
+from inspect_ai.tool import ToolCall
 
+from inspect_gaia.answer_sources.detect import contamination
 from inspect_gaia.answer_sources.sources import PACKAGE_LIST, load_answer_sources
-from inspect_gaia.answer_sources.urlrules import match_url
+from inspect_gaia.answer_sources.urlrules import match_url, parse_rule
 from inspect_gaia.errors import GaiaParameterError
 from tests.helpers import parse_params
 
@@ -28,9 +32,18 @@ KNOWN = {
     "https://huggingface.co/spaces/someone/Final_Assignment_Template/raw/main/app.py": "Hugging Face agents course, unit 4",
     "https://raw.githubusercontent.com/someone/agent/main/data/GAIA/2023/validation/metadata.jsonl": "GAIA files, any host",
     "https://github.com/someone/agent/tree/main/datasets--gaia-benchmark--GAIA/snapshots/x": "GAIA files, any host",
+    # Issue #33: copies the list missed
+    "https://raw.githubusercontent.com/RUC-NLPIR/WebThinker/refs/heads/main/data/GAIA/dev.json": "WebThinker's GAIA file",
+    "https://github.com/xiaowu0162/WebThinker/blob/main/data/GAIA/dev.json": "WebThinker's GAIA file",
+    "https://huggingface.co/buckets/proy/GAIA-bucket/resolve/2023/validation/metadata.parquet": "GAIA bucket on the Hub",
+    "https://huggingface.co/datasets/Intelligent-Internet/GAIA-Subset-Benchmark/viewer": "GAIA subsets and copies on the Hub",
+    "https://huggingface.co/datasets/cmriat/gaia/viewer/default/validation": "GAIA subsets and copies on the Hub",
+    "https://huggingface.co/spaces/bstraehle/gaia/resolve/main/files/gaia_validation.jsonl": "GAIA subsets and copies on the Hub",
 }
 INNOCENT = [
     "https://huggingface.co/datasets/other/dataset",
+    "https://github.com/RUC-NLPIR/WebThinker",
+    "https://huggingface.co/buckets/someone/weights",
     "https://huggingface.co/spaces/someone/weather",
     "https://en.wikipedia.org/wiki/Lighthouse",
     "https://modelscope.cn/models/qwen/Qwen3-8B",
@@ -51,6 +64,46 @@ def test_every_entry_is_documented() -> None:
     data = yaml.safe_load(PACKAGE_LIST.read_text())
     for entry in data["sources"]:
         assert entry["name"] and len(entry["why"]) > 40 and entry["urls"], entry
+
+
+def _url_of(rule: str) -> str:
+    """A URL the rule covers: each ``*`` filled in, a bare ``*`` host given a name.
+
+    A path ending in ``/`` or ``.`` gets a last part (a URL loses a trailing slash when normalised,
+    and a trailing dot when found in text, where it ends a sentence).
+    """
+    host, slash, path = rule.partition("/")
+    host = "mirror.example" if host == "*" else host.replace("*", "x")
+    path = path.replace("*", "x") + ("x" if path.endswith(("/", ".")) else "")
+    return f"https://{host}/{path}" if slash else f"https://{host}/"
+
+
+def _called(command: str) -> TaskState:
+    call = ToolCall(id="c1", function="bash", arguments={"cmd": command})
+    return TaskState(
+        model="scripted/x",  # type: ignore[arg-type]
+        sample_id="0c5b0e3e-5e8f-4f5b-9a47-6f1e4c2b7d10",
+        epoch=1,
+        input="Here is the question:\n\nHow many?",
+        messages=[ChatMessageAssistant(content="", tool_calls=[call])],
+        metadata={"level": 1, "file_name": ""},
+    )
+
+
+def test_every_rule_parses_and_the_detection_reaches_it() -> None:
+    """Each entry's rules and mentions, as a sample's tool call would hold them, flag that entry."""
+    sources = load_answer_sources()
+    for entry in yaml.safe_load(PACKAGE_LIST.read_text())["sources"]:
+        for rule in entry["urls"]:
+            parse_rule(rule, entry["name"])  # raises on a rule that is not HOST[/PATH]
+            url = _url_of(rule)
+            flags = contamination(_called(f"curl -sL '{url}'"), "", sources, graded=False)
+            found = [(f["kind"], f.get("source")) for f in flags]
+            assert ("answer_source", entry["name"]) in found, (rule, url, found)
+        for mention in entry.get("mentions", []):
+            flags = contamination(_called(f"head ./{mention}"), "", sources, graded=False)
+            found = [(f["kind"], f.get("source")) for f in flags]
+            assert ("dataset_reference", entry["name"]) in found, (mention, found)
 
 
 def test_a_user_file_in_either_format(tmp_path: Path) -> None:

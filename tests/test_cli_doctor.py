@@ -33,6 +33,7 @@ def test_doctor_passes_with_the_engine_up(sandbox_image: str, gaia_tiny: Path) -
         "Docker Engine",
         "Docker Compose",
         "sandbox image",
+        "image pin",
         "disk limit",
         "other runs' sandboxes",
         "dataset",
@@ -40,6 +41,7 @@ def test_doctor_passes_with_the_engine_up(sandbox_image: str, gaia_tiny: Path) -
         "address pools",
     }
     assert all(c["ok"] for c in checks.values())
+    assert "is a local build (id sha256:" in checks["image pin"]["detail"]
     # this engine stores containers on overlay2 over ext4: doctor warns, and refuses -T disk=
     assert "a sandbox can write until the host's disk is full" in checks["disk limit"]["detail"]
     code, out, _ = invoke(
@@ -195,3 +197,31 @@ def test_a_warning_has_its_own_mark_and_the_engine_s_reason_in_words() -> None:
     lines = unstyle(_line(failed, 40)).splitlines()
     assert lines[0].startswith("✗ dataset: x x") and all(len(line) <= 40 for line in lines)
     assert all(line.startswith("    ") for line in lines[1:]) and lines[-1].endswith("the fix")
+
+
+DIGEST = "sha256:" + "1a" * 32
+
+
+@pytest.mark.parametrize(
+    ("image", "identity", "says"),
+    [
+        (f"python:3.11@{DIGEST}", (None, DIGEST), "is pinned by digest"),
+        (
+            "python:3.11",
+            ("sha256:" + "9f" * 32, DIGEST),
+            f"is not pinned: runs record this engine's copy (sha256:1a1a1a1a1a1a), but the tag "
+            f"may name another image later — pin it with -T image=python:3.11@{DIGEST}",
+        ),
+        ("gaia:1", ("sha256:" + "9f" * 32, None), "is a local build (id sha256:9f9f9f9f9f9f)"),
+        ("python:3.11", (None, None), "is not pinned and not here: a run pulls it"),
+    ],
+)
+def test_doctor_says_whether_the_image_is_pinned(
+    monkeypatch: pytest.MonkeyPatch, image: str, identity: tuple[str | None, str | None], says: str
+) -> None:
+    from inspect_gaia._cli import doctor
+    from inspect_gaia._docker import engine
+
+    monkeypatch.setattr(engine, "image_identity", lambda reference: identity)
+    check = doctor.check_pinned(image)
+    assert check.ok and check.name == "image pin" and says in check.detail

@@ -137,7 +137,10 @@ def test_maj_at_k_beside_pass_at_k(tmp_path: Path) -> None:
     assert everything["maj_at_k"] == 1 / 3
     assert everything["accuracy"] == 4 / 9
     code, out, _ = report(str(log), "--format", "markdown")
-    assert "| maj@k |" in out and "| all | 3 | 3 | 0.4444 |" in out
+    # Issue #33: the vote sits beside pass@1 under a name that says it is a vote
+    assert "| level | n | k | pass@1 | 95% CI | maj@k (vote) |" in out
+    assert "| all | 3 | 3 | 0.4444 | 0.102–0.849 | 0.3333 |" in out
+    assert "pass@1: mean over the k epochs; maj@k (vote): the most frequent answer" in out
 
 
 def test_a_question_set_is_its_own_labelled_group(tmp_path: Path) -> None:

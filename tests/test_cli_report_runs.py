@@ -62,8 +62,8 @@ def test_report_several_logs_as_markdown_and_terminal(mini_logs: MiniLogs) -> No
     assert code == 0
     assert "### GAIA overall, best first" in out
     assert (
-        "| level | n | k | accuracy | 95% CI | errored | limit_hit | stderr | epoch min–max | pass@k | pass^k |"
-        in out
+        "| level | n | k | pass@1 | 95% CI | maj@k (vote) | errored | limit_hit | stderr | epoch min–max "
+        "| pass@k | pass^k |" in out
     )
     assert "| all | 9 | 1 | 0.8889 |" in out and "| all | 4 | 1 | — |" in out
     assert "[split=test]" in out  # one model, two splits: two groups, the difference named

@@ -128,3 +128,126 @@ def test_submission_of_inspect_evals_logs_takes_the_ids_from_dataset_path(tmp_pa
         "submission", str(tmp_path / "oracle.eval"), "-o", str(out_file), "--allow-validation"
     )
     assert code == 1 and "ran with max_attempts > 1" in err
+
+
+FLAG = {"kind": "answer_source", "where": "call", "tool": "bash", "excerpt": "x", "url": "u"}
+TEST_RUN = [
+    {"id": "t1", "level": 1, "target": "?", "answer": "x", "value": "N"},
+    {"id": "t2", "level": 2, "target": "?", "answer": "y", "value": "N", "contamination": [FLAG]},
+]
+
+
+def _ids_of(ids: list[str], tmp_path: Path) -> Path:
+    """A local snapshot's test split holding just ``ids`` (the split the run is checked against)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    split = tmp_path / "snapshot" / "2023" / "test"
+    split.mkdir(parents=True)
+    rows = [
+        {
+            "task_id": task_id,
+            "Question": "q",
+            "Level": str(level),
+            "Final answer": "?",
+            "file_name": "",
+            "file_path": "",
+            "Annotator Metadata": {
+                "Steps": "",
+                "Number of steps": "",
+                "How long did this take?": "",
+                "Tools": "",
+                "Number of tools": "",
+            },
+        }
+        for level, task_id in enumerate(ids, 1)
+    ]
+    pq.write_table(pa.Table.from_pylist(rows), split / "metadata.parquet")
+    return tmp_path / "snapshot"
+
+
+def test_submission_refuses_flagged_samples_and_lists_them(tmp_path: Path) -> None:
+    """Issue #33: a sample the run flagged for reading a known answer source was packaged."""
+    snapshot = _ids_of(["t1", "t2"], tmp_path)
+    log = write_log(
+        tmp_path / "test.eval", TEST_RUN, params={"split": "test", "dataset_path": str(snapshot)}
+    )
+    out_file = tmp_path / "submission.jsonl"
+    code, _, err = invoke("submission", str(log), "-o", str(out_file))
+    assert code == 1 and err.count("\n") == 1 and not out_file.exists()
+    assert "1 sample(s) read a known answer source or their answer off a page: t2" in err
+    assert "--allow-flagged" in err
+    code, out, err = invoke("submission", str(log), "-o", str(out_file), "--allow-flagged")
+    assert code == 0, err
+    assert len(out_file.read_text().splitlines()) == 2
+    assert "1 sample(s) flagged for reading an answer source packaged (--allow-flagged): t2" in err
+    note = (tmp_path / "submission.md").read_text()
+    assert (
+        f"wrote 2 answers to {out_file}, and what produced them to {tmp_path / 'submission.md'}"
+        in out
+    )
+    assert (
+        "samples flagged for reading an answer source, packaged with --allow-flagged: 1 (t2)"
+        in note
+    )
+
+
+def test_the_note_beside_the_submission_says_what_produced_it(tmp_path: Path) -> None:
+    snapshot = _ids_of(["t1", "t2"], tmp_path)
+    log = write_log(
+        tmp_path / "test.eval",
+        [{**sample, "contamination": []} for sample in TEST_RUN],
+        params={"split": "test", "dataset_path": str(snapshot), "python": True, "memory": "8g"},
+    )
+    out_file = tmp_path / "gpt.jsonl"
+    code, _, err = invoke("submission", str(log), "-o", str(out_file))
+    assert code == 0, err
+    note = (tmp_path / "gpt.md").read_text()
+    for line in (
+        "# GAIA leaderboard submission: gpt.jsonl",
+        "- model: openai-api/scripted/gaia-bot",
+        "- split: test, 2 questions (level 1 1, level 2 1)",
+        "- scaffold: inspect_gaia's agent: inspect's basic_agent with bash+submit+python",
+        "- settings other than the task's defaults: tools=bash+submit+python, memory=8g",
+        "- image: python:3.11 (identity not recorded), a tag, not pinned by digest",
+        "- sandbox: docker",
+        "- answer sources: not blocked (the sandbox could reach them)",
+        "- samples flagged for reading an answer source: none",
+        "- system prompt: inspect_evals' and EvalScope's GAIA prompt:",
+        f"- logs: {log}",
+    ):
+        assert line in note, line
+    assert "inspect_gaia " in note and ", inspect_ai 0." in note
+
+
+def test_submission_never_writes_over_a_log_it_was_given(tmp_path: Path) -> None:
+    log = _test_split_log(tmp_path)
+    before = log.read_bytes()
+    code, _, err = invoke("submission", str(log), "-o", str(log))
+    assert code == 1 and err.count("\n") == 1
+    assert err.strip() == (
+        f"inspect-gaia: {log} is one of the logs given — name another file for the submission (-o)"
+    )
+    assert log.read_bytes() == before
+
+
+def test_submission_refuses_a_run_whose_record_it_cannot_read(tmp_path: Path) -> None:
+    log = write_log(
+        tmp_path / "damaged.eval",
+        [{"id": "t1", "level": 1, "target": "?", "answer": "x", "value": "N"}],
+        metadata={"gaia": {"schema_version": 99}},
+    )
+    code, _, err = invoke("submission", str(log), "-o", str(tmp_path / "s.jsonl"))
+    assert code == 1 and err.count("\n") == 1
+    assert "gaia.schema_version is 99, newer than this inspect_gaia reads" in err
+
+
+def test_submission_refuses_runs_report_would_not_pool(tmp_path: Path) -> None:
+    snapshot = _ids_of(["t1", "t2"], tmp_path)
+    params: dict[str, object] = {"split": "test", "dataset_path": str(snapshot)}
+    one = write_log(tmp_path / "1.eval", TEST_RUN[:1], params=params)
+    two = write_log(
+        tmp_path / "2.eval", [TEST_RUN[0] | {"id": "t2"}], params=params | {"python": True}
+    )
+    code, _, err = invoke("submission", str(one), str(two), "-o", str(tmp_path / "s.jsonl"))
+    assert code == 1 and "these logs are 2 runs that report would not pool" in err

@@ -89,7 +89,7 @@ def test_one_line_in_the_tables_and_the_flagged_wrong_column(tmp_path: Path) -> 
     _, plain = _report(log, "--format", "markdown")
     assert f"⚠ {NOTE}" in plain and "flagged wrong" not in plain
     _, strict = _report(log, "--format", "markdown", "--flagged-wrong")
-    assert "| level | n | k | accuracy | acc. (flagged wrong) | 95% CI |" in strict
+    assert "| level | n | k | pass@1 | acc. (flagged wrong) | 95% CI |" in strict
     assert "| all | 6 | 1 | 0.6667 | 0.3333 |" in strict
     _, table = _report(log, "--flagged-wrong")
     assert "acc. (flagged wrong)" in table and "0.3333" in table

@@ -24,7 +24,9 @@ from support.answer_pages import (
     leak_agent,
     serve_pages,
 )
+from support.scripted_model import Entry
 from tests.helpers import Play, docker_leftovers, eval_gaia
+from tests.scenario import GAIA_TINY, LAGOON
 
 pytestmark = pytest.mark.docker
 
@@ -76,3 +78,28 @@ def test_reading_a_mirror_or_a_listing_is_flagged_reading_the_own_attachment_is_
     assert "Nineteen Locks" in outputs[0] and "Pellbrook" in outputs[0], "it read its attachment"
     assert WEATHER in outputs[1], "and the innocent page"
     assert docker_leftovers() == before
+
+
+# Issue #33: copies of the answers the list did not know. The commands only print the addresses:
+# no request leaves the sandbox, and the call alone is the evidence.
+NEW_SOURCES = {
+    "https://raw.githubusercontent.com/RUC-NLPIR/WebThinker/refs/heads/main/data/GAIA/dev.json": (
+        "WebThinker's GAIA file"
+    ),
+    "https://huggingface.co/buckets/proy/GAIA-bucket/tree/2023": "GAIA bucket on the Hub",
+    "https://huggingface.co/datasets/Intelligent-Internet/GAIA-Subset-Benchmark": (
+        "GAIA subsets and copies on the Hub"
+    ),
+}
+
+
+def test_the_new_answer_sources_are_flagged_in_a_run(
+    sandbox_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    scripted([Entry("", [{"bash": f"echo {url}"} for url in NEW_SOURCES] + [{"submit": "x"}])])
+    log = eval_gaia(tmp_path, dataset_path=str(GAIA_TINY), image=sandbox_image, ids=LAGOON)
+    assert log.status == "success" and log.samples is not None
+    (sample,) = log.samples
+    flags = (sample.scores or {})["gaia_scorer"].metadata["contamination"]  # type: ignore[index]
+    calls = {f["url"]: f["source"] for f in flags if f["where"] == "call"}
+    assert calls == NEW_SOURCES

@@ -147,6 +147,70 @@ def test_image_status_without_an_engine_is_the_engine_problem(
     assert engine.local_image_id("python:3.11") is None  # provenance: never raises
 
 
+PYTHON_DIGEST = "sha256:" + "1a" * 32
+LOCAL_ID = "sha256:" + "9f" * 32
+
+
+@pytest.mark.parametrize(
+    ("reference", "inspected", "identity"),
+    [
+        # built here (image build --offline, docker build): an id, no registry digest
+        ("inspect-gaia/sandbox:bookworm", {"id": LOCAL_ID}, (LOCAL_ID, None)),
+        # pulled by tag: the engine recorded the digest of the manifest it pulled
+        (
+            "python:3.11",
+            {"id": LOCAL_ID, "repo_digests": [f"python@{PYTHON_DIGEST}"]},
+            (LOCAL_ID, PYTHON_DIGEST),
+        ),
+        # a local tag of a pulled image keeps the digest it was pulled with
+        (
+            "gaia-base:1",
+            {"id": LOCAL_ID, "repo_digests": [f"python@{PYTHON_DIGEST}"]},
+            (LOCAL_ID, PYTHON_DIGEST),
+        ),
+        # given by digest: the reference's own digest, whatever else the image was pulled as
+        (
+            f"python:3.11@{PYTHON_DIGEST}",
+            {"id": LOCAL_ID, "repo_digests": [f"mirror.example/python@{'sha256:' + '2b' * 32}"]},
+            (LOCAL_ID, PYTHON_DIGEST),
+        ),
+        # given by digest and not here yet (the provider pulls it): the digest is still known
+        (f"python@{PYTHON_DIGEST}", ImageNotFound("no such image"), (None, PYTHON_DIGEST)),
+        ("python:3.11", ImageNotFound("no such image"), (None, None)),
+        # no engine: what the reference says, never an exception (the provider refuses later)
+        (
+            f"python@{PYTHON_DIGEST}",
+            _sdk_error(ConnectionRefusedError(111, "Connection refused")),
+            (None, PYTHON_DIGEST),
+        ),
+    ],
+)
+def test_image_identity(
+    fake: Callable[..., None],
+    reference: str,
+    inspected: dict[str, Any] | BaseException,
+    identity: tuple[str | None, str | None],
+) -> None:
+    fake(image_config=inspected)
+    assert engine.image_identity(reference) == identity
+
+
+def test_a_pinned_reference_is_pulled_by_its_digest(monkeypatch: pytest.MonkeyPatch) -> None:
+    pulls: list[tuple[str, str | None]] = []
+
+    class Api:
+        def pull(self, repository: str, tag: str | None = None) -> None:
+            pulls.append((repository, tag))
+
+    monkeypatch.setattr(client, "api", Api)
+    client.pull(f"reg.example:5000/team/python:3.11@{PYTHON_DIGEST}")
+    client.pull("reg.example:5000/team/python:3.11")
+    assert pulls == [
+        ("reg.example:5000/team/python", PYTHON_DIGEST),
+        ("reg.example:5000/team/python:3.11", None),
+    ]
+
+
 def test_ensure_image_pulls_only_what_is_missing(fake: Callable[..., None]) -> None:
     pulled: list[str] = []
     present: set[str] = {"here:1"}

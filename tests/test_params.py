@@ -144,7 +144,10 @@ REFUSALS: list[tuple[dict[str, Any], str]] = [
     # Issue #10 finding 9: MCP servers run on the host, with its network.
     ({"network": False, "mcp_servers": "fetch"}, "mcp_servers run on the host"),
     ({"network": False, "web_search": True}, "web_search reaches the internet"),
-    ({"sandbox": "k8s", "disk": "10g"}, "disk is a Docker storage limit"),
+    # Issue #33: a digest that is not one would fail every sample's start, far from its cause.
+    ({"image": "python@sha256:abc"}, "-T image=python@sha256:abc is not an image reference"),
+    ({"image": "python:3.11 slim"}, "an image reference has no spaces"),
+    ({"image": "python:3.11@sha256:" + "A" * 64}, "64 lower-case hex digits"),
 ]
 
 

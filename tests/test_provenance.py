@@ -107,7 +107,7 @@ def test_a_log_written_by_inspect_gaia_0_1_0_still_reads() -> None:
     assert (old.sandbox_provider, old.inspect_gaia_version) == ("gaia-docker", "0.1.0")
     assert len(run.samples) == 4 and sum(s.correct for s in run.samples) == 3
     assert {s.level for s in run.samples} == {1, 2}
-    # the same settings today: the same comparable settings, so old and new runs pool
+    # the same settings and the same image today: the same comparable settings, so they pool
     new = GaiaProvenance.of(
         parse_params(
             level="1,2",
@@ -116,7 +116,7 @@ def test_a_log_written_by_inspect_gaia_0_1_0_still_reads() -> None:
             cpus=old.limits.cpus,
         ),
         prompt=DEFAULT_INPUT_PROMPT,
-        image_id=None,
+        image_id=old.image_id,
         sandbox_provider="gaia-docker",
     )
     arguments: dict[str, Any] = {

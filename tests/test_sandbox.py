@@ -119,7 +119,7 @@ def test_k8s_spec(isolated_cache: Path) -> None:
     assert default["image"] == "reg.example/gaia:1"
     assert default["command"] == ["tail", "-f", "/dev/null"]
     assert default["resources"]["limits"] == {"cpu": "1.5", "memory": str(2 * 2**30)}
-    assert values["allowEntities"] == []
+    assert "allowEntities" not in values and values["networkPolicy"] == {"enabled": True}
     assert "volumes" not in default or not default["volumes"]
     online = yaml.safe_load(Path(str(gaia_sandbox(kind="k8s").config)).read_text())
     assert online["allowEntities"] == ["world"]

@@ -22,6 +22,7 @@ from .answer_sources.sources import AnswerSources, load_answer_sources
 from .dataset import LEVELS, SPLITS, Split, parse_level
 from .errors import GaiaParameterError, one_of
 from .hub import HUBS, Hub, resolved_revision
+from .imageref import check_reference
 from .questionset import QuestionSet, parse_question_set
 from .sandbox import (
     DEFAULT_IMAGE,
@@ -203,7 +204,7 @@ class GaiaParams:
     multimodal: bool = False
     view_file: bool = False
     question_set: QuestionSet = field(default_factory=QuestionSet)
-    """``-T exclude`` and ``-T answers``: questions left out, answers corrected."""
+    """``-T question_set``, ``-T exclude`` and ``-T answers``: questions left out or corrected."""
     blocklist: str | None = None
     block_answer_sources: bool = False
     answer_sources: AnswerSources = field(
@@ -237,6 +238,7 @@ class GaiaParams:
         view_file: object,
         exclude: object,
         answers: object,
+        question_set: object,
         blocklist: object,
         block_answer_sources: object,
     ) -> GaiaParams:
@@ -252,6 +254,11 @@ class GaiaParams:
         """
         if not isinstance(image, str) or not image.strip():
             raise GaiaParameterError(f"image must name a Docker image — got {image!r}")
+        if (why := check_reference(image)) is not None:
+            raise GaiaParameterError(
+                f"-T image={image} is not an image reference: {why} — give name[:tag], or "
+                "name@sha256:<64 hex digits> to pin it"
+            )
         for name, text in (
             ("dataset_path", dataset_path),
             ("revision", revision),
@@ -277,7 +284,7 @@ class GaiaParams:
             sandbox=one_of("sandbox", sandbox, SANDBOX_KINDS),
             multimodal=_flag("multimodal", multimodal),
             view_file=_flag("view_file", view_file),
-            question_set=parse_question_set(exclude, answers),
+            question_set=parse_question_set(exclude, answers, named=question_set),
             blocklist=blocklist,  # type: ignore[arg-type]
             block_answer_sources=_flag("block_answer_sources", block_answer_sources),
             answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
@@ -290,6 +297,12 @@ class GaiaParams:
             raise GaiaParameterError(
                 f"max_attempts={self.max_attempts} needs answers to check each attempt against, "
                 "and the test split's are private — use max_attempts=1 on split=test"
+            )
+        named = self.question_set.named
+        if named is not None and named.split != self.split:
+            raise GaiaParameterError(
+                f"question_set={named.name} is a set of the {named.split} split — drop it, or run "
+                f"split={named.split}"
             )
         if self.split == "test" and self.question_set.answers:
             raise GaiaParameterError(
@@ -325,11 +338,6 @@ class GaiaParams:
             )
         if self.block_answer_sources:
             self._check_blocking()
-        if self.limits.disk is not None and self.sandbox == "k8s":
-            raise GaiaParameterError(
-                "disk is a Docker storage limit — on Kubernetes set ephemeral-storage in "
-                "values.yaml instead"
-            )
 
     def _check_blocking(self) -> None:
         """A run that blocks answer sources has no route around its egress proxy."""

@@ -1,12 +1,12 @@
 """Question sets others use: questions left out (``exclude``) and answers corrected (``answers``).
 
 A re-annotation such as GAIA-Verified removes defective questions and corrects some answers; a
-text-only study leaves out questions with attachments. ``-T exclude=`` and ``-T answers=`` (and
-``inspect-gaia compare --exclude/--answers``) take such lists, so the score is of a named question
+text-only study keeps only questions without attachments. ``-T question_set=`` takes such a set by
+name (``named_sets``: the ones shipped, or a set file), ``-T exclude=`` and ``-T answers=`` take
+lists of one's own (and ``inspect-gaia compare`` takes all three), so the score is of a question
 set, recorded in the log's provenance (``QuestionSetRecord``: the ``gaia`` record's
-``question_set``) and flagged by ``report`` and ``compare`` (``question set: 147 of 165, 9 answers
-corrected``), never one that passes for the full split.
-inspect_gaia ships no such list: bring your own.
+``question_set``, with a named set's name, source and hash) and flagged by ``report`` and
+``compare`` (``question set text-103: 103 of 165``), never one that passes for the full split.
 
 * ``exclude``: task ids, as ``a,b``, a list, or a file: one id per line (``#`` starts a comment;
   commas and spaces also separate), or a JSON list.
@@ -29,6 +29,7 @@ from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .errors import GaiaParameterError
+from .named_sets import NamedSet, load_named_set
 
 _ANSWER_KEYS = ("answer", "Final answer", "final_answer", "model_answer")
 
@@ -42,14 +43,19 @@ class QuestionSet:
     """The file the ids came from, or None when they were given inline."""
     answers: tuple[tuple[str, str], ...] = ()
     answers_source: str | None = None
+    named: NamedSet | None = None
+    """``-T question_set``: a named set, applied before ``exclude`` and ``answers``."""
 
     @property
     def empty(self) -> bool:
         """Neither questions left out nor answers corrected: the split as published."""
-        return not self.exclude and not self.answers
+        return not self.exclude and not self.answers and self.named is None
 
-    def fingerprint(self) -> str | None:
-        """What decides pooling: the lists' sizes and a hash of their contents (None when empty)."""
+    def fingerprint(self, name: str | None = None) -> str | None:
+        """What decides pooling: the lists' sizes and a hash of their contents (None when empty).
+
+        A named set's runs are pooled under its name too (``text-103: exclude 62 (…)``).
+        """
         if self.empty:
             return None
         parts = []
@@ -57,7 +63,8 @@ class QuestionSet:
             parts.append(f"exclude {len(self.exclude)} ({_sha(sorted(self.exclude))})")
         if self.answers:
             parts.append(f"answers {len(self.answers)} ({_sha(sorted(self.answers))})")
-        return ", ".join(parts)
+        text = ", ".join(parts)
+        return f"{name}: {text}" if name else text
 
 
 def _sha(value: Any) -> str:
@@ -149,12 +156,21 @@ def parse_answers(
     return tuple(sorted(answers.items())), source
 
 
-def parse_question_set(exclude: object, answers: object, flags: Sequence[str] = ()) -> QuestionSet:
-    """Both parameters at once (``flags`` names them for messages: ``-T exclude``, ...)."""
-    exclude_flag, answers_flag = tuple(flags) or ("-T exclude", "-T answers")
+FLAGS = ("-T exclude", "-T answers", "-T question_set")
+"""How the task's parameters are named in messages; ``compare`` names its options instead."""
+
+
+def parse_question_set(
+    exclude: object, answers: object, flags: Sequence[str] = FLAGS, named: object = None
+) -> QuestionSet:
+    """The three parameters at once (``flags`` names them for messages: ``-T exclude``, ...)."""
+    exclude_flag, answers_flag, named_flag = flags
     ids, exclude_source = parse_exclude(exclude, exclude_flag)
     corrected, answers_source = parse_answers(answers, answers_flag)
-    return QuestionSet(ids, exclude_source, corrected, answers_source)
+    if named is not None and (not isinstance(named, str) or not named.strip()):
+        raise GaiaParameterError(f"{named_flag} must name a question set — got {named!r}")
+    named_set = load_named_set(named.strip(), named_flag) if isinstance(named, str) else None
+    return QuestionSet(ids, exclude_source, corrected, answers_source, named_set)
 
 
 def check_ids(
@@ -166,9 +182,19 @@ def check_ids(
         GaiaParameterError: Some are not; the message names them and the flag.
     """
     known = set(split_ids)
-    for flag, ids in zip(
-        flags, (question_set.exclude, [i for i, _ in question_set.answers]), strict=True
-    ):
+    named = question_set.named
+    lists = [
+        (flags[0], question_set.exclude),
+        (flags[1], [i for i, _ in question_set.answers]),
+    ]
+    if named is not None:
+        flag = f"{flags[2]}={named.name}"
+        if named.split != split:
+            raise GaiaParameterError(
+                f"{flag} is a set of the {named.split} split — drop it on the {split} split"
+            )
+        lists.append((flag, [*named.keep, *named.exclude, *(i for i, _ in named.answers)]))
+    for flag, ids in lists:
         unknown = [i for i in ids if i not in known]
         if unknown:
             shown = ", ".join(unknown[:3]) + (
@@ -195,6 +221,12 @@ class QuestionSetRecord(BaseModel):
     """The selected questions whose answer was corrected."""
     split_questions: dict[str, int]
     """Questions of the whole split per level (``"1"``, ``"2"``, ``"3"``): the M of N of M."""
+    name: str | None = None
+    """``-T question_set``: the named set applied (its lists are in ``exclude``/``answers``)."""
+    source: str | None = None
+    """The named set's source: a URL, with its commit, a reader can check."""
+    sha256: str | None = None
+    """The named set's SHA-256 (``named_sets.digest``)."""
 
     @field_validator("exclude", "corrected", mode="before")
     @classmethod
@@ -203,9 +235,48 @@ class QuestionSetRecord(BaseModel):
         return tuple(value) if isinstance(value, list) else value
 
     def fingerprint(self) -> str | None:
-        """What decides pooling: the lists' sizes and a hash of their contents."""
+        """What decides pooling: the lists' sizes, a hash of their contents, the set's name."""
         given = QuestionSet(self.exclude, None, tuple(sorted(self.answers.items())), None)
-        return given.fingerprint()
+        return given.fingerprint(self.name)
+
+
+def resolve(
+    question_set: QuestionSet,
+    split: str,
+    split_levels: Mapping[str, int],
+    flags: Sequence[str] = FLAGS,
+) -> tuple[set[str], dict[str, str]]:
+    """The task ids ``question_set`` leaves out of the split, and the answers it corrects.
+
+    A named set's ``keep`` leaves out every other id of the split; its own corrections come
+    first, ``-T answers`` over them.
+
+    Raises:
+        GaiaParameterError: An id is not in the split, or a named set's questions per level are
+            not the split's (another snapshot than the set was made on).
+    """
+    check_ids(question_set, split, split_levels, flags)
+    named = question_set.named
+    excluded = set(question_set.exclude)
+    corrections = dict(question_set.answers)
+    if named is not None:
+        kept = set(named.keep) if named.keep else set(split_levels) - set(named.exclude)
+        found: dict[int, int] = {}
+        for task_id in kept:
+            found[split_levels[task_id]] = found.get(split_levels[task_id], 0) + 1
+        if tuple(sorted(found.items())) != named.levels:
+            raise GaiaParameterError(
+                f"{flags[2]}={named.name}: its questions per level in this snapshot "
+                f"({_per_level(found)}) are not the set's ({_per_level(dict(named.levels))}) — "
+                "run it on the GAIA snapshot it was made on (the default revision)"
+            )
+        excluded |= set(split_levels) - kept
+        corrections = dict(named.answers) | corrections
+    return excluded, corrections
+
+
+def _per_level(counts: Mapping[int, int]) -> str:
+    return ", ".join(f"level {level}: {n}" for level, n in sorted(counts.items()))
 
 
 def apply_question_set(
@@ -227,9 +298,7 @@ def apply_question_set(
     """
     if question_set.empty:
         return dataset, None
-    check_ids(question_set, split, split_levels, ("-T exclude", "-T answers"))
-    corrections = dict(question_set.answers)
-    excluded = set(question_set.exclude)
+    excluded, corrections = resolve(question_set, split, split_levels)
     kept: list[Sample] = []
     for sample in dataset:
         if str(sample.id) in excluded:
@@ -240,7 +309,10 @@ def apply_question_set(
             sample = sample.model_copy(update={"target": answer, "metadata": metadata})
         kept.append(sample)
     if not kept:
-        raise GaiaParameterError("-T exclude leaves out every selected question — nothing to run")
+        raise GaiaParameterError(
+            "the question set leaves out every selected question — nothing to run (check -T "
+            "exclude, -T question_set and the levels or ids chosen)"
+        )
     counts: dict[str, int] = {}
     for level in split_levels.values():
         counts[str(level)] = counts.get(str(level), 0) + 1
@@ -251,11 +323,16 @@ def apply_question_set(
         answers_source=question_set.answers_source,
         corrected=tuple(sorted(str(s.id) for s in kept if str(s.id) in corrections)),
         split_questions=dict(sorted(counts.items())),
+        **(
+            {}
+            if (named := question_set.named) is None
+            else {"name": named.name, "source": named.source, "sha256": named.sha256}
+        ),
     )
     return MemoryDataset(kept, name=dataset.name, location=dataset.location), record
 
 
-def describe(questions: int, of: int, corrected: int) -> str:
-    """``question set: 147 of 165, 9 answers corrected``."""
-    text = f"question set: {questions} of {of}"
+def describe(questions: int, of: int, corrected: int, name: str | None = None) -> str:
+    """``question set: 147 of 165, 9 answers corrected``; named: ``question set text-103: …``."""
+    text = f"question set{f' {name}' if name else ''}: {questions} of {of}"
     return text + (f", {corrected} answer{'s' * (corrected != 1)} corrected" if corrected else "")

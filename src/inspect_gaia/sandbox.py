@@ -2,13 +2,13 @@
 
 ``compose.yaml`` (and ``values.yaml`` for inspect-k8s-sandbox) are read as written, then the task's
 image, network setting and resource limits are applied to a copy: in memory for Docker, as a file
-under the cache directory for Kubernetes (its provider takes a path). The Docker providers
-themselves are in ``_docker``; this module only names them.
+under the cache directory for Kubernetes (its provider takes a path; what goes into it, for either
+kind of cluster, is ``k8s``'s). The Docker providers themselves are in ``_docker``; this module
+only names them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping
@@ -22,6 +22,7 @@ from inspect_ai.util import SandboxEnvironmentSpec, parse_compose_yaml
 from ._docker import COMPOSE_PROVIDER, EGRESS_KEY, PROVIDER
 from ._docker.config import GaiaComposeConfig, gaia_config
 from .hub import cache_dir
+from .k8s import k8s_values, operator_values, write_values
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 COMPOSE_FILE = PACKAGE_DIR / "compose.yaml"
@@ -136,25 +137,24 @@ def gaia_k8s_values(
     network: bool = DEFAULT_NETWORK,
     limits: SandboxLimits | None = None,
 ) -> Path:
-    """Write ``values.yaml`` for inspect-k8s-sandbox with the task's settings; returns its path."""
+    """Write ``values.yaml`` for inspect-k8s-sandbox with the task's settings; returns its path.
+
+    For the kind of cluster the operator's values file says (``k8s``).
+
+    Raises:
+        GaiaParameterError: The operator's values conflict with the task's settings.
+    """
     limits = limits or SandboxLimits()
-    values = yaml.safe_load(VALUES_FILE.read_text())
-    service = values["services"]["default"]
-    service["image"] = image
-    resource_limits: dict[str, str] = {}
-    if limits.cpus is not None:
-        resource_limits["cpu"] = f"{float(limits.cpus):g}"
-    if limits.memory is not None:
-        resource_limits["memory"] = f"{size_bytes(limits.memory)}"
-    service["resources"] = {"limits": resource_limits, "requests": dict(resource_limits)}
-    values["allowEntities"] = ["world"] if network else []
-    text = yaml.safe_dump(values, sort_keys=False)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = cache_dir() / "k8s" / f"values-{digest}.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.is_file():
-        path.write_text(text)
-    return path
+    values = k8s_values(
+        yaml.safe_load(VALUES_FILE.read_text()),
+        image=image,
+        network=network,
+        cpus=limits.cpus,
+        memory_bytes=size_bytes(limits.memory),
+        disk_bytes=size_bytes(limits.disk),
+        operator=operator_values(),
+    )
+    return write_values(values, cache_dir() / "k8s")
 
 
 def gaia_sandbox(

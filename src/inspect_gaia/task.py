@@ -20,7 +20,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
 
-from ._docker.engine import local_image_id
+from ._docker.engine import image_identity
 from ._param_names import check_unknown
 from ._params import (
     DEFAULT_HUB,
@@ -34,6 +34,7 @@ from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, gaia_agent
 from .dataset import DEFAULT_INPUT_PROMPT, Split, gaia_dataset, split_levels
 from .errors import GaiaParameterError
 from .hub import Hub
+from .k8s import k8s_image_identity
 from .logs.provenance import METADATA_KEY, GaiaProvenance
 from .questionset import QuestionSetRecord, apply_question_set
 from .sandbox import (
@@ -75,6 +76,7 @@ def gaia(
     view_file: bool = False,
     exclude: str | Sequence[str] | None = None,
     answers: str | None = None,
+    question_set: str | None = None,
     blocklist: str | None = None,
     block_answer_sources: bool = False,
     **unknown: Any,
@@ -127,6 +129,9 @@ def gaia(
             re-annotation's defective questions). Recorded and flagged as a question set.
         answers: A file of corrected answers (JSON ``{task_id: answer}`` or JSON lines), scored
             instead of the dataset's. Recorded and flagged as a question set.
+        question_set: A named question set (``text-103``: the 103 text-only validation questions
+            WebThinker and MiroThinker report on), or a set file; recorded with its source and
+            hash, and flagged by name.
         blocklist: A file of URL rules (``HOST[/PATH]``, one a line, or the format of the
             package's ``answer_sources.yaml``) that extends the list of known answer sources a
             sample is flagged for reading (``Score.metadata["contamination"]``).
@@ -161,6 +166,7 @@ def gaia(
         view_file=view_file,
         exclude=exclude,
         answers=answers,
+        question_set=question_set,
         blocklist=blocklist,
         block_answer_sources=block_answer_sources,
     )
@@ -206,6 +212,13 @@ def gaia_task(params: GaiaParams) -> Task:
     sandbox = gaia_sandbox(
         params.image, params.network, params.limits, params.sandbox, egress=params.egress
     )
+    # The engine's id and digest of the image, recorded when the engine has it; the provider
+    # checks the image (and pulls or refuses) before any sample. A cluster pulls its own.
+    image_id, image_digest = (
+        image_identity(params.image)
+        if params.sandbox != "k8s"
+        else k8s_image_identity(params.image)
+    )
     return Task(
         dataset=dataset,
         sandbox=sandbox,
@@ -234,9 +247,8 @@ def gaia_task(params: GaiaParams) -> Task:
             METADATA_KEY: GaiaProvenance.of(
                 params,
                 prompt=DEFAULT_INPUT_PROMPT,
-                # Recorded when an engine answers; the sandbox provider checks the image (and
-                # refuses to start without it) before any sample runs.
-                image_id=local_image_id(params.image) if params.sandbox != "k8s" else None,
+                image_id=image_id,
+                image_digest=image_digest,
                 sandbox_provider=sandbox.type,
                 question_set=question_set,
             ).as_metadata()

@@ -15,7 +15,7 @@ import click
 
 from ..errors import few
 from ..logs.comparison import compare_document
-from ..logs.sides import answer_key, read_side
+from ..logs.sides import COMPARE_FLAGS, answer_key, read_side
 from ..questionset import parse_question_set
 from ._output import MISSING, dump_json, format_option, render, wrap
 from ._plot import plot_option
@@ -111,6 +111,9 @@ def _notes(document: Mapping[str, Any]) -> list[str]:
     ]
     if document["answers"]["question_set"]:
         lines.append(document["answers"]["question_set"])
+    images = document["a"].get("image"), document["b"].get("image")
+    if None not in images and images[0] != images[1]:
+        lines.append(f"⚠ the runs used different images: A {images[0]}; B {images[1]}")
     for name in ("a", "b"):
         if document[name]["flags"]:
             lines.append(f"⚠ {name.upper()}: {'; '.join(document[name]['flags'])}")
@@ -211,6 +214,11 @@ def _lacking(document: Mapping[str, Any]) -> list[str]:
     help="GAIA snapshot (the folder holding 2023/) whose answers score both sides (default: the "
     "snapshot a run used, else the cache of `inspect-gaia download`).",
 )
+@click.option(
+    "--question-set",
+    "named_set",
+    help="A named question set (text-103) or a set file: score both sides on its questions.",
+)
 @click.option("--exclude", help="Task ids to leave out: a,b or a file with one id per line.")
 @click.option(
     "--answers",
@@ -234,6 +242,7 @@ def compare(
     table: str,
     epoch: int | None,
     dataset_path: str | None,
+    named_set: str | None,
     exclude: str | None,
     answers: str | None,
     plot: str | None,
@@ -257,7 +266,7 @@ def compare(
         from ._plot import require_matplotlib
 
         require_matplotlib()
-    question_set = parse_question_set(exclude, answers, ("--exclude", "--answers"))
+    question_set = parse_question_set(exclude, answers, COMPARE_FLAGS, named=named_set)
     sides = read_side(run_a), read_side(run_b)
     for name, side in zip("AB", sides, strict=True):
         for skipped in side.skipped:

@@ -31,6 +31,7 @@ from ..hub import (
     hub_endpoint,
     unreachable,
 )
+from ..imageref import pinned_digest, shorten
 from ..sandbox import DEFAULT_IMAGE, size_bytes
 from ._output import terminal_width
 
@@ -96,6 +97,38 @@ def check_image(image: str) -> Check:
     if status == "present":
         return Check("sandbox image", True, f"{image} present")
     return Check("sandbox image", True, f"{image} not present, pullable from its registry")
+
+
+def check_pinned(image: str) -> Check:
+    """Whether ``image`` is pinned by digest, and what a run of it will record (a warning only).
+
+    An unpinned tag is no failure (the default, EvalScope's ``python:3.11``, is one): the line says
+    which image a run would record, and the reference that pins this engine's copy.
+    """
+    if pinned_digest(image) is not None:
+        return Check("image pin", True, f"{image} is pinned by digest: every run runs that image")
+    image_id, digest = engine.image_identity(image)
+    name = image.partition("@")[0]
+    if digest is not None:
+        return Check(
+            "image pin",
+            True,
+            f"{image} is not pinned: runs record this engine's copy ({shorten(digest)}), but the "
+            f"tag may name another image later — pin it with -T image={name}@{digest}",
+        )
+    if image_id is not None:
+        return Check(
+            "image pin",
+            True,
+            f"{image} is a local build (id {shorten(image_id)}): runs record its id; it has no "
+            "registry digest to pin by",
+        )
+    return Check(
+        "image pin",
+        True,
+        f"{image} is not pinned and not here: a run pulls it and its log records no id — "
+        f"`docker pull {image}` first, or pin it with -T image={name}@sha256:<digest>",
+    )
 
 
 BTRFS_CAVEAT = (
@@ -176,7 +209,12 @@ def check_docker(image: str, disk: str | None, compose: bool) -> list[Check]:
     engine_check = check_engine()
     checks = [engine_check, check_compose(compose)]
     if engine_check.ok:
-        return checks + [check_image(image), check_disk_limit(image, disk), check_leftovers()]
+        return checks + [
+            check_image(image),
+            check_pinned(image),
+            check_disk_limit(image, disk),
+            check_leftovers(),
+        ]
     # the engine may be running and refusing this user: the fix is the engine line's
     unknown, fix = "cannot tell without an engine", "see Docker Engine above"
     checks.append(Check("sandbox image", False, f"{image}: {unknown}", fix))
@@ -372,7 +410,8 @@ def doctor(
 ) -> None:
     """Check, before a long run, that it would start.
 
-    Docker Engine (and Compose for --sandbox compose) versions, the sandbox image, whether a disk
+    Docker Engine (and Compose for --sandbox compose) versions, the sandbox image and whether it
+    is pinned by digest (with the reference that pins this engine's copy), whether a disk
     limit can be enforced, sandboxes of other runs, the dataset (cached, or hub and token), free
     disk and Docker's address-pool headroom: ✓ passed, ! a warning (the run starts, but read
     it, such as no disk limit), ✗ failed with its fix. Exit status 0 only when nothing failed.

@@ -29,7 +29,7 @@ from ._sanitise import printable
 
 GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
 LEVEL_FIELDS = LevelStats.columns()
-KEEP = ("accuracy", "95% CI", "flags", "cost", "$/question", "$/correct")
+KEEP = ("pass@1", "95% CI", "flags", "cost", "$/question", "$/correct")
 """Columns a narrow terminal drops last: the verdict, its interval and flags, and the cost."""
 NO_COST = (
     "no cost: the logs carry no prices — give them (dollars per million tokens) with "
@@ -39,8 +39,15 @@ NO_COST = (
 # -- human tables ----------------------------------------------------------------------------------
 
 
+PASS_AT_1 = "pass@1"
+"""The human tables' name for ``accuracy``: the mean over epochs of one answer per question."""
+MAJ_AT_K = "maj@k (vote)"
+"""maj@k beside pass@1, named so that a majority vote over epochs is never read as pass@1."""
+VOTE_NOTE = (
+    f"{PASS_AT_1}: mean over the k epochs; {MAJ_AT_K}: the most frequent answer, scored once"
+)
 FLAGGED_WRONG_COLUMN = "acc. (flagged wrong)"
-"""``--flagged-wrong``'s column in the human tables, right after ``accuracy``."""
+"""``--flagged-wrong``'s column in the human tables, right after ``pass@1``."""
 CSV_FIELDS = ("flagged", "refused_requests", FLAGGED_WRONG)
 """Columns ``--flagged-wrong`` adds to a CSV report."""
 
@@ -50,7 +57,7 @@ def with_flagged_wrong(
 ) -> list[dict[str, Any]]:
     """Table rows (one per level) with the flagged-wrong accuracy (and counts) added.
 
-    Human tables get ``FLAGGED_WRONG_COLUMN`` right after ``accuracy``; CSV rows get the
+    Human tables get ``FLAGGED_WRONG_COLUMN`` right after ``pass@1``; CSV rows get the
     ``flagged``, ``refused_requests`` and ``FLAGGED_WRONG`` fields.
     """
     by_level = {level["level"]: level for level in block["levels"]}
@@ -63,7 +70,7 @@ def with_flagged_wrong(
         value = level.get(FLAGGED_WRONG)
         cell = _fraction(value)
         items = list(row.items())
-        at = next((i + 1 for i, (k, _) in enumerate(items) if k == "accuracy"), len(items))
+        at = next((i + 1 for i, (k, _) in enumerate(items) if k == PASS_AT_1), len(items))
         out.append(dict(items[:at] + [(FLAGGED_WRONG_COLUMN, cell)] + items[at:]))
     return out
 
@@ -91,8 +98,9 @@ def _accuracy_row(level: Mapping[str, Any]) -> dict[str, str]:
         "level": level["level"],
         "n": str(level["questions"]),
         "k": str(level["epochs"]),
-        "accuracy": _fraction(level["accuracy"]),
+        PASS_AT_1: _fraction(level["accuracy"]),
         "95% CI": _range(level["ci_low"], level["ci_high"]),
+        MAJ_AT_K: _fraction(level["maj_at_k"]),
         # how samples ended, beside the accuracy they are part of: on a narrow terminal the last
         # to go
         "errored": str(level["errored"]),
@@ -101,7 +109,6 @@ def _accuracy_row(level: Mapping[str, Any]) -> dict[str, str]:
         "epoch min–max": _range(level["epoch_accuracy_min"], level["epoch_accuracy_max"]),
         "pass@k": _fraction(level["pass_at_k"]),
         "pass^k": _fraction(level["pass_hat_k"]),
-        "maj@k": _fraction(level["maj_at_k"]),
         "consistent": _fraction(level["consistent"]),
     }
 
@@ -129,13 +136,13 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
         "split": group["split"],
         "n": str(overall["questions"]),
         "k": str(overall["epochs"]),
-        "accuracy": _fraction(overall["accuracy"]),
+        PASS_AT_1: _fraction(overall["accuracy"]),
         "95% CI": _range(overall["ci_low"], overall["ci_high"]),
+        MAJ_AT_K: _fraction(overall["maj_at_k"]),
         # before the rest: on a narrow terminal, columns are dropped from the right
         "flags": "; ".join(group["flags"]),
         "pass@k": _fraction(overall["pass_at_k"]),
         "pass^k": _fraction(overall["pass_hat_k"]),
-        "maj@k": _fraction(overall["maj_at_k"]),
         "tokens/question": _number(overall["tokens_per_question"]),
         "cost": _dollars(overall["cost"]),
         "$/correct": _dollars(overall["cost_per_correct"]),
@@ -166,7 +173,7 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
         if flagged_wrong:
             rows = with_flagged_wrong(rows, group["contamination"], fmt)
         keep = (*KEEP, FLAGGED_WRONG_COLUMN)
-        note = flags and f"⚠ {flags}"
+        note = "\n".join(([f"⚠ {flags}"] if flags else []) + ([VOTE_NOTE] if k > 1 else []))
         parts.append(render(rows, list(rows[0]), fmt, title=title, note=note, keep=keep))
         effort = [_effort_row(level) for level in group["levels"]]
         # in Markdown, on stderr instead (report): the document is for pasting as it is

@@ -1,8 +1,10 @@
 """``inspect-gaia submission``: the official GAIA leaderboard file from test-split logs.
 
 What keeps logs off the leaderboard, and the file itself, are decided in ``leaderboard``
-(``run_problems``, ``answer_problems``, ``submission_file``); this module is the command: it reads
-the logs and the split's ids, turns the first problem into its one-line error, and writes.
+(``run_problems``, ``answer_problems``, ``flagged_problems``, ``submission_file``), the note beside
+it in ``sidecar``; this module is the command: it reads the logs and the split's ids, turns the
+first problem into its one-line error, and writes the file and its note (``<output>.md``), never
+over a log it was given.
 """
 
 from __future__ import annotations
@@ -14,9 +16,17 @@ import click
 
 from ..dataset import gaia_dataset
 from ..errors import GaiaError, GaiaSubmissionError, few
-from ..logs.leaderboard import Problem, answer_problems, run_problems, submission_file
+from ..logs.leaderboard import (
+    Problem,
+    answer_problems,
+    flagged_ids,
+    flagged_problems,
+    run_problems,
+    submission_file,
+)
 from ..logs.read import read_inspect_logs
-from ..logs.results import RunResults
+from ..logs.results import RunResults, group_runs
+from ..logs.sidecar import sidecar_text
 
 
 def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None) -> list[str]:
@@ -41,6 +51,27 @@ def _refuse(problems: Sequence[Problem]) -> None:
         raise GaiaSubmissionError(problems[0].message)
 
 
+def sidecar_path(output: Path) -> Path:
+    """Where the note goes: ``submission.jsonl`` -> ``submission.md``."""
+    return output.with_suffix(".md") if output.suffix not in ("", ".md") else Path(f"{output}.md")
+
+
+def _never_over_an_input(logs: Sequence[str], *targets: Path) -> None:
+    inputs = {Path(log).resolve() for log in logs}
+    for target in targets:
+        if target.resolve() in inputs:
+            raise GaiaError(
+                f"{target} is one of the logs given — name another file for the submission (-o)"
+            )
+
+
+def _write(target: Path, text: str) -> None:
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as ex:
+        raise GaiaError(f"cannot write {target}: {ex.strerror or ex}") from ex
+
+
 @click.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option(
@@ -53,6 +84,12 @@ def _refuse(problems: Sequence[Problem]) -> None:
     help="Accept logs run with max_attempts > 1 (the agent was told when it was wrong).",
 )
 @click.option(
+    "--allow-flagged",
+    is_flag=True,
+    help="Package samples the run flagged for reading a known answer source too (the note beside "
+    "the file lists them).",
+)
+@click.option(
     "--dataset-path",
     type=click.Path(exists=True, file_okay=False),
     help="GAIA snapshot to take the split's task ids from (default: the one the run used).",
@@ -62,12 +99,16 @@ def submission(
     output: str,
     allow_validation: bool,
     allow_oracle_retries: bool,
+    allow_flagged: bool,
     dataset_path: str | None,
 ) -> None:
-    """Write the GAIA leaderboard submission for test-split LOGS.
+    """Write the GAIA leaderboard file for test-split LOGS, and a note beside it.
 
     One JSON object per line: task_id, model_answer, reasoning_trace. Several logs (e.g. one per
-    level) are merged; every task id of the split must appear exactly once.
+    level) are merged; every task id of the split must appear exactly once. Samples the run
+    flagged for reading a known answer source are refused (--allow-flagged packages them). The
+    note, OUTPUT with .md, says what produced the file (model, scaffold, settings, image, whether
+    answer sources were blocked), ready to paste into the leaderboard form.
 
     \b
     Example: a test-split run in a log folder of its own, then its logs
@@ -83,17 +124,31 @@ def submission(
         )
     )
     target = Path(output)
+    note = sidecar_path(target)
+    _never_over_an_input(logs, target, note)
     if not target.parent.is_dir():
         raise GaiaError(f"cannot write {output}: no directory {target.parent} — create it first")
     _refuse(answer_problems(runs))  # answers given twice, before the split's ids are read
+    groups = group_runs(runs)
+    if len(groups) > 1:
+        raise GaiaSubmissionError(
+            f"these logs are {len(groups)} runs that report would not pool (other models or "
+            "settings: `inspect-gaia report` shows them) — submit one run's logs"
+        )
+    _refuse(flagged_problems(runs, allow_flagged=allow_flagged))
     split_ids = _split_ids(runs, runs[0].split, dataset_path)
     _refuse(answer_problems(runs, split_ids))
     written = submission_file(runs, split_ids)
-    try:
-        target.write_text(written.text, encoding="utf-8")
-    except OSError as ex:
-        raise GaiaError(f"cannot write {output}: {ex.strerror or ex}") from ex
-    click.echo(f"wrote {written.answers} answers to {output}")
+    flagged = flagged_ids(runs)
+    _write(target, written.text)
+    _write(note, sidecar_text(groups[0], target.name, flagged, written.answers))
+    click.echo(f"wrote {written.answers} answers to {output}, and what produced them to {note}")
+    if flagged:
+        click.echo(
+            f"warning: {len(flagged)} sample(s) flagged for reading an answer source packaged "
+            f"(--allow-flagged): {few(flagged)}",
+            err=True,
+        )
     if failed := written.failed:
         click.echo(
             f"warning: {len(failed)} sample(s) errored or hit a limit: {few(failed)}", err=True

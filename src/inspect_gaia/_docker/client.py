@@ -127,9 +127,13 @@ def info() -> dict[str, Any]:
 
 
 def image_config(image: str) -> dict[str, Any]:
-    """The image's id and config; raises ``docker.errors.ImageNotFound`` when absent."""
+    """The image's id, registry digests and config; raises ``docker.errors.ImageNotFound``."""
     inspected = api().inspect_image(image)
-    return {"id": str(inspected["Id"]), **(inspected.get("Config") or {})}
+    return {
+        "id": str(inspected["Id"]),
+        "repo_digests": [str(d) for d in inspected.get("RepoDigests") or []],
+        **(inspected.get("Config") or {}),
+    }
 
 
 def registry_has(image: str) -> None:
@@ -138,8 +142,13 @@ def registry_has(image: str) -> None:
 
 
 def pull(image: str) -> None:
-    """Pull ``image`` from its registry."""
-    api().pull(image)
+    """Pull ``image`` from its registry (by digest when it names one, whatever its tag says)."""
+    name, at, digest = image.partition("@")
+    if at:  # docker-py would send ``python:3.11`` with the digest as its tag
+        head, slash, last = name.rpartition("/")
+        api().pull(head + slash + last.partition(":")[0], tag=digest)
+    else:
+        api().pull(image)
 
 
 # -- containers and networks ---------------------------------------------------------------------

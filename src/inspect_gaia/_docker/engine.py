@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from .._flags import flag
 from ..errors import GaiaError
+from ..imageref import pinned_digest, registry_digest
 from . import OFFLINE_TAG, client
 from .exec_stream import address_problem, engine_address
 from .service import limit_flags, limits_host_config
@@ -214,6 +215,24 @@ def local_image_id(image: str) -> str | None:
         return _local_id(image)
     except DockerProblem:
         return None
+
+
+def image_identity(image: str) -> tuple[str | None, str | None]:
+    """``(local id, registry digest)`` of ``image``, each ``None`` when unknown; never raises.
+
+    The digest is the reference's own when it is pinned, else the one the engine recorded when
+    it pulled the image (``imageref.registry_digest``); a local build has none.
+    """
+    from docker.errors import ImageNotFound
+
+    pinned = pinned_digest(image)
+    try:
+        found = client.image_config(image)
+    except ImageNotFound:
+        return None, pinned
+    except Exception:  # no engine: the provider says so before any sample
+        return None, pinned
+    return str(found["id"]), registry_digest(image, list(found.get("repo_digests") or []))
 
 
 def image_status(image: str) -> ImageStatus:

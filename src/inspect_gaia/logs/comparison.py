@@ -7,6 +7,9 @@ said. With one epoch a question's score is its verdict; with several (or ``epoch
 mean over the epochs; the test and interval follow (``paired``). Each side's own recorded verdicts
 are shown beside, re-scored ones first.
 
+Each inspect_gaia side names the image it ran (``image``, the identity its log records), so
+that two runs on different images are never compared as if alike without a word.
+
 A side whose samples carry contamination flags (an inspect_gaia log) also gets its
 ``contamination`` block (``contamination``) over the compared samples, its one line among
 the side's flags, and per level its accuracy with every flagged sample counted wrong
@@ -187,6 +190,7 @@ def _side_info(side: Side, epoch: int | None, questions: set[str]) -> dict[str, 
         "epoch": epoch if len(side.epochs) > 1 else None,
         "questions": len(questions),
         "own_verdicts": side.verdicts,
+        "image": side.provenance.image_identity if side.provenance else None,
         "flags": list(side.flags) + ([note] if note else []),
         "contamination": contamination,
     }

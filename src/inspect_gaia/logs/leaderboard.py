@@ -11,8 +11,9 @@ two answers would count?). A ``null`` or empty answer is kept and scored wrong.
 
 Writing one: what keeps runs off the leaderboard are ``Problem`` values, each with its one line
 (``run_problems``: the runs' split, epochs and oracle retries; ``answer_problems``: each question
-answered once, every one of the split and no other); ``submission_file`` is the file of runs with
-none. The command reads the logs and the split's ids, and turns the first problem into its error.
+answered once, every one of the split and no other; ``flagged_problems``: samples the run flagged
+for reading a known answer source); ``submission_file`` is the file of runs with none. The command
+reads the logs and the split's ids, and turns the first problem into its error.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import GaiaError, few
+from .contamination import flagged
 from .files import UnsafeFile, read_text
 from .results import RunResults, SampleResult, by_task_id, comparable_settings
 
@@ -94,6 +96,7 @@ ProblemKind = Literal[
     "duplicates",
     "missing",
     "unknown",
+    "flagged",
 ]
 
 
@@ -202,6 +205,31 @@ def answer_problems(
             )
         )
     return problems
+
+
+def flagged_ids(runs: Sequence[RunResults]) -> list[str]:
+    """Task ids whose sample read a known answer source or its answer (``contamination``)."""
+    merged, _ = by_task_id(runs)
+    return sorted(task_id for task_id, sample in merged.items() if flagged(sample))
+
+
+def flagged_problems(runs: Sequence[RunResults], *, allow_flagged: bool = False) -> list[Problem]:
+    """The samples the runs themselves flagged, unless ``allow_flagged``.
+
+    A submission that carries an answer read off a known copy of the dataset is not the model's.
+    """
+    found = flagged_ids(runs)
+    if not found or allow_flagged:
+        return []
+    return [
+        Problem(
+            "flagged",
+            f"{len(found)} sample(s) read a known answer source or their answer off a page: "
+            f"{few(found)} (evidence: inspect-gaia report --format json) — rerun them with "
+            "-T block_answer_sources=true, or pass --allow-flagged to package them (the sidecar "
+            "says so)",
+        )
+    ]
 
 
 @dataclass(frozen=True)

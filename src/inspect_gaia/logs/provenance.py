@@ -8,8 +8,10 @@ rather than string keys, and a damaged or hand-edited record is one line naming 
 The record carries a ``schema_version``. Version 1 is the untyped dict inspect_gaia 0.1.0 wrote
 (no version key); it reads as it is, with the fields added during 0.1.0 (``multimodal``,
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
-the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``); a
-record newer than this reader knows is refused with the fix (upgrade), never half-read.
+the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
+``image_digest`` and a named ``question_set``); a record newer than this reader knows is refused
+with the fix (upgrade), never half-read. An older record reads with ``final_answer_ends`` false and
+``image_digest`` unknown (``None``).
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -31,9 +33,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
 from ..dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
 from ..errors import short, validation_problem
+from ..imageref import identity, pinned_digest
 from ..questionset import QuestionSetRecord, describe
 from ..sandbox import PROVIDERS, SandboxKind
 from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
+from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
 SCHEMA_VERSION = 4
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
@@ -93,7 +97,13 @@ class GaiaProvenance(_Record):
     sandbox: SandboxKind
     sandbox_provider: str | None = None
     image: str
+    """The image reference as given (``-T image=``)."""
     image_id: str | None = None
+    """The local image id the engine had when the task was built; ``None``: not there yet (the
+    provider pulled it), no engine answered, or Kubernetes (the cluster pulls it)."""
+    image_digest: str | None = None
+    """The registry digest: the reference's own when pinned, else the pulled image's
+    (``RepoDigests``); ``None`` for a local build, or when unknown."""
     network: bool
     inspect_ai_version: str | None = None
     inspect_gaia_version: str | None = None
@@ -129,6 +139,7 @@ class GaiaProvenance(_Record):
         image_id: str | None,
         sandbox_provider: str,
         question_set: QuestionSetRecord | None = None,
+        image_digest: str | None = None,
     ) -> GaiaProvenance:
         """The record of a run with ``params``, for the log header.
 
@@ -136,6 +147,7 @@ class GaiaProvenance(_Record):
             params: The parsed parameters.
             prompt: The prompt template (recorded as its hash).
             image_id: The sandbox image's id, when an engine answered.
+            image_digest: Its registry digest, when known (``engine.image_identity``).
             sandbox_provider: The sandbox provider's registered name.
             question_set: What ``apply_question_set`` made of ``params.question_set``.
         """
@@ -165,6 +177,7 @@ class GaiaProvenance(_Record):
             sandbox_provider=sandbox_provider,
             image=params.image,
             image_id=image_id,
+            image_digest=image_digest,
             network=params.network,
             inspect_ai_version=_version("inspect_ai"),
             inspect_gaia_version=_version("inspect-gaia"),
@@ -229,6 +242,7 @@ class GaiaProvenance(_Record):
         epochs: int,
         run_config: Mapping[str, Any],
         scaffold: Scaffold | None = None,
+        sandbox_ran: SandboxRan | None = None,
     ) -> dict[str, Any]:
         """What must be equal for two runs' samples to be pooled into one score.
 
@@ -238,6 +252,9 @@ class GaiaProvenance(_Record):
         image, network, CPUs, memory, processes, disk); the prompt; generation settings given on
         the command line (``run_config``: inspect's limits and generation options); the question
         set. Not the levels or ids (pooling those is the point), the hub or inspect's version.
+        The sandbox is the provider that ran (``sandbox_ran``: the log's ``eval.sandbox``, which
+        inspect's ``--sandbox`` may have replaced), and a run whose egress proxy never started
+        does not count as blocked.
         """
         limits = self.limits
         return pooled_settings(
@@ -253,8 +270,8 @@ class GaiaProvenance(_Record):
             run_config=run_config,
             record={
                 "command_timeout": limits.command_timeout,
-                "sandbox": self.sandbox,
-                "image": self.image,
+                "sandbox": sandbox_setting(self.sandbox, self.own_provider, sandbox_ran),
+                "image": self.image_identity,
                 "network": self.network,
                 "cpus": limits.cpus,
                 "memory": limits.memory,
@@ -262,18 +279,42 @@ class GaiaProvenance(_Record):
                 "disk": limits.disk,
                 "prompt_template_sha256": self.prompt_template_sha256,
                 "question_set": self.question_set and self.question_set.fingerprint(),
-                "block_answer_sources": self.blocked_list(),
+                "block_answer_sources": self.blocked_list(sandbox_ran),
             },
         )
 
-    def blocked_list(self) -> str | bool:
+    @property
+    def image_identity(self) -> str:
+        """The image runs are pooled on and labelled by (``imageref.identity``)."""
+        return identity(self.image, self.image_id, self.image_digest)
+
+    @property
+    def image_pinned(self) -> bool:
+        """Whether the reference names one image for good (by digest)."""
+        return pinned_digest(self.image) is not None
+
+    @property
+    def own_provider(self) -> str:
+        """The sandbox provider the task asked for (an early 0.1.0 record: its kind's)."""
+        return self.sandbox_provider or PROVIDERS[self.sandbox]
+
+    def blocked_list(self, sandbox_ran: SandboxRan | None = None) -> str | bool:
         """The SHA-256 of the answer-source list the run's egress proxy refused, else ``False``.
 
         A setting of its own: runs that could reach the answer sources are never pooled with runs
-        that could not, nor runs blocked by different lists.
+        that could not, nor runs blocked by different lists. A run in a sandbox that replaced the
+        task's (``sandbox_ran``) had no egress proxy, whatever it asked.
         """
         sources = self.answer_sources
-        return sources.list_sha256 if sources is not None and sources.blocked else False
+        replaced = sandbox_setting(self.sandbox, self.own_provider, sandbox_ran) != self.sandbox
+        blocked = sources is not None and sources.blocked and not replaced
+        return sources.list_sha256 if sources is not None and blocked else False
+
+    def sandbox_flags(self, sandbox_ran: SandboxRan | None) -> list[str]:
+        """What a sandbox that replaced the task's did not apply (``sandbox_ran``)."""
+        sources = self.answer_sources
+        blocked = sources is not None and sources.blocked
+        return replacement_flags(sandbox_ran, self.sandbox, self.own_provider, self.image, blocked)
 
 
 class ProvenanceError(ValueError):
@@ -304,7 +345,7 @@ def default_settings() -> dict[str, Any]:
 
 
 def question_set_flag(records: Sequence[GaiaProvenance], questions: Iterable[str]) -> str | None:
-    """``question set: 147 of 165, 9 answers corrected`` for runs pooled into one group.
+    """``question set: 147 of 165, 9 answers corrected`` (or ``question set text-103: …``).
 
     Args:
         records: The group's runs' records (they share a question set: it decides pooling).
@@ -320,7 +361,7 @@ def question_set_flag(records: Sequence[GaiaProvenance], questions: Iterable[str
     levels = {level for record in records for level in record.levels}
     of = sum(sets[0].split_questions.get(str(level), 0) for level in levels)
     corrected = {task_id for found in sets for task_id in found.corrected if task_id in present}
-    return describe(len(present), of, len(corrected))
+    return describe(len(present), of, len(corrected), sets[0].name)
 
 
 def _version(package: str) -> str | None:

@@ -7,8 +7,9 @@ inspect's streaming of a JSON header costs time and memory quadratic in its nest
 ``gaia`` record is validated as a ``GaiaProvenance``; then its samples, each with an id, a GAIA
 level and no twin of the same epoch. A log that fails either step is a ``LogProblem`` naming the
 file, the sample and the field. What the record cannot say is read from the log too: a solver that
-replaced the agent (``scaffold``). inspect_evals' own ``gaia`` logs are read as well, as another
-harness's runs (``foreign``): they have no record, and their levels are written as text.
+replaced the agent (``scaffold``), a sandbox that replaced the task's (``sandbox_ran``).
+inspect_evals' own ``gaia`` logs are read as well, as another harness's runs (``foreign``): they
+have no record, and their levels are written as text.
 
 Logs named one by one are read strictly: the first problem stops the command. A folder, such as
 inspect's shared default ``logs/``, may also hold other tasks' logs, runs stopped before any sample
@@ -41,6 +42,7 @@ from .files import UnsafeFile, check_log
 from .foreign import ForeignProvenance, is_inspect_evals_gaia, read_foreign, recorded_metadata
 from .provenance import GaiaProvenance, ProvenanceError
 from .results import RunResults, SampleResult
+from .sandbox_ran import read_sandbox
 from .scaffold import read_scaffold
 
 SCORER = "gaia_scorer"
@@ -225,6 +227,7 @@ def _read(path: str | Path) -> RunResults:
         provenance=provenance,
         foreign=foreign,
         scaffold=read_scaffold(log),
+        sandbox_ran=read_sandbox(log),
         task_version=foreign.task_version if foreign else str(log.eval.task_version),
         run_id=log.eval.task_id,
         created=log.eval.created,

@@ -23,6 +23,11 @@ from .stats import CONFIDENCE, INTERVAL_METHOD, priced, summarise
 
 REPORT_SCHEMA = 1
 
+ALWAYS_NAMED = ("image", "sandbox")
+"""Settings a label names whenever groups of a model differ in them, even at the default: two
+runs of ``python:3.11`` a month apart may have run different images (``image`` is the identity a
+log records), and a sandbox replaced by inspect's ``--sandbox`` is not the task's."""
+
 
 def report_document(
     groups: Sequence[RunGroup], prices: Mapping[str, ModelCost] | None = None
@@ -44,8 +49,8 @@ def report_document(
         ]
         own = {k: group.settings.get(k) for k in _differing_keys(same_model)}
         # The label names what sets the group apart, leaving out settings at the task's default
-        # (None: not set).
-        named = {k: v for k, v in own.items() if v != defaults.get(k)}
+        # (None: not set), except those a reader must see whenever groups differ in them.
+        named = {k: v for k, v in own.items() if v != defaults.get(k) or k in ALWAYS_NAMED}
         if group.settings["harness"] != OWN_HARNESS:  # another harness: named by it, not its setup
             named = {"harness": f"{group.settings['harness']} {group.settings['task_version']}"}
         named |= {k: group.settings[k] for k in ("solver", "solver_args") if group.settings[k]}
@@ -63,6 +68,7 @@ def report_document(
                 "model": group.model,
                 "split": group.split,
                 "task_version": group.settings["task_version"],
+                "image": group.settings.get("image"),
                 "epochs": group.settings["epochs"],
                 "logs": [run.source for run in group.runs],
                 "flags": group.flags + ([contamination["note"]] if contamination["note"] else []),

@@ -22,6 +22,7 @@ from .comparability import Scaffold, comparability_flags
 from .files import UnsafeFile, read_text
 from .foreign import ForeignProvenance
 from .provenance import GaiaProvenance, question_set_flag
+from .sandbox_ran import SandboxRan
 
 TOKEN_KINDS = ("input", "output", "reasoning", "cache_read", "cache_write", "total")
 """Token counts a sample carries, summed over the models it called."""
@@ -82,6 +83,8 @@ class RunResults:
     """What an inspect_evals gaia log says of its run (it has no ``gaia`` record)."""
     scaffold: Scaffold | None = None
     """The solver that replaced the task's agent (``--solver``); ``None``: the task's own."""
+    sandbox_ran: SandboxRan | None = None
+    """The sandbox provider the log says ran (inspect's ``--sandbox`` may replace the task's)."""
     task_version: str = ""
     run_id: str = ""
     """inspect's task id: an ``inspect eval-retry`` of a run keeps it."""
@@ -106,19 +109,18 @@ def comparable_settings(run: RunResults) -> dict[str, Any]:
     Raises:
         GaiaError: The run has no provenance (an evalscope run, a leaderboard file).
     """
+    arguments: dict[str, Any] = {
+        "model": run.model,
+        "task_version": run.task_version,
+        "epochs": run.epochs,
+        "run_config": run.config,
+        "scaffold": run.scaffold,
+    }
     if run.provenance is not None:
-        source: GaiaProvenance | ForeignProvenance = run.provenance
-    elif run.foreign is not None:
-        source = run.foreign
-    else:
-        raise GaiaError(f"{run.source} is not an inspect log: it has no provenance to compare")
-    return source.comparable_settings(
-        model=run.model,
-        task_version=run.task_version,
-        epochs=run.epochs,
-        run_config=run.config,
-        scaffold=run.scaffold,
-    )
+        return run.provenance.comparable_settings(**arguments, sandbox_ran=run.sandbox_ran)
+    if run.foreign is not None:
+        return run.foreign.comparable_settings(**arguments)
+    raise GaiaError(f"{run.source} is not an inspect log: it has no provenance to compare")
 
 
 @dataclass(frozen=True)
@@ -150,8 +152,12 @@ class RunGroup:
         """
         records = [run.provenance for run in self.runs if run.provenance is not None]
         question_set = question_set_flag(records, {s.task_id for s in self.samples})
+        sandbox = next(
+            (r.provenance.sandbox_flags(r.sandbox_ran) for r in self.runs if r.provenance), []
+        )
         return (
             comparability_flags(self.settings)
+            + sandbox
             + ([question_set] if question_set else [])
             + [f"incomplete run, questions may be missing: {log}" for log in self.incomplete]
         )

@@ -17,7 +17,7 @@ The answer key is GAIA's own: the ``Final answer`` and level of every question o
 split, read from a snapshot (``--dataset-path``, else the local snapshot an inspect_gaia side ran
 on, else the cache of ``inspect-gaia download``; never downloaded here). Without any snapshot the
 sides' own recorded targets are used when every side has them and they agree, and the output says
-so. ``--exclude`` and ``--answers`` make it a named question set.
+so. ``--question-set``, ``--exclude`` and ``--answers`` make it a question set.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 from ..dataset import check_record, metadata_file
 from ..errors import GaiaError
 from ..hub import DEFAULT_REVISIONS, cached_snapshot
-from ..questionset import QuestionSet, check_ids, describe
+from ..questionset import QuestionSet, describe, resolve
 from ..snapshot_files import read_records
 from .latest import describe as describe_run
 from .latest import latest
@@ -40,6 +40,8 @@ from .read import Skipped, read_inspect_logs
 from .results import SampleResult, evalscope_review_files, group_runs, read_evalscope_run
 
 SPLIT = "validation"
+COMPARE_FLAGS = ("--exclude", "--answers", "--question-set")
+"""``compare``'s options for a question set, named in its messages."""
 EVALSCOPE = "evalscope"
 LEADERBOARD = "leaderboard-jsonl"
 
@@ -211,8 +213,8 @@ def answer_key(
     else:
         questions, source = _from_sides(sides), "the runs' own targets (no GAIA snapshot found)"
     split_ids = frozenset(questions)
-    check_ids(question_set, SPLIT, split_ids, ("--exclude", "--answers"))
-    corrected, excluded = dict(question_set.answers), set(question_set.exclude)
+    levels = {task_id: q.level for task_id, q in questions.items()}
+    excluded, corrected = resolve(question_set, SPLIT, levels, COMPARE_FLAGS)
     kept = {
         task_id: Question(q.level, corrected.get(task_id, q.answer), q.metadata)
         for task_id, q in questions.items()
@@ -220,7 +222,8 @@ def answer_key(
     }
     label = None
     if not question_set.empty:
-        label = describe(len(kept), len(questions), sum(t in kept for t in corrected))
+        name = question_set.named.name if question_set.named else None
+        label = describe(len(kept), len(questions), sum(t in kept for t in corrected), name)
     return AnswerKey(kept, split_ids, source, label)
 
 
