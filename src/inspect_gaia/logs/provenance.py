@@ -8,7 +8,8 @@ rather than string keys, and a damaged or hand-edited record is one line naming 
 The record carries a ``schema_version``. Version 1 is the untyped dict inspect_gaia 0.1.0 wrote
 (no version key); it reads as it is, with the fields added during 0.1.0 (``multimodal``,
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
-the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``); a record newer than this
+the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``web_tools``, the
+in-sandbox browser's and reader's versions, absent before); a record newer than this
 reader knows is refused with the fix (upgrade), never half-read.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
@@ -28,14 +29,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
 from .._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
 from ..dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
 from ..errors import short, validation_problem
 from ..questionset import QuestionSetRecord, describe
 from ..sandbox import PROVIDERS, SandboxKind
+from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -74,6 +75,16 @@ class AnswerSourcesRecord(_Record):
     """``-T block_answer_sources``: sandboxes reached the network only through the run's proxy."""
 
 
+class WebToolsRecord(_Record):
+    """The in-sandbox browser and page reader a run offered (``-T browser``, ``-T web_reader``)."""
+
+    browser: bool
+    web_reader: bool
+    versions: dict[str, str] | None = None
+    """From the image's labels (``chromium``, ``playwright_mcp``, ``mcp_server_fetch``, ...);
+    ``None`` when the image could not be read (no engine, or an image pulled later)."""
+
+
 class GaiaProvenance(_Record):
     """The ``gaia`` record of a log: dataset, prompt, agent, limits, sandbox and versions."""
 
@@ -101,6 +112,8 @@ class GaiaProvenance(_Record):
     """Questions left out or answers corrected; ``None`` (not written): the split as published."""
     answer_sources: AnswerSourcesRecord | None = None
     """``None``: a record from before version 3 (nothing blocked)."""
+    web_tools: WebToolsRecord | None = None
+    """``None`` (not written): no browser or reader in the sandbox (and every record before 4)."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -124,6 +137,7 @@ class GaiaProvenance(_Record):
         image_id: str | None,
         sandbox_provider: str,
         question_set: QuestionSetRecord | None = None,
+        web_versions: dict[str, str] | None = None,
     ) -> GaiaProvenance:
         """The record of a run with ``params``, for the log header.
 
@@ -133,6 +147,7 @@ class GaiaProvenance(_Record):
             image_id: The sandbox image's id, when an engine answered.
             sandbox_provider: The sandbox provider's registered name.
             question_set: What ``apply_question_set`` made of ``params.question_set``.
+            web_versions: The browser's and reader's versions, from the image's labels.
         """
         if (question_set is None) != params.question_set.empty:
             raise ValueError("record the question set that apply_question_set applied")
@@ -169,6 +184,11 @@ class GaiaProvenance(_Record):
                 blocklist=params.blocklist,
                 blocked=params.block_answer_sources,
             ),
+            web_tools=WebToolsRecord(
+                browser=params.browser, web_reader=params.web_reader, versions=web_versions
+            )
+            if params.browser or params.web_reader
+            else None,
         )
 
     @classmethod
@@ -198,10 +218,12 @@ class GaiaProvenance(_Record):
     def as_metadata(self) -> dict[str, Any]:
         """The record as the task metadata holds it (plain JSON types).
 
-        A run of the split as published writes no ``question_set``: its record is what it was.
+        A run of the split as published writes no ``question_set``, and one without web tools no
+        ``web_tools``: their records are what they were.
         """
+        unset = {"question_set": self.question_set, "web_tools": self.web_tools}
         return self.model_dump(
-            mode="json", exclude={"question_set"} if self.question_set is None else None
+            mode="json", exclude={name for name, value in unset.items() if value is None} or None
         )
 
     def dataset_arguments(self, dataset_path: str | None = None) -> dict[str, Any]:
