@@ -146,10 +146,13 @@ ROUTES = json.loads(sys.argv[1]) if __name__ == "__main__" else {}
 
 class Handler(BaseHTTPRequestHandler):
     routes = ROUTES
+    log_requests = True
 
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
-        print(json.dumps({"host": self.headers.get("Host", ""), "path": self.path}), flush=True)
+        if self.log_requests:
+            print(json.dumps({"host": self.headers.get("Host", ""), "path": self.path,
+                              "client": self.client_address[0]}), flush=True)
         route = self.routes.get(url.path)
         if route is None:
             return self.send(404, "text/plain", b"not found")
@@ -201,7 +204,7 @@ def serve_web(address: str) -> Iterator[str]:
     """Serve ``ROUTES`` on ``address`` (an ephemeral port) in this process; yields ``host:port``."""
     namespace: dict[str, Any] = {"__name__": "stand_in_web"}
     exec(SERVER, namespace)  # the same server the stand-in container runs
-    handler = type("Handler", (namespace["Handler"],), {"routes": ROUTES})
+    handler = type("Handler", (namespace["Handler"],), {"routes": ROUTES, "log_requests": False})
     server = ThreadingHTTPServer((address, 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -256,7 +259,7 @@ def web_agent(hosts: dict[str, str]) -> list[Entry]:
                 {"call": "browser_click", "args": {"ref": "{ref:Annual report (PDF)}"}},
                 {"call": "browser_download", "args": {}},
                 {
-                    "bash": "pdftotext /root/downloads/report.pdf - | sed -n "
+                    "bash": "pdftotext /downloads/report.pdf - | sed -n "
                     "'s/.*capacity of \\([0-9]*\\) megalitres.*/\\1/p'"
                 },
                 {"submit_output": True},

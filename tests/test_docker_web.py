@@ -9,6 +9,7 @@ The same questions behind the egress proxy are ``test_docker_web_egress.py``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,12 +18,14 @@ from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessageTool, ContentImage
 
 from inspect_gaia._docker import OFFLINE_BROWSER_TAG
+from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.task import gaia
 from inspect_gaia.web import BROWSER_TOOLS
 from inspect_gaia.web.pages import PAGE_CHARS
 from support.answer_pages import bridge_address
 from support.scripted_model import Entry
 from support.web_pages import serve_web, web_agent
-from tests.helpers import Play, eval_gaia, metrics
+from tests.helpers import Play, eval_gaia, invoke, metrics, running_containers
 
 pytestmark = pytest.mark.docker
 
@@ -85,7 +88,7 @@ def test_four_questions_answered_by_browsing(
     cobblemere = [m.text for m in _tool_messages(_sample(log, "Cobblemere"))]
     assert "Lantern Guild: founded in 1742" in cobblemere[1]
     saved = [m.text for m in _tool_messages(_sample(log, "Harrowgate"))]
-    assert "to /root/downloads/report.pdf" in saved[2] and "application/pdf" in saved[2]
+    assert "to /downloads/report.pdf" in saved[2] and "application/pdf" in saved[2]
     # what the model is told never carries Playwright's code or links to files it cannot open
     for sample in log.samples:
         for message in _tool_messages(sample):
@@ -117,7 +120,10 @@ def test_reader_screenshot_and_a_sample_that_never_browses(
                     {"submit": "grey heron"},
                 ],
             ),
-            Entry("Brackwater", [{"bash": "ps -eo comm"}, {"submit": "6"}]),
+            Entry(
+                "Brackwater",
+                [{"bash": "ps -eo comm; python3 -c 'import mcp' 2>&1 | tail -1"}, {"submit": "6"}],
+            ),
         ]
     )
     log = _run(tmp_path, browser_image, ids=_ids("Wrenfold", "Brackwater"))
@@ -125,8 +131,10 @@ def test_reader_screenshot_and_a_sample_that_never_browses(
     fetched, _, shot, _ = _tool_messages(_sample(log, "Wrenfold"))
     assert "emblem of Wrenfold is the grey heron" in fetched.text
     assert any(isinstance(part, ContentImage) for part in shot.content)
-    processes = _tool_messages(_sample(log, "Brackwater"))[0].text.split()
-    assert "chromium" not in processes and "node" not in processes
+    processes = _tool_messages(_sample(log, "Brackwater"))[0].text
+    assert "chromium" not in processes.split() and "node" not in processes.split()
+    # the reader's packages are on its own path only: the agent's Python is the attachments one
+    assert "No module named 'mcp'" in processes
 
 
 def test_edge_cases_are_tool_errors_the_agent_reads(
@@ -165,6 +173,30 @@ def test_edge_cases_are_tool_errors_the_agent_reads(
     assert "the next call starts a fresh one" in after_kill.error.message
     assert again.error is None and "Town of Wrenfold" in again.text
     assert "started again" in again.text
+
+
+def test_an_image_without_the_browser_stops_the_run_before_any_sandbox(
+    sandbox_image: str, browser_image: str, gaia_tiny: Path
+) -> None:
+    before = running_containers()
+    with pytest.raises(GaiaParameterError) as caught:
+        gaia(dataset_path=str(GAIA_WEB), image=sandbox_image, browser=True)
+    assert str(caught.value) == (
+        f"-T browser=true: the sandbox image {sandbox_image} has no browser — build one with "
+        "`inspect-gaia image build --offline --browser` and pass "
+        f"`-T image={OFFLINE_BROWSER_TAG}`"
+    )
+    assert running_containers() == before
+    # doctor --browser says the same, and passes the browser image with its versions
+    code, out, _ = invoke(
+        *("doctor", "--image", sandbox_image, "--browser", "--dataset-path", str(gaia_tiny)),
+        "--json",
+    )
+    check = next(c for c in json.loads(out) if c["name"] == "browser")
+    assert code == 1 and not check["ok"] and "has no browser or page reader" in check["detail"]
+    code, out, _ = invoke("doctor", "--image", browser_image, "--browser", "--json")
+    check = next(c for c in json.loads(out) if c["name"] == "browser")
+    assert check["ok"] and "playwright_mcp 0.0.76" in check["detail"]
 
 
 def _ids(*words: str) -> str:

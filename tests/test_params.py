@@ -142,6 +142,10 @@ REFUSALS: list[tuple[dict[str, Any], str]] = [
     ({"network": False, "mcp_servers": "fetch"}, "mcp_servers run on the host"),
     ({"network": False, "web_search": True}, "web_search reaches the internet"),
     ({"sandbox": "k8s", "disk": "10g"}, "disk is a Docker storage limit"),
+    ({"browser": "yes"}, "browser must be true or false"),
+    ({"network": False, "browser": True}, "browser reaches the web through the sandbox's network"),
+    ({"network": False, "web_reader": True}, "web_reader reaches the web through the sandbox"),
+    ({"web_reader": True, "mcp_servers": "fetch"}, "both offer a tool named fetch"),
 ]
 
 
@@ -252,6 +256,16 @@ def test_missing_optional_packages_name_the_extra(monkeypatch: pytest.MonkeyPatc
         parse_params(mcp_servers="fetch")
     with pytest.raises(GaiaParameterError, match=r"pip install 'inspect-gaia\[k8s\]'"):
         parse_params(sandbox="k8s")
+    with pytest.raises(GaiaParameterError, match=r"browser needs the MCP client package"):
+        parse_params(browser=True)
+
+
+def test_the_in_sandbox_web_tools_go_with_blocking() -> None:
+    """Unlike the host-side mcp_servers and the provider's web_search, the browser and the
+    reader run in the sandbox, behind the run's proxy: allowed with block_answer_sources."""
+    params = parse_params(browser=True, web_reader=True, block_answer_sources=True)
+    assert params.tools[:2] == ["bash", "submit"] and params.tools[-1] == "fetch"
+    assert "browser_navigate" in params.tools and params.egress is not None
 
 
 def test_limits_can_be_lifted() -> None:

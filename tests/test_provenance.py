@@ -39,7 +39,7 @@ def _of(**params: object) -> GaiaProvenance:
 
 def test_the_record_of_a_run() -> None:
     record = _of(level="1,2", python=True, dataset_path="/data/GAIA", memory="2g")
-    assert record.schema_version == SCHEMA_VERSION == 3
+    assert record.schema_version == SCHEMA_VERSION == 4
     assert (record.split, record.levels, record.hub, record.revision) == (
         "validation",
         (1, 2),
@@ -62,6 +62,27 @@ def test_the_record_of_a_run() -> None:
     assert _of(multimodal=True).view_file is True
     with pytest.raises(ValidationError, match="frozen"):
         record.split = "test"
+
+
+def test_the_web_tools_and_their_versions_are_recorded_only_when_offered() -> None:
+    versions = {"chromium": "156.0", "playwright_mcp": "0.0.76", "mcp_server_fetch": "2026.10.24"}
+    record = GaiaProvenance.of(
+        parse_params(browser=True, web_reader=True),
+        prompt="p",
+        image_id=None,
+        sandbox_provider="gaia-docker",
+        web_versions=versions,
+    )
+    assert record.web_tools is not None and record.web_tools.versions == versions
+    assert record.tools[-2:] == ("browser_download", "fetch")
+    written = record.as_metadata()
+    assert written["web_tools"] == {"browser": True, "web_reader": True, "versions": versions}
+    assert GaiaProvenance.from_metadata({"gaia": written}) == record
+    # without them nothing is written, and a version-3 record (none) still reads
+    plain = _of().as_metadata()
+    assert "web_tools" not in plain
+    older = GaiaProvenance.from_metadata({"gaia": {**plain, "schema_version": 3}})
+    assert older is not None and older.web_tools is None
 
 
 def test_the_task_writes_the_record() -> None:

@@ -155,7 +155,10 @@ class _Scan:
                     found += own + result
             elif isinstance(message, ChatMessageTool) and message.function != SUBMIT_TOOL:
                 call_text, own = calls.get(message.tool_call_id or "", ("", []))
-                result = self._result_flags(index, message.function or "?", message.text, call_text)
+                # a tool's error is its result too (the reader's refused page, a browser's error)
+                error = message.error.message if message.error else ""
+                text = "\n".join(filter(None, [message.text, error]))
+                result = self._result_flags(index, message.function or "?", text, call_text)
                 _mark_refused(own, result)
                 found += result
         return found

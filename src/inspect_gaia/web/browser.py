@@ -44,7 +44,7 @@ CALL_TIMEOUT = NAVIGATION_TIMEOUT + 30
 """Seconds any one browser call may take, however it is stuck."""
 DOWNLOAD_TIMEOUT = 120
 """Seconds ``browser_download`` may take."""
-DOWNLOAD_DIR = "/root/downloads"
+DOWNLOAD_DIR = "/downloads"
 MAX_DOWNLOAD = "500M"
 """curl's ``--max-filesize``: a larger file is refused rather than filling the sandbox."""
 CHROMIUM_ARGS = (
@@ -357,7 +357,7 @@ def browser_download() -> Tool:
 
         Args:
             url: The file's URL; empty for the page the browser shows.
-            filename: The name to save it as in /root/downloads (default: from the URL).
+            filename: The name to save it as in /downloads (default: from the URL).
         """
         return await download(url or await _BROWSER.current_url() or "", filename)
 

@@ -1,0 +1,182 @@
+"""What ``-T browser=true`` costs: the browser's start, a page, memory, 8 browsing samples at once.
+
+    python -m benchmarks.browser [--at-once 8] [--pages 5] [--proxy/--no-proxy]
+
+Runs gaia-web's four questions (``tests/fixtures/gaia-web``) over ``--epochs`` so that ``--at-once``
+samples browse together, in-process with the scripted model on 127.0.0.1, on the browser image
+(``inspect-gaia image build --offline --browser``). Each sample navigates to ``--pages`` stand-in
+pages (``support/web_pages``), then reads its sandbox's peak memory from its cgroup
+(``memory.peak``) and submits. Without the proxy the pages are served on the engine's bridge
+address; with it (``--proxy``) by a stand-in container reached only through the run's proxy.
+
+Measured, from the log's tool events: the first navigation of each sample (the browser's start:
+inspect's sandbox tools injected, Playwright MCP and Chromium started, one page loaded and read),
+every later navigation (a navigate-and-snapshot round trip), tool errors and time-outs, and the
+sandbox's peak memory. Prints a Markdown table; the figures are in docs/benchmarks.md ("The
+browser"). Hold the shared Docker lock while it runs if the engine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.event import ToolEvent
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessageTool
+
+from inspect_gaia import gaia
+from inspect_gaia._docker import OFFLINE_BROWSER_TAG
+from support.answer_pages import bridge_address
+from support.scripted_model import Entry, ScriptedModel, Step, serve
+from support.web_pages import serve_web
+from support.web_standin import web_standin
+
+MODEL = "openai-api/scripted/bench"
+GAIA_WEB = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "gaia-web"
+PAGES = ("wrenfold/", "wrenfold/bulletin", "cobblemere/", "brackwater/", "harrowgate/")
+MEMORY = (
+    "cat /sys/fs/cgroup/memory.peak 2>/dev/null || cat /sys/fs/cgroup/memory.max_usage_in_bytes"
+)
+
+
+def steps(host: str, pages: int) -> list[Step]:
+    """Navigate to ``pages`` stand-in pages, read the sandbox's peak memory, submit."""
+    visits: list[Step] = [
+        {"call": "browser_navigate", "args": {"url": f"http://{host}/{PAGES[i % len(PAGES)]}"}}
+        for i in range(pages)
+    ]
+    return [*visits, {"bash": MEMORY}, {"submit_output": True}]
+
+
+def run(at_once: int, pages: int, proxy: bool, image: str) -> dict[str, Any]:
+    """One run of ``at_once`` browsing samples; its figures."""
+    epochs = max(1, -(-at_once // 4))
+    with ExitStack() as stack:
+        if proxy:
+            standin = stack.enter_context(web_standin(image))
+            stack.enter_context(standin.attaching())
+            entries = [
+                Entry(w, steps(f"{site}.example", pages))
+                for w, site in zip(
+                    ("Wrenfold", "Cobblemere", "Brackwater", "Harrowgate"),
+                    ("wrenfold", "cobblemere", "brackwater", "harrowgate"),
+                    strict=True,
+                )
+            ]
+            # every page of a sample is on its own site's name; the stand-in serves them all
+            entries = [Entry(e.match, [_on_host(s, e.steps[0]) for s in e.steps]) for e in entries]
+        else:
+            host = stack.enter_context(serve_web(bridge_address()))
+            entries = [Entry("", steps(host, pages))]
+        model = ScriptedModel(entries)
+        url = stack.enter_context(serve(model))
+        os.environ.update(SCRIPTED_BASE_URL=url, SCRIPTED_API_KEY="bench")
+        logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="gaia-bench-browser-"))
+        started = time.monotonic()
+        (log,) = inspect_eval(
+            gaia(
+                dataset_path=str(GAIA_WEB),
+                image=image,
+                browser=True,
+                block_answer_sources=proxy,
+            ),
+            model=MODEL,
+            log_dir=logs,
+            display="none",
+            epochs=epochs,
+            max_samples=at_once,
+            limit=min(4, at_once),
+        )
+        # the log's samples are read from its file: before the folder goes
+        return figures(log, time.monotonic() - started)
+
+
+def _on_host(step: Step, first: Step) -> Step:
+    """``step`` with its URL's host made the first step's (one site per sample)."""
+    if step.get("call") != "browser_navigate":
+        return step
+    host = first["args"]["url"].split("/")[2]
+    path = step["args"]["url"].split("/", 3)[3]
+    return {"call": "browser_navigate", "args": {"url": f"http://{host}/{path}"}}
+
+
+def figures(log: EvalLog, wall: float) -> dict[str, Any]:
+    """The start, round trips, errors and peak memory of a run's samples."""
+    assert log.samples is not None
+    firsts: list[float] = []
+    laters: list[float] = []
+    errors: list[str] = []
+    peaks: list[int] = []
+    for sample in log.samples:
+        navigations = [
+            e
+            for e in sample.events
+            if isinstance(e, ToolEvent) and e.function == "browser_navigate"
+        ]
+        times = [(e.completed - e.timestamp).total_seconds() for e in navigations if e.completed]
+        firsts += times[:1]
+        laters += times[1:]
+        errors += [e.error.message[:120] for e in navigations if e.error]
+        outputs = [m.text for m in sample.messages if isinstance(m, ChatMessageTool)]
+        peaks += [int(o.split()[-1]) for o in outputs if o.strip() and o.split()[-1].isdigit()]
+    return {
+        "samples": len(log.samples),
+        "wall_s": round(wall, 1),
+        "first_navigate_s": _spread(firsts),
+        "navigate_snapshot_median_s": round(statistics.median(laters), 3) if laters else None,
+        "navigate_snapshot_p90_s": round(_quantile(laters, 0.9), 3) if laters else None,
+        "tool_errors": errors,
+        "peak_memory_mb": _spread([p / 2**20 for p in peaks]),
+    }
+
+
+def _spread(values: list[float]) -> str:
+    if not values:
+        return "—"
+    return f"{statistics.median(values):.1f} (min {min(values):.1f}, max {max(values):.1f})"
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    """Run the benchmark and print its table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--at-once", type=int, default=8)
+    parser.add_argument("--pages", type=int, default=5)
+    parser.add_argument("--image", default=OFFLINE_BROWSER_TAG)
+    parser.add_argument("--proxy", action=argparse.BooleanOptionalAction, default=None)
+    args = parser.parse_args()
+    modes = [args.proxy] if args.proxy is not None else [False, True]
+    rows = []
+    for proxy in modes:
+        for at_once in sorted({1, args.at_once}):
+            result = run(at_once, args.pages, proxy, args.image)
+            rows.append({"proxy": proxy, "at_once": at_once, **result})
+            print(rows[-1], flush=True)
+    print()
+    print(
+        "| proxy | at once | first navigate (s) | navigate+snapshot median / p90 (s) | "
+        "peak memory per sandbox (MB) | tool errors | wall (s) |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for row in rows:
+        print(
+            f"| {'yes' if row['proxy'] else 'no'} | {row['at_once']} | {row['first_navigate_s']} "
+            f"| {row['navigate_snapshot_median_s']} / {row['navigate_snapshot_p90_s']} "
+            f"| {row['peak_memory_mb']} | {len(row['tool_errors'])} | {row['wall_s']} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
