@@ -30,7 +30,7 @@ from typing import Any
 
 import anyio
 from inspect_ai.tool import Tool, ToolError, mcp_server_sandbox
-from inspect_ai.util import background
+from inspect_ai.util import background, sandbox
 
 from .._compat import sample_active
 
@@ -125,10 +125,12 @@ class SandboxServer:
         except ToolError as ex:
             if any(phrase in str(ex) for phrase in _FATAL):
                 self._stop(servers, running)
+                await _sandbox_alive()
                 raise ToolError(f"{ex} {self._lost()}") from ex
             raise
         except TimeoutError as ex:
             self._stop(servers, running)
+            await _sandbox_alive()
             raise ToolError(
                 f"{tool} did not answer within {self.timeout} s. {self._lost()}"
             ) from ex
@@ -156,7 +158,11 @@ class SandboxServer:
                 servers.notes[self.name] = (
                     f"({self.name.capitalize()} was started again: pages opened before are gone.)"
                 )
-            running = await self._start(generation)
+            try:
+                running = await self._start(generation)
+            except ToolError:
+                await _sandbox_alive()
+                raise
             servers.running[self.name] = running
             return running
 
@@ -203,6 +209,15 @@ class SandboxServer:
         if servers.running.get(self.name) is running:
             del servers.running[self.name]
         running.stop.set()
+
+
+async def _sandbox_alive() -> None:
+    """Raise ``SandboxUnavailableError`` when the sample's sandbox is gone (it ends the sample).
+
+    inspect's sandbox MCP transport turns every failure into a tool error, a lost container
+    included; the browser's tools would then go on failing in a sandbox that no longer exists.
+    """
+    await sandbox().exec(["true"], timeout=30)
 
 
 def _tool_name(tool: Tool) -> str:
