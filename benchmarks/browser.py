@@ -5,8 +5,8 @@
 Runs gaia-web's four questions (``tests/fixtures/gaia-web``) over ``--epochs`` so that ``--at-once``
 samples browse together, in-process with the scripted model on 127.0.0.1, on the browser image
 (``inspect-gaia image build --offline --browser``). Each sample navigates to ``--pages`` stand-in
-pages (``support/web_pages``), then reads its sandbox's peak memory from its cgroup
-(``memory.peak``) and submits. Without the proxy the pages are served on the engine's bridge
+pages (``support/web_pages``) and submits; ``docker stats`` is sampled every second meanwhile for
+each sandbox's memory and processes. Without the proxy the pages are served on the engine's bridge
 address; with it (``--proxy``) by a stand-in container reached only through the run's proxy.
 
 Measured, from the log's tool events: the first navigation of each sample (the browser's start:
@@ -25,18 +25,20 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 from inspect_ai import eval as inspect_eval
 from inspect_ai.event import ToolEvent
 from inspect_ai.log import EvalLog
-from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia import gaia
 from inspect_gaia._docker import OFFLINE_BROWSER_TAG
+from inspect_gaia._docker.cleanup import OWNER_LABEL, owner
 from support.answer_pages import bridge_address
 from support.scripted_model import Entry, ScriptedModel, Step, serve
 from support.web_pages import serve_web
@@ -45,9 +47,6 @@ from support.web_standin import web_standin
 MODEL = "openai-api/scripted/bench"
 GAIA_WEB = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "gaia-web"
 PAGES = ("wrenfold/", "wrenfold/bulletin", "cobblemere/", "brackwater/", "harrowgate/")
-MEMORY = (
-    "cat /sys/fs/cgroup/memory.peak 2>/dev/null || cat /sys/fs/cgroup/memory.max_usage_in_bytes"
-)
 
 
 def steps(host: str, pages: int) -> list[Step]:
@@ -56,7 +55,7 @@ def steps(host: str, pages: int) -> list[Step]:
         {"call": "browser_navigate", "args": {"url": f"http://{host}/{PAGES[i % len(PAGES)]}"}}
         for i in range(pages)
     ]
-    return [*visits, {"bash": MEMORY}, {"submit_output": True}]
+    return [*visits, {"submit": "done"}]
 
 
 def run(at_once: int, pages: int, proxy: bool, image: str) -> dict[str, Any]:
@@ -83,6 +82,7 @@ def run(at_once: int, pages: int, proxy: bool, image: str) -> dict[str, Any]:
         url = stack.enter_context(serve(model))
         os.environ.update(SCRIPTED_BASE_URL=url, SCRIPTED_API_KEY="bench")
         logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="gaia-bench-browser-"))
+        peaks = stack.enter_context(sampled_memory())
         started = time.monotonic()
         (log,) = inspect_eval(
             gaia(
@@ -99,7 +99,67 @@ def run(at_once: int, pages: int, proxy: bool, image: str) -> dict[str, Any]:
             limit=min(4, at_once),
         )
         # the log's samples are read from its file: before the folder goes
-        return figures(log, time.monotonic() - started)
+        result = figures(log, time.monotonic() - started)
+    sandboxes = [mb for name, mb in peaks.items() if "egress" not in name]
+    result["peak_memory_mb"] = _spread(sandboxes)
+    result["peak_pids"] = max(p for _, p in pids.values()) if (pids := _PIDS) else None
+    return result
+
+
+_PIDS: dict[str, tuple[str, int]] = {}
+
+
+@contextmanager
+def sampled_memory(every: float = 1.0) -> Iterator[dict[str, float]]:
+    """Each sandbox's peak memory (MB) as ``docker stats`` sees it, sampled while the run lasts.
+
+    Only this process's containers (their owner label); ``_PIDS`` gets their most processes.
+    """
+    peaks: dict[str, float] = {}
+    stop = threading.Event()
+    label = f"label={OWNER_LABEL}={owner()}"
+
+    def sample() -> None:
+        while not stop.wait(every):
+            ids = subprocess.run(
+                ["docker", "ps", "-q", "--filter", label], capture_output=True, text=True
+            ).stdout.split()
+            if not ids:
+                continue
+            out = subprocess.run(
+                [
+                    "docker",
+                    "stats",
+                    "--no-stream",
+                    "--format",
+                    "{{.Name}} {{.MemUsage}} {{.PIDs}}",
+                    *ids,
+                ],
+                capture_output=True,
+                text=True,
+            ).stdout
+            for line in out.splitlines():
+                name, usage, *_, processes = line.split()
+                peaks[name] = max(peaks.get(name, 0.0), _mb(usage))
+                if processes.isdigit():
+                    _PIDS[name] = (name, max(_PIDS.get(name, (name, 0))[1], int(processes)))
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield peaks
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _mb(usage: str) -> float:
+    """``185.3MiB`` (docker stats' spelling) in MB (MiB)."""
+    units = {"KiB": 1 / 1024, "MiB": 1.0, "GiB": 1024.0, "B": 1 / 2**20}
+    for unit, factor in units.items():
+        if usage.endswith(unit):
+            return float(usage[: -len(unit)]) * factor
+    return 0.0
 
 
 def _on_host(step: Step, first: Step) -> Step:
@@ -117,7 +177,6 @@ def figures(log: EvalLog, wall: float) -> dict[str, Any]:
     firsts: list[float] = []
     laters: list[float] = []
     errors: list[str] = []
-    peaks: list[int] = []
     for sample in log.samples:
         navigations = [
             e
@@ -128,8 +187,6 @@ def figures(log: EvalLog, wall: float) -> dict[str, Any]:
         firsts += times[:1]
         laters += times[1:]
         errors += [e.error.message[:120] for e in navigations if e.error]
-        outputs = [m.text for m in sample.messages if isinstance(m, ChatMessageTool)]
-        peaks += [int(o.split()[-1]) for o in outputs if o.strip() and o.split()[-1].isdigit()]
     return {
         "samples": len(log.samples),
         "wall_s": round(wall, 1),
@@ -137,7 +194,6 @@ def figures(log: EvalLog, wall: float) -> dict[str, Any]:
         "navigate_snapshot_median_s": round(statistics.median(laters), 3) if laters else None,
         "navigate_snapshot_p90_s": round(_quantile(laters, 0.9), 3) if laters else None,
         "tool_errors": errors,
-        "peak_memory_mb": _spread([p / 2**20 for p in peaks]),
     }
 
 
@@ -185,12 +241,13 @@ def main() -> None:
         "| proxy | at once | first navigate (s) | navigate+snapshot median / p90 (s) | "
         "peak memory per sandbox (MB) | tool errors | wall (s) |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in rows:
         print(
             f"| {'yes' if row['proxy'] else 'no'} | {row['at_once']} | {row['first_navigate_s']} "
             f"| {row['navigate_snapshot_median_s']} / {row['navigate_snapshot_p90_s']} "
-            f"| {row['peak_memory_mb']} | {len(row['tool_errors'])} | {row['wall_s']} |"
+            f"| {row['peak_memory_mb']} | {row['peak_pids']} | {len(row['tool_errors'])} "
+            f"| {row['wall_s']} |"
         )
 
 

@@ -96,7 +96,7 @@ DEFAULT_TOOLS: tuple[str, ...] = tuple(GaiaParams().tools)
 
 
 def _named(tools: Sequence[str]) -> list[str]:
-    """The tools as a flag names them: the in-sandbox browser's ten as one ``browser (10 tools)``."""
+    """The tools as a flag names them: the browser's ten as one ``browser (10 tools)``."""
     browser = [tool for tool in tools if tool in BROWSER_TOOLS]
     named = [tool for tool in tools if tool not in BROWSER_TOOLS]
     if browser:

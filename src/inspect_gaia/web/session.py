@@ -92,7 +92,7 @@ class SandboxServer:
         launch: Callable[[], Awaitable[Launch]],
         *,
         timeout: int,
-        start_timeout: int = 90,
+        start_timeout: int = 180,
     ) -> None:
         """A server named ``name`` (in messages), started by ``launch``'s command.
 
