@@ -199,8 +199,11 @@ class SandboxServer:
         if "tools" not in outcome:
             stop.set()
             error = outcome.get("error")
-            reason = f"{type(error).__name__}: {error}" if error else "no answer in "
-            reason += "" if error else f"{self.start_timeout} s"
+            reason = (
+                f"{type(error).__name__}: {error}"
+                if error
+                else f"no answer in {self.start_timeout} s"
+            )
             raise ToolError(f"{self.name.capitalize()} did not start ({reason}).")
         return _Running(tools=outcome["tools"], stop=stop, generation=generation)
 
