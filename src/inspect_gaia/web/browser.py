@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-import shlex
 from typing import Any
 
 from inspect_ai.model import ContentImage, ContentText
@@ -33,6 +32,7 @@ from inspect_ai.util import sandbox
 
 from .._docker.egress import CA_FILE
 from ..browser_image import CHROMIUM, PLAYWRIGHT_MCP_CLI
+from .download import download
 from .pages import Answer, SnapshotTooLarge, page_text
 from .session import Launch, SandboxServer
 
@@ -42,11 +42,6 @@ ACTION_TIMEOUT = 10
 """Seconds a click, type or select may wait for its element."""
 CALL_TIMEOUT = NAVIGATION_TIMEOUT + 30
 """Seconds any one browser call may take, however it is stuck."""
-DOWNLOAD_TIMEOUT = 120
-"""Seconds ``browser_download`` may take."""
-DOWNLOAD_DIR = "/downloads"
-MAX_DOWNLOAD = "500M"
-"""curl's ``--max-filesize``: a larger file is refused rather than filling the sandbox."""
 CHROMIUM_ARGS = (
     # Docker gives /dev/shm 64 MB, which a large page exhausts (Chromium then crashes its tab)
     "--disable-dev-shm-usage",
@@ -362,31 +357,6 @@ def browser_download() -> Tool:
         return await download(url or await _BROWSER.current_url() or "", filename)
 
     return execute
-
-
-async def download(url: str, filename: str) -> str:
-    """Fetch ``url`` with the sandbox's curl (and so its proxy) into ``DOWNLOAD_DIR``."""
-    if not url.startswith(("http://", "https://")):
-        raise ToolError(f"give an http:// or https:// URL to download (got {url!r})")
-    name = posixpath.basename(filename or url.split("?", 1)[0].split("#", 1)[0].rstrip("/"))
-    name = name if name not in ("", ".", "..") else "download"
-    path = f"{DOWNLOAD_DIR}/{name}"
-    script = (
-        f"mkdir -p {DOWNLOAD_DIR} && curl -sS -L --max-time {DOWNLOAD_TIMEOUT - 10} "
-        f"--max-filesize {MAX_DOWNLOAD} -o {shlex.quote(path)} "
-        f"-w '%{{http_code}} %{{content_type}} %{{size_download}}' {shlex.quote(url)}"
-    )
-    result = await sandbox().exec(["sh", "-c", script], timeout=DOWNLOAD_TIMEOUT)
-    if not result.success:
-        raise ToolError(f"downloading {url} failed: {result.stderr.strip()[-400:]}")
-    status, kind, size = (result.stdout.split(" ") + ["", "", ""])[:3]
-    if not status.startswith("2"):
-        body = await sandbox().exec(["head", "-c", "600", path], timeout=30)
-        raise ToolError(f"downloading {url} got HTTP {status}: {body.stdout.strip()}")
-    return (
-        f"Saved {url} ({kind or 'unknown type'}, {int(size or 0):,} bytes) to {path} — read it "
-        "with bash (for a PDF: pdftotext " + shlex.quote(path) + " -)"
-    )
 
 
 def _target(ref: str, element: str) -> dict[str, str]:
