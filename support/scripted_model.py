@@ -8,8 +8,11 @@ and the number of assistant turns so far picks the step (the last one repeats).
 
 Steps: ``{"bash": CMD}`` calls the bash tool; ``{"call": NAME, "args": {...}}`` calls any tool;
 ``{"submit": TEXT}`` submits TEXT; ``{"submit_output": True}`` submits the last tool result,
-stripped; ``{"say": TEXT}`` replies with plain text and no tool call; ``{"refuse": True}`` is an
-empty ``content_filter`` turn; ``{"http_error": STATUS}`` fails the request with that HTTP status.
+stripped; ``{"submit_found": REGEX}`` submits REGEX's first group in the last tool result (or
+``not found``); in a ``call``'s arguments, ``{ref:NAME}`` is the ``[ref=…]`` of the element named
+``"NAME"`` in the last tool result (a page snapshot), as a model reads it off the page;
+``{"say": TEXT}`` replies with plain text and no tool call; ``{"refuse": True}`` is an empty
+``content_filter`` turn; ``{"http_error": STATUS}`` fails the request with that HTTP status.
 A step with ``"signal": EVENT`` (a ``threading.Event``) sets it when the step is asked for; one
 with ``"wait": EVENT`` is sent once the event is set (at most ``WAIT`` seconds later): a test's way
 to order what samples running together do.
@@ -19,6 +22,7 @@ Every request body is kept in ``requests``.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -82,13 +86,35 @@ class ScriptedModel:
         if "http_error" in step:
             return {"http_error": int(step["http_error"])}
         if "call" in step:
-            return _message(tool=(step["call"], step.get("args", {})), turn=turn)
+            args = {k: _refs(v, messages) for k, v in step.get("args", {}).items()}
+            return _message(tool=(step["call"], args), turn=turn)
+        if "submit_found" in step:
+            found = re.search(step["submit_found"], _last_tool_text(messages))
+            answer = found.group(1) if found else "not found"
+            return _message(tool=("submit", {"answer": answer}), turn=turn)
         if "submit" in step:
             return _message(tool=("submit", {"answer": step["submit"]}), turn=turn)
         if "submit_output" in step:
             last_tool = next(m for m in reversed(messages) if m["role"] == "tool")
             return _message(tool=("submit", {"answer": _text(last_tool).strip()}), turn=turn)
         return _message(content=str(step["say"]))
+
+
+def _last_tool_text(messages: list[dict[str, Any]]) -> str:
+    return next((_text(m) for m in reversed(messages) if m["role"] == "tool"), "")
+
+
+def _refs(value: Any, messages: list[dict[str, Any]]) -> Any:
+    """``value`` with each ``{ref:NAME}`` replaced by that element's ref in the last tool result."""
+    if not isinstance(value, str) or "{ref:" not in value:
+        return value
+    text = _last_tool_text(messages)
+
+    def ref(match: re.Match[str]) -> str:
+        found = re.search(rf'"{re.escape(match.group(1))}"[^\n]*?\[ref=(\w+)\]', text)
+        return found.group(1) if found else "no-such-ref"
+
+    return re.sub(r"\{ref:([^}]+)\}", ref, value)
 
 
 def _bash_arg(request: dict[str, Any]) -> str:

@@ -29,6 +29,10 @@ def test_comparability_flags(tmp_path: Path) -> None:
         "multimodal: true",
     ]
     assert flags(message_limit=30) == ["message limit 30 (default 100)"]
+    # the in-sandbox browser's ten tools are named as one, beside the reader's fetch
+    assert flags(params={"browser": True, "web_reader": True}) == [
+        "non-default tools: bash, submit, browser (10 tools), fetch"
+    ]
 
 
 def test_every_harness_has_the_settings_of_one_shape() -> None:

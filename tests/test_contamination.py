@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from inspect_ai.model import ChatMessageAssistant, ContentText, ContentToolUse
+from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ContentText, ContentToolUse
 from inspect_ai.tool import ToolCall
 
 from inspect_gaia.answer_sources.detect import contamination, question_text
@@ -168,3 +168,45 @@ def test_a_user_blocklist_extends_the_sources(tmp_path: Any) -> None:
     (flag,) = contamination(state, ANSWER, sources)
     assert flag["source"] == "extra.txt (blocklist)"
     assert contamination(state, ANSWER, SOURCES) == []
+
+
+def _browse(tool: str, arguments: dict[str, Any], output: str = "", error: str = "", n: int = 1):  # type: ignore[no-untyped-def]
+    """A browser or reader call and its result, as the log holds them (an error has no text)."""
+    from inspect_ai.tool import ToolCallError
+
+    return [
+        ChatMessageAssistant(
+            content="", tool_calls=[ToolCall(id=f"w{n}", function=tool, arguments=arguments)]
+        ),
+        ChatMessageTool(
+            content=output,
+            function=tool,
+            tool_call_id=f"w{n}",
+            error=ToolCallError("unknown", error) if error else None,
+        ),
+    ]
+
+
+def test_the_browser_and_the_reader_are_read_as_any_tool() -> None:
+    """The URL a browser or the reader was given, the snapshot or Markdown it returned, and a
+    refusal that came back as the tool's error (the reader's) are all flagged."""
+    mirror = "https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/2023/x.jsonl"
+    snapshot = (
+        "### Page\n- Page URL: https://notes.example/curiosities\nSnapshot:\n"
+        f'- table [ref=e3]:\n  - row "Q A" [ref=e4]:\n    - cell "{QUESTION}" [ref=e5]\n'
+        f'    - cell "{ANSWER}" [ref=e6]\n'
+    )
+    refused = refusal(mirror)
+    flags = detect(
+        *_browse("browser_navigate", {"url": mirror}, "### Page\n- Page URL: " + mirror, n=1),
+        *_browse("browser_navigate", {"url": "https://notes.example/curiosities"}, snapshot, n=2),
+        *_browse("fetch", {"url": mirror}, error=f"Failed to fetch {mirror} - 403\n{refused}", n=3),
+        *_browse(
+            "fetch", {"url": "https://notes.example/x"}, f"# Notes\n{QUESTION}\n{ANSWER}", n=4
+        ),
+    )
+    seen = [(f["tool"], f["kind"], f["where"]) for f in flags]
+    assert ("browser_navigate", "answer_source", "call") in seen
+    assert ("browser_navigate", "question_with_answer", "result") in seen
+    assert ("fetch", "refused", "result") in seen
+    assert ("fetch", "question_with_answer", "result") in seen

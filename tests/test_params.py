@@ -148,6 +148,10 @@ REFUSALS: list[tuple[dict[str, Any], str]] = [
     ({"image": "python@sha256:abc"}, "-T image=python@sha256:abc is not an image reference"),
     ({"image": "python:3.11 slim"}, "an image reference has no spaces"),
     ({"image": "python:3.11@sha256:" + "A" * 64}, "64 lower-case hex digits"),
+    ({"browser": "yes"}, "browser must be true or false"),
+    ({"network": False, "browser": True}, "browser reaches the web through the sandbox's network"),
+    ({"network": False, "web_reader": True}, "web_reader reaches the web through the sandbox"),
+    ({"web_reader": True, "mcp_servers": "fetch"}, "both offer a tool named fetch"),
 ]
 
 
@@ -258,6 +262,16 @@ def test_missing_optional_packages_name_the_extra(monkeypatch: pytest.MonkeyPatc
         parse_params(mcp_servers="fetch")
     with pytest.raises(GaiaParameterError, match=r"pip install 'inspect-gaia\[k8s\]'"):
         parse_params(sandbox="k8s")
+    with pytest.raises(GaiaParameterError, match=r"browser needs the MCP client package"):
+        parse_params(browser=True)
+
+
+def test_the_in_sandbox_web_tools_go_with_blocking() -> None:
+    """Unlike the host-side mcp_servers and the provider's web_search, the browser and the
+    reader run in the sandbox, behind the run's proxy: allowed with block_answer_sources."""
+    params = parse_params(browser=True, web_reader=True, block_answer_sources=True)
+    assert params.tools[:2] == ["bash", "submit"] and params.tools[-1] == "fetch"
+    assert "browser_navigate" in params.tools and params.egress is not None
 
 
 def test_limits_can_be_lifted() -> None:

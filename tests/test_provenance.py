@@ -64,6 +64,27 @@ def test_the_record_of_a_run() -> None:
         record.split = "test"
 
 
+def test_the_web_tools_and_their_versions_are_recorded_only_when_offered() -> None:
+    versions = {"chromium": "156.0", "playwright_mcp": "0.0.76", "mcp_server_fetch": "2026.10.24"}
+    record = GaiaProvenance.of(
+        parse_params(browser=True, web_reader=True),
+        prompt="p",
+        image_id=None,
+        sandbox_provider="gaia-docker",
+        web_versions=versions,
+    )
+    assert record.web_tools is not None and record.web_tools.versions == versions
+    assert record.tools[-2:] == ("browser_download", "fetch")
+    written = record.as_metadata()
+    assert written["web_tools"] == {"browser": True, "web_reader": True, "versions": versions}
+    assert GaiaProvenance.from_metadata({"gaia": written}) == record
+    # without them nothing is written, and a version-3 record (none) still reads
+    plain = _of().as_metadata()
+    assert "web_tools" not in plain
+    older = GaiaProvenance.from_metadata({"gaia": {**plain, "schema_version": 3}})
+    assert older is not None and older.web_tools is None
+
+
 def test_the_task_writes_the_record() -> None:
     task = gaia(dataset_path=str(GAIA_TINY), level=2, python=True)
     assert task.metadata is not None

@@ -407,3 +407,9 @@ def test_readme_test_command_is_the_one_ci_runs() -> None:
     development = readme.split("## Development", 1)[1].split("\n## ", 1)[0]
     assert "make test" in development and 'pip install -e ".[dev]"' in development
     assert re.search(r"^make test$", (REPO / ".ci" / "run").read_text(), re.MULTILINE)
+
+
+def test_the_readme_stays_short() -> None:
+    """Detail belongs in docs/: the README is what a newcomer reads first, whole."""
+    lines = (Path(__file__).parent.parent / "README.md").read_text().splitlines()
+    assert len(lines) < 350, f"README.md has {len(lines)} lines: move detail into docs/"

@@ -38,6 +38,7 @@ from .sandbox import (
     docker_size,
     size_bytes,
 )
+from .web import BROWSER_TOOLS, READER_TOOLS
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
 DEFAULT_SPLIT: Split = "validation"
@@ -199,6 +200,8 @@ class GaiaParams:
     python: bool = False
     web_search: bool = False
     mcp_servers: tuple[tuple[str, ...], ...] = ()
+    browser: bool = False
+    web_reader: bool = False
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     sandbox: SandboxKind = DEFAULT_SANDBOX
     multimodal: bool = False
@@ -229,6 +232,8 @@ class GaiaParams:
         python: object,
         web_search: object,
         mcp_servers: object,
+        browser: object,
+        web_reader: object,
         cpus: object,
         memory: object,
         pids: object,
@@ -280,6 +285,8 @@ class GaiaParams:
             python=_flag("python", python),
             web_search=_flag("web_search", web_search),
             mcp_servers=parse_mcp_servers(mcp_servers),
+            browser=_flag("browser", browser),
+            web_reader=_flag("web_reader", web_reader),
             limits=_limits(cpus, memory, pids, disk),
             sandbox=one_of("sandbox", sandbox, SANDBOX_KINDS),
             multimodal=_flag("multimodal", multimodal),
@@ -331,6 +338,7 @@ class GaiaParams:
                 raise GaiaParameterError(
                     f"mcp_servers=fetch needs `mcp-server-fetch` — {_MCP_EXTRA}"
                 )
+        self._check_web_tools()
         if self.sandbox == "k8s" and importlib.util.find_spec("k8s_sandbox") is None:
             raise GaiaParameterError(
                 "sandbox=k8s needs inspect-k8s-sandbox — install it with "
@@ -338,6 +346,26 @@ class GaiaParams:
             )
         if self.block_answer_sources:
             self._check_blocking()
+
+    def _check_web_tools(self) -> None:
+        """The in-sandbox browser and reader: a network to use, an MCP client, one ``fetch``."""
+        for name, asked in (("browser", self.browser), ("web_reader", self.web_reader)):
+            if not asked:
+                continue
+            if not self.network:
+                raise GaiaParameterError(
+                    f"{name} reaches the web through the sandbox's network, which network=false "
+                    f"turns off — drop {name}, or run with network=true"
+                )
+            if importlib.util.find_spec("mcp") is None:
+                raise GaiaParameterError(
+                    f"{name} needs the MCP client package `mcp` — {_MCP_EXTRA}"
+                )
+        if self.web_reader and MCP_SHORTCUTS["fetch"] in self.mcp_servers:
+            raise GaiaParameterError(
+                "web_reader and mcp_servers=fetch both offer a tool named fetch (in the sandbox "
+                "and on the host) — keep one of them"
+            )
 
     def _check_blocking(self) -> None:
         """A run that blocks answer sources has no route around its egress proxy."""
@@ -398,4 +426,6 @@ class GaiaParams:
             + (["web_search"] if self.web_search else [])
             + (["view_file"] if self.offers_view_file else [])
             + [f"mcp:{' '.join(command)}" for command in self.mcp_servers]
+            + (list(BROWSER_TOOLS) if self.browser else [])
+            + (list(READER_TOOLS) if self.web_reader else [])
         )

@@ -1,8 +1,9 @@
 """The GAIA agent: inspect_ai's ``basic_agent`` with ``bash`` and ``submit``, plus opt-in tools.
 
 Opt-in tools: inspect's ``python`` (runs in the sandbox), inspect's ``web_search`` (the model
-provider's native search where it has one), and MCP servers run on the host over stdio: ``fetch``
-(``mcp-server-fetch``, the example evalscope's GAIA docs use) or any command line.
+provider's native search where it has one), MCP servers run on the host over stdio: ``fetch``
+(``mcp-server-fetch``, the example evalscope's GAIA docs use) or any command line, and MCP servers
+run in the sandbox (``web``): a browser and the same ``fetch``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def gaia_tools(
     web_search: bool = False,
     view_file: bool = False,
     mcp_servers: Sequence[Sequence[str]] = (),
+    browser: bool = False,
+    web_reader: bool = False,
 ) -> list[Tool]:
     """The tools offered besides ``submit``: ``bash`` always, the others when asked for.
 
@@ -61,6 +64,14 @@ def gaia_tools(
             mcp_tools(mcp_server_stdio(command=command[0], args=list(command[1:])))
             for command in mcp_servers
         ]
+    if browser:
+        from .web.browser import browser_tools
+
+        tools += [ending_on_sandbox_loss(t) for t in browser_tools()]
+    if web_reader:
+        from .web.reader import reader_tools
+
+        tools += [ending_on_sandbox_loss(t) for t in reader_tools()]
     # basic_agent hands the list to use_tools, which also takes MCP tool sources.
     return cast(list[Tool], tools)
 
@@ -153,6 +164,8 @@ def gaia_agent(
     web_search: bool = False,
     view_file: bool = False,
     mcp_servers: Sequence[Sequence[str]] = (),
+    browser: bool = False,
+    web_reader: bool = False,
 ) -> Solver:
     """``basic_agent`` with ``bash`` (and any opt-in tools) and its ``submit`` tool.
 
@@ -168,6 +181,8 @@ def gaia_agent(
         web_search: Also offer inspect's ``web_search`` tool.
         view_file: Also offer ``view_file`` (see a sandbox file as an image, audio, video or PDF).
         mcp_servers: Command lines of host-side stdio MCP servers whose tools to offer.
+        browser: Also offer the browser's tools (``web.browser``), run in the sandbox.
+        web_reader: Also offer ``fetch`` (``web.reader``), run in the sandbox.
     """
     return basic_agent(
         init=[
@@ -181,6 +196,8 @@ def gaia_agent(
             web_search=web_search,
             view_file=view_file,
             mcp_servers=mcp_servers,
+            browser=browser,
+            web_reader=web_reader,
         ),
         max_attempts=max_attempts,
     )

@@ -47,6 +47,7 @@ from .sandbox import (
     gaia_sandbox,
 )
 from .scorer import gaia_scorer
+from .web import require_web_image
 
 TASK_VERSION = "1.0.0"
 """Bumped when results stop being comparable with earlier versions (see the README changelog)."""
@@ -67,6 +68,8 @@ def gaia(
     python: bool = False,
     web_search: bool = False,
     mcp_servers: str | Sequence[str] | None = None,
+    browser: bool = False,
+    web_reader: bool = False,
     cpus: float | None = DEFAULT_CPUS,
     memory: str | None = DEFAULT_MEMORY,
     pids: int | None = DEFAULT_PIDS,
@@ -109,6 +112,12 @@ def gaia(
             (mcp-server-fetch) or a command line, one or a list; each command must be on PATH
             (or a path to an executable). Needs ``inspect-gaia[mcp]``; refused with
             ``network=false`` (they run on the host, with its network).
+        browser: Offer a headless browser (Chromium driven by Playwright MCP) that runs in the
+            sample's sandbox, behind its network and proxy: navigate, click, type, read pages,
+            screenshots, downloads into the sandbox. Default off; needs an image that has it
+            (``inspect-gaia image build --browser``) and ``inspect-gaia[mcp]``.
+        web_reader: Offer ``fetch`` (mcp-server-fetch: a URL as Markdown) run in the sample's
+            sandbox, behind its network and proxy. Default off; same image as ``browser``.
         cpus: CPU limit per sandbox, from 0.01 (capped at the machine's CPUs). Default 2;
             ``null`` lifts it.
         memory: Memory limit per sandbox, no swap beyond it: a size from ``6m`` (Docker's
@@ -138,7 +147,8 @@ def gaia(
         block_answer_sources: Sandboxes reach the network only through an egress proxy of the
             run that refuses the known answer sources (and ``blocklist``'s). Default off; needs
             the default sandbox, network=true and the proxy image (``inspect-gaia image build
-            --egress-proxy``); refused with mcp_servers and web_search (they bypass it).
+            --egress-proxy``); refused with mcp_servers and web_search (they bypass it), not
+            with browser and web_reader (they run in the sandbox, behind the proxy).
         **unknown: Names ``gaia`` does not take: a typo of one of its own, or an inspect
             option, is refused; any other is ignored with a warning (``_param_names``).
     """
@@ -157,6 +167,8 @@ def gaia(
         python=python,
         web_search=web_search,
         mcp_servers=mcp_servers,
+        browser=browser,
+        web_reader=web_reader,
         cpus=cpus,
         memory=memory,
         pids=pids,
@@ -208,6 +220,11 @@ def gaia_questions(params: GaiaParams) -> tuple[Dataset, QuestionSetRecord | Non
 
 def gaia_task(params: GaiaParams) -> Task:
     """The Task for parsed parameters: the dataset, the sandbox, the agent and the scorer."""
+    web_versions = (
+        require_web_image(params.image, params.browser, params.web_reader)
+        if (params.browser or params.web_reader) and params.sandbox != "k8s"
+        else None
+    )
     dataset, question_set = gaia_questions(params)
     sandbox = gaia_sandbox(
         params.image, params.network, params.limits, params.sandbox, egress=params.egress
@@ -229,6 +246,8 @@ def gaia_task(params: GaiaParams) -> Task:
             web_search=params.web_search,
             view_file=params.offers_view_file,
             mcp_servers=params.mcp_servers,
+            browser=params.browser,
+            web_reader=params.web_reader,
         ),
         scorer=gaia_scorer(blocklist=params.blocklist),
         # The test split's answers are private: record them, report no accuracy.
@@ -251,6 +270,7 @@ def gaia_task(params: GaiaParams) -> Task:
                 image_digest=image_digest,
                 sandbox_provider=sandbox.type,
                 question_set=question_set,
+                web_versions=web_versions,
             ).as_metadata()
         },
     )

@@ -182,6 +182,25 @@ def _engine_reason(problem: str | None) -> str | None:
     return said.group(1) if said else problem
 
 
+def check_web_tools(image: str) -> Check:
+    """The image has the browser and the page reader (``-T browser``, ``-T web_reader``)."""
+    from ..browser_image import browser_tag
+    from ..web import missing_web_tools, web_versions
+
+    labels = engine.local_image_labels(image)
+    build = (
+        f"`inspect-gaia image build --offline --browser`, then --image {browser_tag(offline=True)}"
+    )
+    if labels is None:
+        return Check("browser", False, f"{image} is not on this machine", f"build one with {build}")
+    missing = missing_web_tools(labels, browser=True, reader=True)
+    if missing:
+        lacks = " or ".join("page reader" if m == "web_reader" else m for m in missing)
+        return Check("browser", False, f"{image} has no {lacks}", build)
+    versions = web_versions(labels)
+    return Check("browser", True, ", ".join(f"{k} {v}" for k, v in versions.items()))
+
+
 def check_leftovers() -> Check:
     """gaia-docker containers of runs whose liveness this host cannot check (warning only)."""
     names = unverifiable()
@@ -394,6 +413,11 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
     show_default=True,
     help="Free disk space, in GB, below which the check fails.",
 )
+@click.option(
+    "--browser",
+    is_flag=True,
+    help="You will run with -T browser=true or -T web_reader=true (the image must have them).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 def doctor(
     hub: str,
@@ -406,6 +430,7 @@ def doctor(
     sandbox: str,
     disk: str | None,
     min_free_gb: float,
+    browser: bool,
     as_json: bool,
 ) -> None:
     """Check, before a long run, that it would start.
@@ -421,6 +446,8 @@ def doctor(
       inspect-gaia doctor --image inspect-gaia/sandbox:bookworm --max-sandboxes 16
     """
     checks = check_docker(image, disk, sandbox == "compose")
+    if browser:
+        checks.append(check_web_tools(image))
     if dataset_path:
         checks.append(check_local_dataset(dataset_path, split))
     else:

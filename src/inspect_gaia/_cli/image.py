@@ -8,6 +8,7 @@ import click
 
 from .._docker import engine
 from .._egress import PROXY_IMAGE
+from ..browser_image import browser_tag, build_browser
 from ..egress_image import build_proxy_from_registry, build_proxy_offline
 from ..errors import GaiaError
 from ..image import build_from_registry, build_offline, default_tag, is_image_name
@@ -40,6 +41,12 @@ def _tag(ctx: click.Context, param: click.Parameter, value: str | None) -> str |
     help="Add readers for GAIA attachments (xlsx, pdf, docx, pptx, images, ffmpeg).",
 )
 @click.option(
+    "--browser",
+    is_flag=True,
+    help="The attachments image plus a headless browser (Chromium, Playwright MCP) and a page "
+    "reader (mcp-server-fetch), for -T browser=true and -T web_reader=true.",
+)
+@click.option(
     "--egress-proxy",
     is_flag=True,
     help=f"Build the egress proxy image of -T block_answer_sources=true ({PROXY_IMAGE}: "
@@ -52,7 +59,12 @@ def _tag(ctx: click.Context, param: click.Parameter, value: str | None) -> str |
 )
 @click.option("--force", is_flag=True, help="Rebuild even when the tag exists.")
 def build(
-    offline: bool, attachments: bool, egress_proxy: bool, tag: str | None, force: bool
+    offline: bool,
+    attachments: bool,
+    browser: bool,
+    egress_proxy: bool,
+    tag: str | None,
+    force: bool,
 ) -> None:
     """Build the GAIA sandbox image and print its tag; use it with `-T image=<tag>`.
 
@@ -62,15 +74,23 @@ def build(
     \b
     Examples:
       inspect-gaia image build --offline --attachments
+      inspect-gaia image build --offline --browser
       inspect-gaia image build --offline --egress-proxy
       inspect-gaia image build --tag my-registry.example/gaia:1
     """
-    if egress_proxy and attachments:
-        raise GaiaError("--attachments is for sandbox images — drop it with --egress-proxy")
+    if egress_proxy and (attachments or browser):
+        extra = "--attachments" if attachments else "--browser"
+        raise GaiaError(f"{extra} is for sandbox images — drop it with --egress-proxy")
     engine.check_engine()
     if shutil.which("docker") is None:
         raise GaiaError("the docker CLI is not installed — install it (Debian: docker-ce-cli)")
-    chosen = tag or (PROXY_IMAGE if egress_proxy else default_tag(offline, attachments))
+    chosen = tag or (
+        PROXY_IMAGE
+        if egress_proxy
+        else browser_tag(offline)
+        if browser
+        else default_tag(offline, attachments)
+    )
     if engine.local_image_id(chosen) is not None and not force:
         click.echo(f"{chosen} is already present (--force rebuilds it)", err=True)
         click.echo(chosen)
@@ -82,6 +102,14 @@ def build(
     if egress_proxy:
         (build_proxy_offline if offline else build_proxy_from_registry)(chosen, log)
         click.echo(f"built {chosen}; runs with -T block_answer_sources=true use it", err=True)
+        click.echo(chosen)
+        return
+    if browser:  # always with the attachment readers
+        build_browser(chosen, offline, log)
+        click.echo(
+            f"built {chosen}; run with -T image={chosen} -T browser=true -T web_reader=true",
+            err=True,
+        )
         click.echo(chosen)
         return
     if offline:

@@ -62,3 +62,7 @@ REGISTRY_TAG = "inspect-gaia/sandbox:py3.11"
 """The registry build without attachment readers: ``python:3.11`` plus the sandbox's command. Never
 ``python:3.11`` itself, which a build would shadow for everything else on the host."""
 REGISTRY_ATTACHMENTS_TAG = "inspect-gaia/sandbox:py3.11-attachments"
+OFFLINE_BROWSER_TAG = "inspect-gaia/sandbox:bookworm-browser"
+"""The attachments image plus a headless browser and a page reader (``--offline --browser``)."""
+REGISTRY_BROWSER_TAG = "inspect-gaia/sandbox:py3.11-browser"
+"""The registry build of the same (``image build --browser``)."""

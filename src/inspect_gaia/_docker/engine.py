@@ -235,6 +235,16 @@ def image_identity(image: str) -> tuple[str | None, str | None]:
     return str(found["id"]), registry_digest(image, list(found.get("repo_digests") or []))
 
 
+def local_image_labels(image: str) -> dict[str, str] | None:
+    """The labels of ``image`` when an engine answers and has it; never raises."""
+    try:
+        if _local_id(image) is None:
+            return None
+        return dict(client.image_config(image).get("Labels") or {})
+    except Exception:  # no engine, or the image went between the two calls
+        return None
+
+
 def image_status(image: str) -> ImageStatus:
     """Whether ``image`` is here, or else can be pulled from its registry.
 

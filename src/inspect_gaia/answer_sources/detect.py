@@ -161,7 +161,10 @@ class _Scan:
                 own, reads_own = calls.get(message.tool_call_id or "", ([], False))
                 if reads_own and self.own_untouched:
                     continue  # the attachment's content, not a page
-                result = self._result_flags(index, message.function or "?", message.text)
+                # a tool's error is its result too (the reader's refused page, a browser's error)
+                error = message.error.message if message.error else ""
+                text = "\n".join(filter(None, [message.text, error]))
+                result = self._result_flags(index, message.function or "?", text)
                 _mark_refused(own, result)
                 found += result
         return found

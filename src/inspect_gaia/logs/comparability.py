@@ -16,6 +16,7 @@ from typing import Any
 
 from .._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
 from ..agent import DEFAULT_MAX_ATTEMPTS
+from ..web import BROWSER_TOOLS
 
 OWN_HARNESS = "inspect_gaia"
 """The harness of a run with a ``gaia`` record; another harness's runs are never pooled with it."""
@@ -94,6 +95,16 @@ def pooled_settings(
 DEFAULT_TOOLS: tuple[str, ...] = tuple(GaiaParams().tools)
 
 
+def _named(tools: Sequence[str]) -> list[str]:
+    """The tools as a flag names them: the browser's ten as one ``browser (10 tools)``."""
+    browser = [tool for tool in tools if tool in BROWSER_TOOLS]
+    named = [tool for tool in tools if tool not in BROWSER_TOOLS]
+    if browser:
+        first = list(tools).index(browser[0])
+        named.insert(first, f"browser ({len(browser)} tools)")
+    return named
+
+
 def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
     """Why a run's score is not a plain pass@1 GAIA score with inspect_gaia's default agent.
 
@@ -113,7 +124,7 @@ def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
     if tools is None:
         flags.append("tools unknown (no model call logged)")
     elif list(tools) != list(DEFAULT_TOOLS):
-        flags.append(f"non-default tools: {', '.join(tools) or 'none'}")
+        flags.append(f"non-default tools: {', '.join(_named(tools)) or 'none'}")
     if settings.get("multimodal"):
         flags.append("multimodal: true")
     limit = settings.get("message_limit")

@@ -9,9 +9,10 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 (no version key); it reads as it is, with the fields added during 0.1.0 (``multimodal``,
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
-``image_digest`` and a named ``question_set``); a record newer than this reader knows is refused
-with the fix (upgrade), never half-read. An older record reads with ``final_answer_ends`` false and
-``image_digest`` unknown (``None``).
+``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
+versions); a record newer than this reader knows is refused with the fix (upgrade), never
+half-read. An older record reads with ``final_answer_ends`` false, ``image_digest`` unknown
+(``None``) and no ``web_tools``.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -78,6 +79,16 @@ class AnswerSourcesRecord(_Record):
     """``-T block_answer_sources``: sandboxes reached the network only through the run's proxy."""
 
 
+class WebToolsRecord(_Record):
+    """The in-sandbox browser and page reader a run offered (``-T browser``, ``-T web_reader``)."""
+
+    browser: bool
+    web_reader: bool
+    versions: dict[str, str] | None = None
+    """From the image's labels (``chromium``, ``playwright_mcp``, ``mcp_server_fetch``, ...);
+    ``None`` when the image could not be read (no engine, or an image pulled later)."""
+
+
 class GaiaProvenance(_Record):
     """The ``gaia`` record of a log: dataset, prompt, agent, limits, sandbox and versions."""
 
@@ -116,6 +127,8 @@ class GaiaProvenance(_Record):
     ``False``: a record from before version 4, whose agent nudged such a sample to the message
     limit. Not a pooling setting: the answer scored is the same, only the cost differs (README,
     Deviations)."""
+    web_tools: WebToolsRecord | None = None
+    """``None`` (not written): no browser or reader in the sandbox (and every record before 4)."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -140,6 +153,7 @@ class GaiaProvenance(_Record):
         sandbox_provider: str,
         question_set: QuestionSetRecord | None = None,
         image_digest: str | None = None,
+        web_versions: dict[str, str] | None = None,
     ) -> GaiaProvenance:
         """The record of a run with ``params``, for the log header.
 
@@ -150,6 +164,7 @@ class GaiaProvenance(_Record):
             image_digest: Its registry digest, when known (``engine.image_identity``).
             sandbox_provider: The sandbox provider's registered name.
             question_set: What ``apply_question_set`` made of ``params.question_set``.
+            web_versions: The browser's and reader's versions, from the image's labels.
         """
         if (question_set is None) != params.question_set.empty:
             raise ValueError("record the question set that apply_question_set applied")
@@ -188,6 +203,11 @@ class GaiaProvenance(_Record):
                 blocked=params.block_answer_sources,
             ),
             final_answer_ends=True,
+            web_tools=WebToolsRecord(
+                browser=params.browser, web_reader=params.web_reader, versions=web_versions
+            )
+            if params.browser or params.web_reader
+            else None,
         )
 
     @classmethod
@@ -217,10 +237,12 @@ class GaiaProvenance(_Record):
     def as_metadata(self) -> dict[str, Any]:
         """The record as the task metadata holds it (plain JSON types).
 
-        A run of the split as published writes no ``question_set``: its record is what it was.
+        A run of the split as published writes no ``question_set``, and one without web tools no
+        ``web_tools``: their records are what they were.
         """
+        unset = {"question_set": self.question_set, "web_tools": self.web_tools}
         return self.model_dump(
-            mode="json", exclude={"question_set"} if self.question_set is None else None
+            mode="json", exclude={name for name, value in unset.items() if value is None} or None
         )
 
     def dataset_arguments(self, dataset_path: str | None = None) -> dict[str, Any]:
