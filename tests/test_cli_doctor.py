@@ -147,7 +147,7 @@ def test_doctor_flags_a_missing_token_and_asks_the_configured_hub(
 
 @pytest.mark.docker
 def test_doctor_address_pools_depend_on_the_sandbox(sandbox_image: str) -> None:
-    from inspect_gaia._cli.doctor import check_networks
+    from inspect_gaia._cli._checks import check_networks
 
     # gaia-docker: one network per run, so any number of sandboxes fits
     assert check_networks(100, True, "docker").ok
@@ -161,7 +161,7 @@ def test_the_checks_without_the_command(
     monkeypatch: pytest.MonkeyPatch, gaia_tiny: Path, tmp_path: Path
 ) -> None:
     """``check_docker`` without an engine, and ``check_local_dataset``, called directly."""
-    from inspect_gaia._cli.doctor import check_docker, check_local_dataset
+    from inspect_gaia._cli._checks import check_docker, check_local_dataset
 
     monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:9")
     checks = check_docker("some/image:1", "10g", compose=False)
@@ -180,7 +180,8 @@ def test_the_checks_without_the_command(
 def test_a_warning_has_its_own_mark_and_the_engine_s_reason_in_words() -> None:
     from click import unstyle
 
-    from inspect_gaia._cli.doctor import Check, _engine_reason, _line
+    from inspect_gaia._cli._checks import Check, _engine_reason
+    from inspect_gaia._cli.doctor import _line
 
     raw = (
         "500 Server Error for http+docker://localhost/v1.45/containers/create: Internal Server "
@@ -219,7 +220,7 @@ DIGEST = "sha256:" + "1a" * 32
 def test_doctor_says_whether_the_image_is_pinned(
     monkeypatch: pytest.MonkeyPatch, image: str, identity: tuple[str | None, str | None], says: str
 ) -> None:
-    from inspect_gaia._cli import doctor
+    from inspect_gaia._cli import _checks as doctor
     from inspect_gaia._docker import engine
 
     monkeypatch.setattr(engine, "image_identity", lambda reference: identity)

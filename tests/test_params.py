@@ -13,13 +13,8 @@ from typing import Any
 import pytest
 
 from inspect_gaia import GaiaParameterError, gaia
-from inspect_gaia._params import (
-    MCP_SHORTCUTS,
-    GaiaParams,
-    parse_ids,
-    parse_levels,
-    parse_mcp_servers,
-)
+from inspect_gaia._params import GaiaParams
+from inspect_gaia._values import MCP_SHORTCUTS, parse_ids, parse_levels, parse_mcp_servers
 from inspect_gaia.sandbox import SandboxLimits
 from inspect_gaia.task import parameter_names
 from tests.helpers import parse_params

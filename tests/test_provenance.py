@@ -11,7 +11,7 @@ from inspect_ai.log import read_eval_log
 from pydantic import ValidationError
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
-from inspect_gaia._params import DEFAULT_MESSAGE_LIMIT
+from inspect_gaia.agent import DEFAULT_MESSAGE_LIMIT
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import (
     SCHEMA_VERSION,

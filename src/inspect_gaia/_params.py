@@ -9,178 +9,37 @@ every spelling a user may type and returns one canonical type. An invalid value 
 from __future__ import annotations
 
 import importlib.util
-import math
-import shlex
-import shutil
-import sys
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._values import (
+    MCP_SHORTCUTS,
+    flag,
+    limits,
+    parse_ids,
+    parse_levels,
+    parse_mcp_servers,
+    positive_int,
+)
 from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, SUBMIT_TOOL
 from .answer_sources.sources import AnswerSources, load_answer_sources
-from .dataset import LEVELS, SPLITS, Split, parse_level
+from .dataset import DEFAULT_SPLIT, LEVELS, SPLITS, Split
 from .errors import GaiaParameterError, one_of
-from .hub import HUBS, Hub, resolved_revision
+from .hub import DEFAULT_HUB, HUBS, Hub, resolved_revision
 from .imageref import check_reference
 from .questionset import QuestionSet, parse_question_set
 from .sandbox import (
     DEFAULT_IMAGE,
     DEFAULT_NETWORK,
-    MAX_PIDS,
-    MAX_SIZE,
-    MIN_CPUS,
-    MIN_MEMORY,
-    MIN_PIDS,
+    DEFAULT_SANDBOX,
     SANDBOX_KINDS,
     SandboxKind,
     SandboxLimits,
-    docker_size,
-    size_bytes,
 )
 from .web import BROWSER_TOOLS, READER_TOOLS
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
-DEFAULT_SPLIT: Split = "validation"
-DEFAULT_HUB: Hub = "huggingface"
-DEFAULT_MESSAGE_LIMIT = 100
-DEFAULT_SANDBOX: SandboxKind = "docker"
-
-MCP_SHORTCUTS: dict[str, tuple[str, ...]] = {
-    "fetch": (sys.executable, "-m", "mcp_server_fetch"),
-}
-"""Names usable in ``mcp_servers`` instead of a command line."""
-
 _MCP_EXTRA = "install it with `pip install 'inspect-gaia[mcp]'`"
-
-
-def parse_levels(level: object) -> tuple[int, ...]:
-    """``1``, ``"1,2"``, ``"[1, 2]"``, ``[1, 2]`` or ``None`` (all) -> sorted levels."""
-    if level is None:
-        return LEVELS
-    items: Iterable[object]
-    if isinstance(level, str):
-        items = [part for part in level.strip("[] ").split(",") if part.strip()]
-    elif isinstance(level, (int, float)) and not isinstance(level, bool):
-        items = [level]
-    elif isinstance(level, Sequence):
-        items = level
-    else:
-        items = [level]
-    levels: set[int] = set()
-    for item in items:
-        value = parse_level(item)
-        if value is None:
-            raise GaiaParameterError(
-                f"level must be 1, 2 or 3, or a list of them such as 1,2 — got {level!r}"
-            )
-        levels.add(value)
-    if not levels:
-        raise GaiaParameterError(f"level must name at least one of 1, 2, 3 — got {level!r}")
-    return tuple(sorted(levels))
-
-
-def parse_ids(ids: object) -> tuple[str, ...] | None:
-    """One id, ``"a,b"`` or a list -> a tuple without duplicates; ``None`` selects all."""
-    if ids is None:
-        return None
-    items = ids.split(",") if isinstance(ids, str) else [str(i) for i in _as_list(ids)]
-    cleaned = tuple(dict.fromkeys(item.strip() for item in items if item.strip()))
-    if not cleaned:
-        raise GaiaParameterError("ids is empty — give one or more GAIA task ids, or omit it")
-    return cleaned
-
-
-def parse_mcp_servers(mcp_servers: object) -> tuple[tuple[str, ...], ...]:
-    """``fetch`` or a command line, one or a list -> the command lines to start.
-
-    Each command must exist now (on PATH, or as a path to an executable): one that does not
-    would fail every sample with an error that does not name it.
-    """
-    if mcp_servers is None:
-        return ()
-    commands = []
-    for item in [mcp_servers] if isinstance(mcp_servers, str) else _as_list(mcp_servers):
-        text = str(item).strip()
-        if not text:
-            raise GaiaParameterError(
-                "mcp_servers has an empty entry — give `fetch` or a command line"
-            )
-        try:
-            command = MCP_SHORTCUTS.get(text) or tuple(shlex.split(text))
-        except ValueError as ex:  # an unclosed quote
-            raise GaiaParameterError(
-                f"-T mcp_servers={text} is not a command line ({ex}) — close its quotes"
-            ) from ex
-        if not command or shutil.which(command[0]) is None:
-            name = command[0] if command else text
-            raise GaiaParameterError(
-                f"-T mcp_servers={text}: no executable command {name!r} on PATH — install it, "
-                "give its full path, or drop it from mcp_servers"
-            )
-        commands.append(command)
-    return tuple(commands)
-
-
-def _as_list(value: object) -> list[object]:
-    return list(value) if isinstance(value, Iterable) and not isinstance(value, str) else [value]
-
-
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise GaiaParameterError(f"{name} must be a whole number ≥ 1 — got {value!r}")
-    return value
-
-
-def _flag(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise GaiaParameterError(f"{name} must be true or false — got {value!r}")
-    return value
-
-
-def _limits(cpus: object, memory: object, pids: object, disk: object) -> SandboxLimits:
-    """The limits, as Docker accepts them.
-
-    A value Docker would refuse at every sample's start (``memory=1k``, ``cpus=0.001``, or
-    ``memory=5000t`` as docker-py spells sizes) is refused here, before any sandbox starts.
-    """
-    if cpus is not None and (
-        isinstance(cpus, bool)
-        or not isinstance(cpus, (int, float))
-        or not math.isfinite(cpus)
-        or cpus < MIN_CPUS
-    ):
-        raise GaiaParameterError(
-            f"-T cpus={cpus} is not a CPU limit Docker accepts — give a number of CPUs from "
-            f"{MIN_CPUS} (Docker's minimum) up, such as 2 or 0.5, or null for none"
-        )
-    if pids is not None and (
-        isinstance(pids, bool) or not isinstance(pids, int) or not MIN_PIDS <= pids <= MAX_PIDS
-    ):
-        raise GaiaParameterError(
-            f"-T pids={pids} is not a process limit Linux accepts — give a whole number from "
-            f"{MIN_PIDS} to {MAX_PIDS} (Linux's most), or null for none"
-        )
-    return SandboxLimits(
-        cpus=None if cpus is None else float(cpus),
-        memory=_size("memory", memory, MIN_MEMORY, "from 6m (Docker's minimum) "),
-        pids=pids,
-        disk=_size("disk", disk, 1, ""),
-    )
-
-
-def _size(name: str, size: object, least: int, from_text: str) -> str | None:
-    """A size as Docker reads it (``docker_size``), or a one-line refusal naming the range."""
-    if size is None:
-        return None
-    value = size_bytes(size)
-    if value is None or not least <= value <= MAX_SIZE:
-        raise GaiaParameterError(
-            f"-T {name}={size} is not a size Docker accepts — give one {from_text}up to "
-            f"{MAX_SIZE // 2**40}t: a number with k, m, g or t (powers of 1024) such as 512m or "
-            "4g, or null for none"
-        )
-    return docker_size(value)
 
 
 @dataclass(frozen=True)
@@ -278,22 +137,22 @@ class GaiaParams:
             dataset_path=dataset_path,  # type: ignore[arg-type]
             revision=revision,  # type: ignore[arg-type]
             ids=parse_ids(ids),
-            command_timeout=_positive_int("command_timeout", command_timeout),
+            command_timeout=positive_int("command_timeout", command_timeout),
             image=image,
-            network=_flag("network", network),
-            max_attempts=_positive_int("max_attempts", max_attempts),
-            python=_flag("python", python),
-            web_search=_flag("web_search", web_search),
+            network=flag("network", network),
+            max_attempts=positive_int("max_attempts", max_attempts),
+            python=flag("python", python),
+            web_search=flag("web_search", web_search),
             mcp_servers=parse_mcp_servers(mcp_servers),
-            browser=_flag("browser", browser),
-            web_reader=_flag("web_reader", web_reader),
-            limits=_limits(cpus, memory, pids, disk),
+            browser=flag("browser", browser),
+            web_reader=flag("web_reader", web_reader),
+            limits=limits(cpus, memory, pids, disk),
             sandbox=one_of("sandbox", sandbox, SANDBOX_KINDS),
-            multimodal=_flag("multimodal", multimodal),
-            view_file=_flag("view_file", view_file),
+            multimodal=flag("multimodal", multimodal),
+            view_file=flag("view_file", view_file),
             question_set=parse_question_set(exclude, answers, named=question_set),
             blocklist=blocklist,  # type: ignore[arg-type]
-            block_answer_sources=_flag("block_answer_sources", block_answer_sources),
+            block_answer_sources=flag("block_answer_sources", block_answer_sources),
             answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
         )
         params._check_combinations()

@@ -31,6 +31,9 @@ evalscope 1.14.1's ``bash`` gives a command 60 s unless the model asks for more 
 """
 DEFAULT_MAX_ATTEMPTS = 1
 """Submissions allowed per sample: pass@1."""
+DEFAULT_MESSAGE_LIMIT = 100
+"""Messages per sample (``Task(message_limit=...)``, so ``--message-limit`` overrides it): the
+design card's."""
 SUBMIT_TOOL = "submit"
 """The name of the tool whose call is the agent's answer (the scorer and the detection read it)."""
 

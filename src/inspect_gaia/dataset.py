@@ -24,7 +24,7 @@ from inspect_ai.model import ChatMessage, ChatMessageUser, ContentText
 from pydantic import BaseModel, ConfigDict
 
 from .errors import GaiaDatasetError, GaiaParameterError, one_of
-from .hub import HUBS, Hub, fetch_snapshot, resolved_revision
+from .hub import DEFAULT_HUB, HUBS, Hub, fetch_snapshot, resolved_revision
 from .media import attachment_content
 from .snapshot_files import attachment_path, claim_attachment, read_records
 
@@ -32,6 +32,8 @@ YEAR = "2023"
 """The GAIA release: a snapshot holds its splits under ``2023/``."""
 Split = Literal["validation", "test"]
 SPLITS: tuple[Split, ...] = get_args(Split)
+DEFAULT_SPLIT: Split = "validation"
+"""The split a run asks by default: the one with public answers."""
 LEVELS: tuple[int, ...] = (1, 2, 3)
 """GAIA's difficulty levels."""
 
@@ -279,10 +281,10 @@ def resolve_snapshot(
 
 
 def gaia_dataset(
-    split: Split = "validation",
+    split: Split = DEFAULT_SPLIT,
     levels: Sequence[int] = LEVELS,
     ids: Sequence[str] | None = None,
-    hub: Hub = "huggingface",
+    hub: Hub = DEFAULT_HUB,
     revision: str | None = None,
     dataset_path: str | None = None,
     input_prompt: str = DEFAULT_INPUT_PROMPT,

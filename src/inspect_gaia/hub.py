@@ -27,6 +27,8 @@ from .errors import GaiaDatasetError
 
 Hub = Literal["huggingface", "modelscope"]
 HUBS: tuple[Hub, ...] = get_args(Hub)
+DEFAULT_HUB: Hub = "huggingface"
+"""Where GAIA is fetched by default: its home, gated."""
 
 HF_REPO_ID = "gaia-benchmark/GAIA"
 HF_DATASET_URL = f"https://huggingface.co/datasets/{HF_REPO_ID}"
@@ -66,7 +68,7 @@ def download_command(hub: str, split: str | None = None) -> str:
     """The ``inspect-gaia download`` command line that fetches ``split`` from ``hub``."""
     return (
         "inspect-gaia download"
-        + (f" --hub {hub}" if hub != "huggingface" else "")
+        + (f" --hub {hub}" if hub != DEFAULT_HUB else "")
         + (f" --split {split}" if split else "")
     )
 

@@ -31,6 +31,8 @@ VALUES_FILE = PACKAGE_DIR / "values.yaml"
 
 SandboxKind = Literal["docker", "compose", "k8s"]
 SANDBOX_KINDS: tuple[SandboxKind, ...] = get_args(SandboxKind)
+DEFAULT_SANDBOX: SandboxKind = "docker"
+"""This package's ``gaia-docker`` provider on compose.yaml."""
 PROVIDERS: dict[str, str] = {"docker": PROVIDER, "compose": COMPOSE_PROVIDER, "k8s": "k8s"}
 """The inspect sandbox provider each ``-T sandbox=`` kind runs on."""
 

@@ -22,18 +22,11 @@ from inspect_ai.model import GenerateConfig
 
 from ._docker.engine import image_identity
 from ._param_names import check_unknown
-from ._params import (
-    DEFAULT_HUB,
-    DEFAULT_LEVEL,
-    DEFAULT_MESSAGE_LIMIT,
-    DEFAULT_SANDBOX,
-    DEFAULT_SPLIT,
-    GaiaParams,
-)
-from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, gaia_agent
-from .dataset import DEFAULT_INPUT_PROMPT, Split, gaia_dataset, split_levels
+from ._params import DEFAULT_LEVEL, GaiaParams
+from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT, gaia_agent
+from .dataset import DEFAULT_INPUT_PROMPT, DEFAULT_SPLIT, Split, gaia_dataset, split_levels
 from .errors import GaiaParameterError
-from .hub import Hub
+from .hub import DEFAULT_HUB, Hub
 from .k8s import k8s_image_identity
 from .logs.provenance import METADATA_KEY, GaiaProvenance
 from .questionset import QuestionSetRecord, apply_question_set
@@ -43,6 +36,7 @@ from .sandbox import (
     DEFAULT_MEMORY,
     DEFAULT_NETWORK,
     DEFAULT_PIDS,
+    DEFAULT_SANDBOX,
     SandboxKind,
     gaia_sandbox,
 )

@@ -8,7 +8,7 @@ from typing import Literal
 import click
 
 from ..dataset import SPLITS, YEAR, Split, metadata_file, resolve_snapshot
-from ..hub import HUBS, Hub
+from ..hub import DEFAULT_HUB, HUBS, Hub
 from ..snapshot_files import read_records
 
 
@@ -16,7 +16,7 @@ from ..snapshot_files import read_records
 @click.option(
     "--hub",
     type=click.Choice(HUBS),
-    default="huggingface",
+    default=DEFAULT_HUB,
     show_default=True,
     help="Where to download from.",
 )

@@ -131,7 +131,8 @@ def version_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(part or 0) for part in match.groups()) if match else ()
 
 
-def _dotted(version: tuple[int, ...]) -> str:
+def dotted(version: tuple[int, ...]) -> str:
+    """A version as people write it: ``(24, 0, 6)`` is ``24.0.6``."""
     return ".".join(map(str, version))
 
 
@@ -148,7 +149,7 @@ def check_engine() -> str:
     if version_tuple(version) < MIN_ENGINE:
         raise DockerProblem(
             "Docker Engine",
-            f"{version} is too old: inspect_gaia needs {_dotted(MIN_ENGINE)} or newer",
+            f"{version} is too old: inspect_gaia needs {dotted(MIN_ENGINE)} or newer",
             "upgrade Docker Engine",
         )
     return version
@@ -176,10 +177,10 @@ def check_compose() -> str:
     if version < MIN_COMPOSE:
         raise DockerProblem(
             "Docker Compose",
-            f"{_dotted(version)} is too old: inspect_gaia needs {_dotted(MIN_COMPOSE)} or newer",
+            f"{dotted(version)} is too old: inspect_gaia needs {dotted(MIN_COMPOSE)} or newer",
             "upgrade the Compose plugin",
         )
-    return _dotted(version)
+    return dotted(version)
 
 
 def image_unavailable(image: str, reason: str) -> DockerProblem:

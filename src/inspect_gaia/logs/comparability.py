@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
-from ..agent import DEFAULT_MAX_ATTEMPTS
+from .._params import GaiaParams
+from ..agent import DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT
 from ..web import BROWSER_TOOLS
 
 OWN_HARNESS = "inspect_gaia"

@@ -36,6 +36,7 @@ from statistics import NormalDist
 from typing import Any
 
 CONFIDENCE = 0.95
+"""The confidence of every interval printed: ``report``'s Wilson, ``compare``'s Tango."""
 ALPHA = 0.05
 MCNEMAR = "mcnemar-exact"
 TANGO = "tango-score"

@@ -31,7 +31,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .._params import DEFAULT_MESSAGE_LIMIT, GaiaParams
+from .._params import GaiaParams
+from ..agent import DEFAULT_MESSAGE_LIMIT
 from ..dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
 from ..errors import short, validation_problem
 from ..imageref import identity, pinned_digest

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..dataset import check_record, metadata_file
 from ..errors import GaiaError
-from ..hub import DEFAULT_REVISIONS, cached_snapshot
+from ..hub import DEFAULT_HUB, DEFAULT_REVISIONS, cached_snapshot
 from ..questionset import QuestionSet, describe, resolve
 from ..snapshot_files import read_records
 from .latest import describe as describe_run
@@ -161,7 +161,7 @@ def _snapshot(sides: Sequence[Side], dataset_path: str | None) -> Path | None:
             cached = cached_snapshot(record.hub, record.revision, SPLIT)
             if cached is not None:
                 return cached
-    return cached_snapshot("huggingface", DEFAULT_REVISIONS["huggingface"], SPLIT)
+    return cached_snapshot(DEFAULT_HUB, DEFAULT_REVISIONS[DEFAULT_HUB], SPLIT)
 
 
 def _from_snapshot(root: Path) -> dict[str, Question]:

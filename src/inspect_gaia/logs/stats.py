@@ -31,10 +31,10 @@ from inspect_ai.model import ModelCost, compute_model_cost
 from pydantic import ValidationError
 
 from ..errors import GaiaError
+from .paired import CONFIDENCE
 from .results import TOKEN_KINDS, SampleResult
 from .vote import majority_correct
 
-CONFIDENCE = 0.95
 INTERVAL_METHOD = "wilson"
 
 
