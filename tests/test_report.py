@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from inspect_ai.model import ModelCost
 
+from inspect_gaia.logs.paired import CONFIDENCE
 from inspect_gaia.logs.read import read_inspect_log
 from inspect_gaia.logs.report import REPORT_SCHEMA, report_document
 from inspect_gaia.logs.results import RunGroup, group_runs
-from inspect_gaia.logs.stats import CONFIDENCE, INTERVAL_METHOD
+from inspect_gaia.logs.stats import INTERVAL_METHOD
 from tests.helpers import MODEL, RUN_SAMPLES, TWO_SAMPLES, write_log
 
 ALL_RIGHT = [

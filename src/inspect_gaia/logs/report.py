@@ -17,9 +17,10 @@ from inspect_ai.model import ModelCost
 from .breakdown import where_it_fails
 from .comparability import OWN_HARNESS
 from .contamination import contamination_block
+from .paired import CONFIDENCE
 from .provenance import default_settings
 from .results import RunGroup
-from .stats import CONFIDENCE, INTERVAL_METHOD, priced, summarise
+from .stats import INTERVAL_METHOD, priced, summarise
 
 REPORT_SCHEMA = 1
 
