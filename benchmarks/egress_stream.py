@@ -12,7 +12,7 @@ memory is read from the engine's stats stream (usage less the inactive page cach
 stats`` shows it). Reported: throughput, and the proxy's memory at rest and at its highest. Before
 the proxy streamed bodies, 500 MB killed it (a 1 GB limit, each body held whole and copied).
 
-Detection: ``answer_sources.urlrules.all_matches`` with the package's list, as the scorer runs it
+Detection: ``_egress.urlrules.all_matches`` with the package's list, as the scorer runs it
 on each tool result, on 1 MiB texts: a page of prose and links, and three crafted ones (nested
 schemes, one long path under ``*final*assignment*``, one long host under ``*final-assignment*``):
 the median of ``--repeats`` runs each. The regex globs took 36.6 s on a crafted 16 KB result.
@@ -30,8 +30,8 @@ from typing import Any
 
 from inspect_gaia._docker import client, egress
 from inspect_gaia._docker.cleanup import remove_run, run_state
+from inspect_gaia._egress.urlrules import all_matches
 from inspect_gaia.answer_sources.sources import load_answer_sources
-from inspect_gaia.answer_sources.urlrules import all_matches
 from support.standins import docker, standins
 
 MIB = 1 << 20

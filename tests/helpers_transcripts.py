@@ -8,9 +8,9 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolCall
 
+from inspect_gaia._egress.urlrules import REFUSAL, match_url
 from inspect_gaia.answer_sources.detect import contamination
 from inspect_gaia.answer_sources.sources import load_answer_sources
-from inspect_gaia.answer_sources.urlrules import REFUSAL, match_url
 from inspect_gaia.dataset import DEFAULT_INPUT_PROMPT
 
 TASK_ID = "0c5b0e3e-5e8f-4f5b-9a47-6f1e4c2b7d10"

@@ -20,7 +20,7 @@ from inspect_ai.model import ChatMessageTool
 from inspect_gaia._docker import OFFLINE_BROWSER_TAG
 from inspect_gaia._docker.engine import local_image_id
 from inspect_gaia._egress import PROXY_IMAGE
-from inspect_gaia.answer_sources.urlrules import REFUSAL_MARKER
+from inspect_gaia._egress.urlrules import REFUSAL_MARKER
 from support.web_pages import MIRROR_URL, web_agent
 from support.web_standin import WebStandIn, mine, web_standin
 from tests.helpers import Play, eval_gaia, metrics

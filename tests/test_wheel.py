@@ -163,7 +163,7 @@ def test_wheel_in_a_fresh_venv(
         # the answer-source list, and what the egress proxy's container is given
         for name in (
             "answer_sources/answer_sources.yaml",
-            "answer_sources/urlrules.py",
+            "_egress/urlrules.py",
             "_egress/addon.py",
         ):
             assert archive.getinfo(f"inspect_gaia/{name}").file_size > 0

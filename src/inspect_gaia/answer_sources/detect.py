@@ -43,6 +43,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ContentToolUse
 from inspect_ai.solver import TaskState
 
+from .._egress.urlrules import REFUSAL, Rule, all_matches, find_urls, normalise
 from ..agent import SUBMIT_TOOL
 from ..dataset import DEFAULT_INPUT_PROMPT
 from .matching import (
@@ -57,7 +58,6 @@ from .matching import (
 )
 from .ownfile import derived_name, may_write_attachment, reads_only_attachment
 from .sources import AnswerSources
-from .urlrules import REFUSAL, Rule, all_matches, find_urls, normalise
 
 KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused")
 READ_KINDS = frozenset(KINDS) - {"refused"}

@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
+from .._egress.urlrules import Rule, parse_rule
 from ..errors import GaiaParameterError
-from .urlrules import Rule, parse_rule
 
 PACKAGE_LIST = Path(__file__).resolve().parent / "answer_sources.yaml"
 """The maintained list shipped in the package."""

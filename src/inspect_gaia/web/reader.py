@@ -27,7 +27,7 @@ from inspect_ai.tool import Tool, ToolError, tool
 from inspect_ai.util import sandbox
 
 from .._docker.egress import BUNDLE
-from ..answer_sources.urlrules import REFUSAL_MARKER
+from .._egress.urlrules import REFUSAL_MARKER
 from ..browser_image import READER_DIR
 from .session import Launch, SandboxServer
 

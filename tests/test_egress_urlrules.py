@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_gaia.answer_sources.sources import load_answer_sources
-from inspect_gaia.answer_sources.urlrules import (
+from inspect_gaia._egress.urlrules import (
     NESTED_IN_FULL,
     Rule,
     all_matches,
@@ -19,6 +18,7 @@ from inspect_gaia.answer_sources.urlrules import (
     request_match,
     variants,
 )
+from inspect_gaia.answer_sources.sources import load_answer_sources
 
 
 def _rule(text: str) -> Rule:
