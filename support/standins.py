@@ -101,8 +101,18 @@ class StandIns:
 
 
 @contextmanager
-def standins(image: str, aliases: Sequence[str], label: str = "standin") -> Iterator[StandIns]:
-    """Start the stand-ins (``image`` needs ``python3``), allowed to runs started meanwhile."""
+def standins(
+    image: str,
+    aliases: Sequence[str],
+    label: str = "standin",
+    server: tuple[str, str] | None = None,
+) -> Iterator[StandIns]:
+    """Start the stand-ins (``image`` needs ``python3``), allowed to runs started meanwhile.
+
+    ``server``: the stand-in's script and its routes (JSON); by default the answer pages'
+    (``support.answer_pages``). The script logs each request as a JSON line (``requests``).
+    """
+    script, routes = server or (STANDIN_SCRIPT, standin_routes())
     tag = f"{STANDIN_LABEL}={label}"
     name = f"gaia-{label}-standins-{uuid.uuid4().hex[:6]}"
     network = docker("network", "create", "--internal", "--label", tag, name)
@@ -112,7 +122,7 @@ def standins(image: str, aliases: Sequence[str], label: str = "standin") -> Iter
         container = docker(
             *("run", "-d", "--label", tag, "--network", network),
             *(arg for alias in aliases for arg in ("--network-alias", alias)),
-            *(image, "python3", "-c", STANDIN_SCRIPT, standin_routes()),
+            *(image, "python3", "-u", "-c", script, routes),
         )
         made = StandIns(network, container)
         os.environ[TEST_NETWORKS_ENV] = network
