@@ -70,7 +70,9 @@ def test_wheel_and_sdist_metadata(dist: Path) -> None:
     assert "Copyright 2023 The GAIA Benchmark Authors" in notice
     assert "src/inspect_gaia/_official_scorer.py" in notice
     assert "Programming Language :: Python :: 3.11" in (metadata.get_all("Classifier") or [])
-    assert any(url.startswith("Source, https://") for url in metadata.get_all("Project-URL") or [])
+    # Until the repository is public, no address at all: a placeholder would send PyPI's readers
+    # nowhere (issue #30).
+    assert metadata.get_all("Project-URL") is None
     assert "all" in (metadata.get_all("Provides-Extra") or [])
 
     (sdist,) = dist.glob("inspect_gaia-*.tar.gz")
