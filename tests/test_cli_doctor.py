@@ -11,6 +11,7 @@ import pytest
 from huggingface_hub import constants
 
 from tests.helpers import invoke, quiet_handler, serve_http
+from tests.helpers_errors import one_of_each
 
 
 @pytest.mark.docker
@@ -198,6 +199,23 @@ def test_a_warning_has_its_own_mark_and_the_engine_s_reason_in_words() -> None:
     lines = unstyle(_line(failed, 40)).splitlines()
     assert lines[0].startswith("✗ dataset: x x") and all(len(line) <= 40 for line in lines)
     assert all(line.startswith("    ") for line in lines[1:]) and lines[-1].endswith("the fix")
+
+
+def test_any_error_is_a_failed_check_with_its_fix() -> None:
+    from click import unstyle
+
+    from inspect_gaia._cli._checks import Check
+    from inspect_gaia._cli.doctor import _line
+    from inspect_gaia._docker.engine import DockerProblem
+
+    for fix, shown in (("the fix", " — the fix"), ("", "")):
+        for error, problem in one_of_each(fix):
+            if isinstance(error, DockerProblem):  # it names its own check: its subject
+                check, expected = Check.failed(error), f"✗ Docker Engine: not running{shown}"
+            else:
+                check, expected = Check.failed(error, "logs"), f"✗ logs: {problem}{shown}"
+            assert (check.ok, check.fix) == (False, fix)
+            assert unstyle(_line(check, 200)) == expected
 
 
 DIGEST = "sha256:" + "1a" * 32

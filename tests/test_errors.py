@@ -15,7 +15,11 @@ import rich
 from rich.console import Console
 
 import inspect_gaia
+from inspect_gaia._docker.engine import DockerProblem
 from inspect_gaia.errors import GaiaError, GaiaParameterError, one_of
+from inspect_gaia.logs.leaderboard import Problem
+from inspect_gaia.logs.read import LogProblem
+from tests.helpers_errors import one_of_each
 
 
 def test_one_of_returns_the_choice_or_lists_them_all() -> None:
@@ -25,6 +29,39 @@ def test_one_of_returns_the_choice_or_lists_them_all() -> None:
     assert str(caught.value) == "split must be one of validation, test — got 'dev'"
     with pytest.raises(GaiaParameterError, match="got 1"):
         one_of("hub", 1, ("huggingface",))
+
+
+# -- one type: every error is "problem — fix" ------------------------------------------------------
+
+
+def test_every_error_class_prints_its_problem_then_its_fix() -> None:
+    for error, problem in one_of_each("the fix"):
+        assert (error.problem, error.fix) == (problem, "the fix")
+        assert str(error) == f"{problem} — the fix"
+    for error, problem in one_of_each(""):
+        assert (str(error), error.fix) == (problem, "")
+
+
+def test_the_errors_that_carry_more_keep_it_apart() -> None:
+    docker = DockerProblem("sandbox image", "x:1 is not present", "pull it")
+    assert (docker.subject, docker.detail) == ("sandbox image", "x:1 is not present")
+    log = LogProblem("logs/a.eval", "no such file", fix="check the path")
+    assert (log.path, log.reason, str(log)) == (
+        "logs/a.eval",
+        "no such file",
+        "logs/a.eval: no such file — check the path",
+    )
+    assert Problem("flagged", "2 sample(s) read a known answer source").kind == "flagged"
+
+
+def test_every_error_class_of_the_package_is_among_those_rendered() -> None:
+    _modules()  # every class defined, wherever it lives
+
+    def descendants(kind: type[GaiaError]) -> set[type[GaiaError]]:
+        return {kind}.union(*(descendants(sub) for sub in kind.__subclasses__()))
+
+    mine = {kind for kind in descendants(GaiaError) if kind.__module__.startswith("inspect_gaia")}
+    assert mine == {type(error) for error, _ in one_of_each("")}
 
 
 # -- every task-side message, as inspect prints it --------------------------------------------------
@@ -111,3 +148,7 @@ def test_every_message_prints_through_inspects_console_as_written(
 def test_brackets_survive_inspects_console(monkeypatch: pytest.MonkeyPatch) -> None:
     for text in ("pip install 'inspect-gaia[mcp]'", "[max_attempts=2]", "a [/] b", r"c:\[x]"):
         assert _as_inspect_prints(GaiaError(text), monkeypatch) == text
+    fixed = GaiaError("no MCP [tools]", "pip install 'inspect-gaia[mcp]'")
+    assert (
+        _as_inspect_prints(fixed, monkeypatch) == "no MCP [tools] — pip install 'inspect-gaia[mcp]'"
+    )

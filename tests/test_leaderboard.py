@@ -110,16 +110,16 @@ def test_what_the_runs_themselves_are(tmp_path: Path) -> None:
     validation = run(tmp_path / "v.eval", split="validation")
     [problem] = run_problems([validation])
     assert problem.kind == "validation_split"
-    assert problem.message == (
+    assert str(problem) == (
         "these are validation-split logs; the leaderboard ranks test-split submissions "
         "(pass --allow-validation to write them anyway)"
     )
     assert run_problems([validation], allow_validation=True) == []
     mixed = run_problems([run(tmp_path / "t.eval"), validation])
     assert [p.kind for p in mixed] == ["mixed_splits"]
-    assert mixed[0].message == "the logs mix splits (test, validation); give logs of one split"
+    assert str(mixed[0]) == "the logs mix splits (test, validation); give logs of one split"
     epochs = replace(run(tmp_path / "e.eval"), epochs=2)
-    assert [p.message for p in run_problems([epochs])] == [
+    assert [str(p) for p in run_problems([epochs])] == [
         f"{epochs.source} (2 epochs): the leaderboard takes one answer per question — submit a "
         "single-epoch run"
     ]
@@ -129,8 +129,8 @@ def test_oracle_retries_are_a_problem_unless_allowed(tmp_path: Path) -> None:
     oracle = run(tmp_path / "o.eval", split="validation", max_attempts=2)
     problems = run_problems([oracle])
     assert [p.kind for p in problems] == ["validation_split", "oracle_retries"]  # first first
-    assert problems[1].message.startswith(f"{oracle.source} ran with max_attempts > 1: ")
-    assert problems[1].message.endswith("(pass --allow-oracle-retries to write them)")
+    assert str(problems[1]).startswith(f"{oracle.source} ran with max_attempts > 1: ")
+    assert str(problems[1]).endswith("(pass --allow-oracle-retries to write them)")
     allowed = run_problems([oracle], allow_validation=True, allow_oracle_retries=True)
     assert allowed == []
 
@@ -140,15 +140,15 @@ def test_each_question_answered_once_every_one_and_no_other(tmp_path: Path) -> N
     second = run(tmp_path / "2.eval", TEST_SAMPLES[1:])
     [twice] = answer_problems([first, second])
     assert twice.kind == "duplicates"
-    assert twice.message == (
+    assert str(twice) == (
         "1 task id(s) answered in more than one log: t2 — give each question's log once (a run "
         "and its eval-retry: the retry's log alone)"
     )
     assert answer_problems([first]) == []  # without the split's ids, only answers given twice
     problems = answer_problems([first], ["t1", "t3", "t4", "t5", "t6"])
     assert [p.kind for p in problems] == ["missing", "unknown"]
-    assert problems[0].message == (
+    assert str(problems[0]) == (
         "4 task id(s) of the test split missing: t3, t4, t5 and 1 more — give the logs that "
         "answer them too (every level's), or run them"
     )
-    assert problems[1].message.startswith("1 task id(s) not in the test split: t2 — ")
+    assert str(problems[1]).startswith("1 task id(s) not in the test split: t2 — ")

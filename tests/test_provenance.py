@@ -225,11 +225,12 @@ def test_a_record_that_is_not_a_mapping_or_newer_is_refused() -> None:
         GaiaProvenance.from_metadata({"gaia": "x"})
     with pytest.raises(ProvenanceError) as raised:
         GaiaProvenance.from_metadata(_damaged({"schema_version": SCHEMA_VERSION + 1}))
-    assert str(raised.value) == (
+    assert raised.value.problem == (
         f"gaia.schema_version is {SCHEMA_VERSION + 1}, newer than this inspect_gaia reads "
         f"(up to {SCHEMA_VERSION})"
     )
     assert raised.value.fix.startswith("upgrade inspect-gaia")
+    assert str(raised.value) == f"{raised.value.problem} — {raised.value.fix}"
     assert GaiaProvenance.from_metadata({"other": {}}) is None
     assert GaiaProvenance.from_metadata(None) is None
 

@@ -1,7 +1,11 @@
-"""Errors that stop a GAIA run before it starts, each saying what to do about it.
+"""Errors that stop a GAIA run or a command, each saying what to do about it.
 
-They subclass inspect_ai's ``PrerequisiteError`` so that ``inspect eval`` prints the one-line
-message instead of a traceback (with its brackets escaped: inspect prints it as rich markup).
+One type, ``GaiaError(problem, fix)``: the house's one line ``problem — fix`` is joined here and
+nowhere else, and the parts stay apart for a caller that shows them itself (``doctor``). The
+errors that carry more (``DockerProblem``'s subject, ``LogProblem``'s path) subclass it beside the
+code that raises them. They subclass inspect_ai's ``PrerequisiteError`` so that ``inspect eval``
+prints the one line instead of a traceback (with its brackets escaped: inspect prints it as rich
+markup).
 """
 
 from __future__ import annotations
@@ -18,19 +22,26 @@ if TYPE_CHECKING:
 
 
 class GaiaError(PrerequisiteError):
-    """Base class of inspect_gaia's errors; ``str(error)`` is the whole message."""
+    """Base class of inspect_gaia's errors: what is wrong, and what to do about it.
 
-    def __init__(self, message: str) -> None:
-        """Keep the message both for inspect's display and for ``str()``.
+    ``str(error)`` is the one line, ``problem — fix`` (the problem alone when there is no fix);
+    the parts stay apart for a caller that lays them out itself (``doctor``'s check lines).
+    """
+
+    def __init__(self, problem: str, fix: str = "") -> None:
+        """Keep both parts, and the joined line both for inspect's display and for ``str()``.
 
         inspect prints ``.message`` through rich, which reads ``[mcp]`` in ``inspect-gaia[mcp]``
         as markup and drops it; escaped there, every bracket prints as written.
         """
-        super().__init__(escape(message))
-        self.args = (message,)
+        self.problem = problem
+        self.fix = fix
+        line = f"{problem} — {fix}" if fix else problem
+        super().__init__(escape(line))
+        self.args = (line,)
 
     def __str__(self) -> str:
-        """The message, as given."""
+        """The one line: ``problem — fix``, or the problem alone."""
         return str(self.args[0])
 
 
@@ -43,7 +54,7 @@ class GaiaDatasetError(GaiaError):
 
 
 class GaiaSubmissionError(GaiaError):
-    """Logs that cannot be a leaderboard submission (a ``leaderboard.Problem``'s one line)."""
+    """Logs that cannot be a leaderboard submission (``leaderboard.Problem`` adds its kind)."""
 
 
 _Choice = TypeVar("_Choice", bound=str)

@@ -2,8 +2,9 @@
 
 The engine and image checks are the ones the task and the sandbox providers make
 (``_docker/engine.py``): a failed one is the same ``DockerProblem`` the run would raise, shown as
-its ``detail`` and ``fix``, so doctor's ✗ says what the run would say. Each check returns a
-``Check``; ``doctor.py`` chooses them from its options and prints them.
+its ``detail`` and ``fix``, so doctor's ✗ says what the run would say. Any other ``GaiaError`` a
+check meets (a local snapshot's) is shown the same way, as its ``problem`` and ``fix``. Each check
+returns a ``Check``; ``doctor.py`` chooses them from its options and prints them.
 """
 
 from __future__ import annotations
@@ -48,9 +49,17 @@ class Check:
     warning: bool = False
 
     @classmethod
-    def failed(cls, problem: engine.DockerProblem) -> Check:
-        """The failed check a Docker problem makes."""
-        return cls(problem.subject, False, problem.detail, problem.fix)
+    def failed(cls, error: GaiaError, name: str = "") -> Check:
+        """The failed check an error makes: its problem as the detail, its fix as the fix.
+
+        Args:
+            error: Any of inspect_gaia's errors.
+            name: What was checked. A ``DockerProblem`` names it itself (its ``subject``: the
+                engine, the image), so its detail leaves the subject out.
+        """
+        if isinstance(error, engine.DockerProblem):
+            return cls(name or error.subject, False, error.detail, error.fix)
+        return cls(name, False, error.problem, error.fix)
 
 
 def check_engine() -> Check:
@@ -236,8 +245,8 @@ def check_local_dataset(dataset_path: str, split: str) -> Check:
     """A local snapshot (``--dataset-path``) holds the split's metadata."""
     try:
         return Check("dataset", True, str(metadata_file(Path(dataset_path), split)))
-    except GaiaError as ex:  # the message says what to pass
-        return Check("dataset", False, str(ex))
+    except GaiaError as ex:  # the fix says what to pass
+        return Check.failed(ex, "dataset")
 
 
 def check_dataset(hub: str, split: str, revision: str | None) -> list[Check]:

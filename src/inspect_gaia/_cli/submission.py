@@ -48,7 +48,7 @@ def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None)
 def _refuse(problems: Sequence[Problem]) -> None:
     """The first problem, as the command's one-line error."""
     if problems:
-        raise GaiaSubmissionError(problems[0].message)
+        raise problems[0]
 
 
 def sidecar_path(output: Path) -> Path:

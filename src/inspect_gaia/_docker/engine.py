@@ -36,11 +36,10 @@ class DockerProblem(GaiaError):
     """An engine or image problem: ``subject`` ``detail`` — ``fix``, kept apart for ``doctor``."""
 
     def __init__(self, subject: str, detail: str, fix: str) -> None:
-        """Keep the parts; the one-line message joins them once."""
-        super().__init__(f"{subject} {detail} — {fix}")
+        """Keep the parts; the problem is ``subject detail``."""
+        super().__init__(f"{subject} {detail}", fix)
         self.subject = subject
         self.detail = detail
-        self.fix = fix
 
 
 def check_address() -> None:

@@ -9,11 +9,12 @@ A malformed file is refused with one line naming the line and what to fix: a lin
 JSON object, a line without ``task_id`` or ``model_answer``, or a task id given twice (which of the
 two answers would count?). A ``null`` or empty answer is kept and scored wrong.
 
-Writing one: what keeps runs off the leaderboard are ``Problem`` values, each with its one line
-(``run_problems``: the runs' split, epochs and oracle retries; ``answer_problems``: each question
-answered once, every one of the split and no other; ``flagged_problems``: samples the run flagged
-for reading a known answer source); ``submission_file`` is the file of runs with none. The command
-reads the logs and the split's ids, and turns the first problem into its error.
+Writing one: what keeps runs off the leaderboard are ``Problem`` values, each a
+``GaiaSubmissionError`` of a kind (``run_problems``: the runs' split, epochs and oracle retries;
+``answer_problems``: each question answered once, every one of the split and no other;
+``flagged_problems``: samples the run flagged for reading a known answer source);
+``submission_file`` is the file of runs with none. The command reads the logs and the split's ids,
+and raises the first problem.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..errors import GaiaError, few
+from ..errors import GaiaError, GaiaSubmissionError, few
 from .contamination import flagged
 from .files import UnsafeFile, read_text
 from .results import RunResults, SampleResult, by_task_id, comparable_settings
@@ -100,13 +101,16 @@ ProblemKind = Literal[
 ]
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One reason runs cannot be submitted to the leaderboard."""
+class Problem(GaiaSubmissionError):
+    """One reason runs cannot be submitted to the leaderboard, of a ``kind`` a caller can test.
 
-    kind: ProblemKind
-    message: str
-    """The one line the command prints: what is wrong, and what to do about it."""
+    Returned, not raised, so that every reason can be found; the command raises the first.
+    """
+
+    def __init__(self, kind: ProblemKind, problem: str, fix: str = "") -> None:
+        """Keep the kind beside the problem and its fix."""
+        super().__init__(problem, fix)
+        self.kind = kind
 
 
 def run_problems(

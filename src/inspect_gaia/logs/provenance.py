@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .._params import GaiaParams
 from ..agent import DEFAULT_MESSAGE_LIMIT
 from ..dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
-from ..errors import short, validation_problem
+from ..errors import GaiaError, short, validation_problem
 from ..imageref import identity, pinned_digest
 from ..questionset import QuestionSetRecord, describe
 from ..sandbox import PROVIDERS, SandboxKind
@@ -340,14 +340,12 @@ class GaiaProvenance(_Record):
         return replacement_flags(sandbox_ran, self.sandbox, self.own_provider, self.image, blocked)
 
 
-class ProvenanceError(ValueError):
-    """A ``gaia`` record that does not validate: ``str()`` names the field and what is wrong."""
+class ProvenanceError(GaiaError):
+    """A ``gaia`` record that does not validate: the problem names the field and what is wrong.
 
-    def __init__(self, problem: str, fix: str = "") -> None:
-        """Keep the problem and its fix apart, for the reader to place the log's name."""
-        super().__init__(problem)
-        self.problem = problem
-        self.fix = fix
+    Its parts stay apart for the log reader, which puts the log's name before the problem
+    (``LogProblem``).
+    """
 
 
 @functools.cache

@@ -54,8 +54,8 @@ class LogProblem(GaiaError):
     """A log that cannot be used; ``reason`` says why without the file's name."""
 
     def __init__(self, path: str | Path, reason: str, fix: str = _DAMAGED) -> None:
-        """``<path>: <reason> — <fix>`` as the one line."""
-        super().__init__(f"{path}: {reason}" + (f" — {fix}" if fix else ""))
+        """The problem is ``<path>: <reason>``."""
+        super().__init__(f"{path}: {reason}", fix)
         self.path = str(path)
         self.reason = reason
 
