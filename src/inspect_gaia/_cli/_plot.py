@@ -40,7 +40,7 @@ def _pyplot() -> Any:
         import matplotlib.pyplot as plt
     except ImportError as ex:
         raise GaiaError(
-            "--plot needs matplotlib — install it with `pip install 'inspect-gaia[plot]'`"
+            "--plot needs matplotlib", fix="install it with `pip install 'inspect-gaia[plot]'`"
         ) from ex
     return plt
 

@@ -80,10 +80,10 @@ def build(
     """
     if egress_proxy and (attachments or browser):
         extra = "--attachments" if attachments else "--browser"
-        raise GaiaError(f"{extra} is for sandbox images — drop it with --egress-proxy")
+        raise GaiaError(f"{extra} is for sandbox images", fix="drop it with --egress-proxy")
     engine.check_engine()
     if shutil.which("docker") is None:
-        raise GaiaError("the docker CLI is not installed — install it (Debian: docker-ce-cli)")
+        raise GaiaError("the docker CLI is not installed", fix="install it (Debian: docker-ce-cli)")
     chosen = tag or (
         PROXY_IMAGE
         if egress_proxy

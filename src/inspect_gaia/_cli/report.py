@@ -275,8 +275,9 @@ def report(
         click.echo(printable(f"skipped {skipped.path}: {skipped.reason}", one_line=True), err=True)
     if not found.runs:
         raise GaiaError(
-            f"no usable inspect_gaia log in {', '.join(logs)} ({len(found.skipped)} file(s) "
-            "skipped) — name inspect_gaia's logs, or the folder `inspect eval` wrote them to"
+            f"no usable inspect_gaia log in {', '.join(logs)} "
+            f"({len(found.skipped)} file(s) skipped)",
+            fix="name inspect_gaia's logs, or the folder `inspect eval` wrote them to",
         )
     runs = found.runs
     groups = group_runs(runs, found.in_folder)

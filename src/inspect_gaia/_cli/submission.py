@@ -38,8 +38,8 @@ def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None)
         arguments = {"dataset_path": dataset_path, "revision": None}
     else:
         raise GaiaError(
-            f"{runs[0].source} records no GAIA snapshot (a log of another harness) — pass "
-            "--dataset-path with the snapshot it ran on"
+            f"{runs[0].source} records no GAIA snapshot (a log of another harness)",
+            fix="pass --dataset-path with the snapshot it ran on",
         )
     dataset = gaia_dataset(split="test" if split == "test" else "validation", **arguments)
     return [str(sample.id) for sample in dataset]
@@ -61,7 +61,8 @@ def _never_over_an_input(logs: Sequence[str], *targets: Path) -> None:
     for target in targets:
         if target.resolve() in inputs:
             raise GaiaError(
-                f"{target} is one of the logs given — name another file for the submission (-o)"
+                f"{target} is one of the logs given",
+                fix="name another file for the submission (-o)",
             )
 
 
@@ -127,13 +128,16 @@ def submission(
     note = sidecar_path(target)
     _never_over_an_input(logs, target, note)
     if not target.parent.is_dir():
-        raise GaiaError(f"cannot write {output}: no directory {target.parent} — create it first")
+        raise GaiaError(
+            f"cannot write {output}: no directory {target.parent}", fix="create it first"
+        )
     _refuse(answer_problems(runs))  # answers given twice, before the split's ids are read
     groups = group_runs(runs)
     if len(groups) > 1:
         raise GaiaSubmissionError(
             f"these logs are {len(groups)} runs that report would not pool (other models or "
-            "settings: `inspect-gaia report` shows them) — submit one run's logs"
+            "settings: `inspect-gaia report` shows them)",
+            fix="submit one run's logs",
         )
     _refuse(flagged_problems(runs, allow_flagged=allow_flagged))
     split_ids = _split_ids(runs, runs[0].split, dataset_path)
