@@ -88,9 +88,9 @@ def run_network(task_name: str) -> str:
                 client.create_network(name, labels(task_name))
             except APIError as ex:
                 raise GaiaError(
-                    f"Docker could not create the run's sandbox network ({client.first_line(ex)}) "
-                    "— remove unused networks with `docker network prune`, or run with "
-                    "`-T network=false`"
+                    f"Docker could not create the run's sandbox network ({client.first_line(ex)})",
+                    fix="remove unused networks with `docker network prune`, or run with "
+                    "`-T network=false`",
                 ) from ex
             state.network = name
         return state.network

@@ -125,7 +125,7 @@ def ensure(task_name: str, spec: Mapping[str, Any]) -> Egress:
             state.proxies[key] = _start(task_name, spec, key)
         proxy = state.proxies[key]
     if proxy.watch is not None and proxy.watch.lost is not None:
-        raise GaiaError(f"{proxy.watch.lost} — rerun the errored samples with `inspect eval-retry`")
+        raise GaiaError(proxy.watch.lost, fix="rerun the errored samples with `inspect eval-retry`")
     return proxy
 
 
@@ -136,9 +136,9 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         client.image_config(PROXY_IMAGE)
     except ImageNotFound as ex:
         raise GaiaError(
-            f"-T block_answer_sources=true needs the egress proxy image {PROXY_IMAGE} — build it "
-            "with `inspect-gaia image build --egress-proxy --offline` (no registry needed) or "
-            "`inspect-gaia image build --egress-proxy`"
+            f"-T block_answer_sources=true needs the egress proxy image {PROXY_IMAGE}",
+            fix="build it with `inspect-gaia image build --egress-proxy --offline` (no registry "
+            "needed) or `inspect-gaia image build --egress-proxy`",
         ) from ex
     api = client.api()
     labels = {**run_labels(task_name), EGRESS_LABEL: key[:16]}
@@ -265,8 +265,8 @@ def _wait_ready(proxy: str) -> None:
             raise GaiaError(f"the egress proxy stopped at its start: {tail[:400]}")
         time.sleep(0.1)
     raise GaiaError(
-        f"the egress proxy did not start within {READY_TIMEOUT:.0f} s — check "
-        "`inspect-gaia doctor` and the Docker Engine's load, then rerun"
+        f"the egress proxy did not start within {READY_TIMEOUT:.0f} s",
+        fix="check `inspect-gaia doctor` and the Docker Engine's load, then rerun",
     )
 
 

@@ -339,11 +339,13 @@ def check_limits(service: Mapping[str, Any]) -> None:
         if not others or limits_problem(image, others) is None:
             raise GaiaError(
                 f"-T disk={service['storage_opt']['size']} cannot be applied by this Docker "
-                f"Engine ({problem}) — run without -T disk=, or on an engine whose storage driver "
-                "limits container size (overlay2 on xfs with pquota, or btrfs with simple quotas: "
-                "docs/sandboxes.md#limits); `inspect-gaia doctor` says which this is"
+                f"Engine ({problem})",
+                fix="run without -T disk=, or on an engine whose storage driver limits container "
+                "size (overlay2 on xfs with pquota, or btrfs with simple quotas: "
+                "docs/sandboxes.md#limits); `inspect-gaia doctor` says which this is",
             )
     raise GaiaError(
         f"this Docker Engine refuses the sandbox limits {limit_flags(service, disk=False)} "
-        f"({problem}) — set them within what it accepts, or null to lift one"
+        f"({problem})",
+        fix="set them within what it accepts, or null to lift one",
     )

@@ -77,8 +77,8 @@ def service_config(config: SandboxEnvironmentConfigType | None) -> dict[str, Any
     """
     if config is None:
         raise GaiaError(
-            f"the {PROVIDER} sandbox needs a compose config — run it through the gaia task, or "
-            "give the sandbox a compose file"
+            f"the {PROVIDER} sandbox needs a compose config",
+            fix="run it through the gaia task, or give the sandbox a compose file",
         )
     if isinstance(config, str):
         config = parse_compose_yaml(config, multiple_services=True)
@@ -86,23 +86,25 @@ def service_config(config: SandboxEnvironmentConfigType | None) -> dict[str, Any
         raise GaiaError(f"the {PROVIDER} sandbox takes a compose file — got {type(config)}")
     if set(config.services) != {"default"}:
         raise GaiaError(
-            f"the {PROVIDER} sandbox runs one service named `default` — this compose file has "
-            f"{', '.join(sorted(config.services))}; use `-T sandbox=compose` for several services"
+            f"the {PROVIDER} sandbox runs one service named `default`",
+            fix=f"this compose file has {', '.join(sorted(config.services))}; use "
+            "`-T sandbox=compose` for several services",
         )
     service = config.services["default"].model_dump(exclude_none=True, by_alias=True)
     unsupported = sorted(k for k in service if k not in SUPPORTED_FIELDS and not k.startswith("x-"))
     if unsupported:
         raise GaiaError(
-            f"compose.yaml field(s) {', '.join(unsupported)} are not applied by the {PROVIDER} "
-            "sandbox — remove them, or use `-T sandbox=compose` (inspect's compose sandbox)"
+            f"compose.yaml field(s) {', '.join(unsupported)} are not applied by the "
+            f"{PROVIDER} sandbox",
+            fix="remove them, or use `-T sandbox=compose` (inspect's compose sandbox)",
         )
     if "image" not in service:
         raise GaiaError("compose.yaml's `default` service names no image")
     mode = service.get("network_mode")
     if mode not in (None, "none", "bridge"):
         raise GaiaError(
-            f"network_mode {mode!r} is not applied by the {PROVIDER} sandbox (only `none`) — "
-            "use `-T sandbox=compose`"
+            f"network_mode {mode!r} is not applied by the {PROVIDER} sandbox (only `none`)",
+            fix="use `-T sandbox=compose`",
         )
     return service
 
