@@ -56,10 +56,12 @@ def check_unknown(unknown: Mapping[str, object], known: Iterable[str], task: str
     for name in names:
         if name in INSPECT_OPTIONS:
             flag = "--" + name.replace("_", "-")
-            raise GaiaParameterError(f"unknown parameter {name} — did you mean inspect's {flag}?")
+            raise GaiaParameterError(
+                f"unknown parameter {name}", fix=f"did you mean inspect's {flag}?"
+            )
         nearest = difflib.get_close_matches(name, list(known), n=1, cutoff=CLOSE)
         if nearest:
-            raise GaiaParameterError(f"unknown parameter {name} — did you mean {nearest[0]}?")
+            raise GaiaParameterError(f"unknown parameter {name}", fix=f"did you mean {nearest[0]}?")
     if names:
         _warn(names, task)
 

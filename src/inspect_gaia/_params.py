@@ -120,8 +120,8 @@ class GaiaParams:
             raise GaiaParameterError(f"image must name a Docker image — got {image!r}")
         if (why := check_reference(image)) is not None:
             raise GaiaParameterError(
-                f"-T image={image} is not an image reference: {why} — give name[:tag], or "
-                "name@sha256:<64 hex digits> to pin it"
+                f"-T image={image} is not an image reference: {why}",
+                fix="give name[:tag], or name@sha256:<64 hex digits> to pin it",
             )
         for name, text in (
             ("dataset_path", dataset_path),
@@ -162,46 +162,48 @@ class GaiaParams:
         if self.split == "test" and self.max_attempts > 1:
             raise GaiaParameterError(
                 f"max_attempts={self.max_attempts} needs answers to check each attempt against, "
-                "and the test split's are private — use max_attempts=1 on split=test"
+                "and the test split's are private",
+                fix="use max_attempts=1 on split=test",
             )
         named = self.question_set.named
         if named is not None and named.split != self.split:
             raise GaiaParameterError(
-                f"question_set={named.name} is a set of the {named.split} split — drop it, or run "
-                f"split={named.split}"
+                f"question_set={named.name} is a set of the {named.split} split",
+                fix=f"drop it, or run split={named.split}",
             )
         if self.split == "test" and self.question_set.answers:
             raise GaiaParameterError(
-                "answers corrects answers, and the test split's are private — drop -T answers on "
-                "split=test"
+                "answers corrects answers, and the test split's are private",
+                fix="drop -T answers on split=test",
             )
         if not self.network and self.mcp_servers:
             raise GaiaParameterError(
-                "mcp_servers run on the host and reach the internet whatever -T network= says — "
-                "drop mcp_servers, or run with network=true"
+                "mcp_servers run on the host and reach the internet whatever -T network= says",
+                fix="drop mcp_servers, or run with network=true",
             )
         if not self.network and self.web_search:
             raise GaiaParameterError(
-                "web_search reaches the internet through the model provider whatever -T network= "
-                "says — drop web_search, or run with network=true"
+                "web_search reaches the internet through the model provider whatever "
+                "-T network= says",
+                fix="drop web_search, or run with network=true",
             )
         if self.mcp_servers:
             if importlib.util.find_spec("mcp") is None:
                 raise GaiaParameterError(
-                    f"mcp_servers needs the MCP client package `mcp` — {_MCP_EXTRA}"
+                    "mcp_servers needs the MCP client package `mcp`", fix=_MCP_EXTRA
                 )
             if (
                 MCP_SHORTCUTS["fetch"] in self.mcp_servers
                 and importlib.util.find_spec("mcp_server_fetch") is None
             ):
                 raise GaiaParameterError(
-                    f"mcp_servers=fetch needs `mcp-server-fetch` — {_MCP_EXTRA}"
+                    "mcp_servers=fetch needs `mcp-server-fetch`", fix=_MCP_EXTRA
                 )
         self._check_web_tools()
         if self.sandbox == "k8s" and importlib.util.find_spec("k8s_sandbox") is None:
             raise GaiaParameterError(
-                "sandbox=k8s needs inspect-k8s-sandbox — install it with "
-                "`pip install 'inspect-gaia[k8s]'`"
+                "sandbox=k8s needs inspect-k8s-sandbox",
+                fix="install it with `pip install 'inspect-gaia[k8s]'`",
             )
         if self.block_answer_sources:
             self._check_blocking()
@@ -213,17 +215,19 @@ class GaiaParams:
                 continue
             if not self.network:
                 raise GaiaParameterError(
-                    f"{name} reaches the web through the sandbox's network, which network=false "
-                    f"turns off — drop {name}, or run with network=true"
+                    f"{name} reaches the web through the sandbox's network, which "
+                    "network=false turns off",
+                    fix=f"drop {name}, or run with network=true",
                 )
             if importlib.util.find_spec("mcp") is None:
                 raise GaiaParameterError(
-                    f"{name} needs the MCP client package `mcp` — {_MCP_EXTRA}"
+                    f"{name} needs the MCP client package `mcp`", fix=_MCP_EXTRA
                 )
         if self.web_reader and MCP_SHORTCUTS["fetch"] in self.mcp_servers:
             raise GaiaParameterError(
-                "web_reader and mcp_servers=fetch both offer a tool named fetch (in the sandbox "
-                "and on the host) — keep one of them"
+                "web_reader and mcp_servers=fetch both offer a tool named fetch (in the "
+                "sandbox and on the host)",
+                fix="keep one of them",
             )
 
     def _check_blocking(self) -> None:
@@ -232,32 +236,36 @@ class GaiaParams:
             (
                 not self.network,
                 "block_answer_sources needs network=true: with network=false a sandbox reaches "
-                "nothing at all — drop block_answer_sources",
+                "nothing at all",
+                "drop block_answer_sources",
             ),
             (
                 self.sandbox == "compose",
                 "block_answer_sources starts an egress proxy that only the default sandbox "
-                "(gaia-docker) runs — drop sandbox=compose, or drop block_answer_sources",
+                "(gaia-docker) runs",
+                "drop sandbox=compose, or drop block_answer_sources",
             ),
             (
                 self.sandbox == "k8s",
-                "block_answer_sources is not built for Kubernetes — restrict egress with "
-                "values.yaml's allowDomains instead (see docs/answer-sources.md)",
+                "block_answer_sources is not built for Kubernetes",
+                "restrict egress with values.yaml's allowDomains instead (see "
+                "docs/answer-sources.md)",
             ),
             (
                 bool(self.mcp_servers),
-                "mcp_servers run on the host, outside the egress proxy of block_answer_sources "
-                "— drop mcp_servers, or drop block_answer_sources",
+                "mcp_servers run on the host, outside the egress proxy of block_answer_sources",
+                "drop mcp_servers, or drop block_answer_sources",
             ),
             (
                 self.web_search,
                 "web_search runs at the model provider, outside the egress proxy of "
-                "block_answer_sources — drop web_search, or drop block_answer_sources",
+                "block_answer_sources",
+                "drop web_search, or drop block_answer_sources",
             ),
         ]
-        for refused, message in refusals:
+        for refused, problem, fix in refusals:
             if refused:
-                raise GaiaParameterError(message)
+                raise GaiaParameterError(problem, fix)
 
     @property
     def egress(self) -> dict[str, Any] | None:

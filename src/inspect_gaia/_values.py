@@ -65,7 +65,7 @@ def parse_ids(ids: object) -> tuple[str, ...] | None:
     items = ids.split(",") if isinstance(ids, str) else [str(i) for i in as_list(ids)]
     cleaned = tuple(dict.fromkeys(item.strip() for item in items if item.strip()))
     if not cleaned:
-        raise GaiaParameterError("ids is empty — give one or more GAIA task ids, or omit it")
+        raise GaiaParameterError("ids is empty", fix="give one or more GAIA task ids, or omit it")
     return cleaned
 
 
@@ -82,19 +82,19 @@ def parse_mcp_servers(mcp_servers: object) -> tuple[tuple[str, ...], ...]:
         text = str(item).strip()
         if not text:
             raise GaiaParameterError(
-                "mcp_servers has an empty entry — give `fetch` or a command line"
+                "mcp_servers has an empty entry", fix="give `fetch` or a command line"
             )
         try:
             command = MCP_SHORTCUTS.get(text) or tuple(shlex.split(text))
         except ValueError as ex:  # an unclosed quote
             raise GaiaParameterError(
-                f"-T mcp_servers={text} is not a command line ({ex}) — close its quotes"
+                f"-T mcp_servers={text} is not a command line ({ex})", fix="close its quotes"
             ) from ex
         if not command or shutil.which(command[0]) is None:
             name = command[0] if command else text
             raise GaiaParameterError(
-                f"-T mcp_servers={text}: no executable command {name!r} on PATH — install it, "
-                "give its full path, or drop it from mcp_servers"
+                f"-T mcp_servers={text}: no executable command {name!r} on PATH",
+                fix="install it, give its full path, or drop it from mcp_servers",
             )
         commands.append(command)
     return tuple(commands)
@@ -132,15 +132,17 @@ def limits(cpus: object, memory: object, pids: object, disk: object) -> SandboxL
         or cpus < MIN_CPUS
     ):
         raise GaiaParameterError(
-            f"-T cpus={cpus} is not a CPU limit Docker accepts — give a number of CPUs from "
-            f"{MIN_CPUS} (Docker's minimum) up, such as 2 or 0.5, or null for none"
+            f"-T cpus={cpus} is not a CPU limit Docker accepts",
+            fix=f"give a number of CPUs from {MIN_CPUS} (Docker's minimum) up, such as 2 or 0.5, "
+            "or null for none",
         )
     if pids is not None and (
         isinstance(pids, bool) or not isinstance(pids, int) or not MIN_PIDS <= pids <= MAX_PIDS
     ):
         raise GaiaParameterError(
-            f"-T pids={pids} is not a process limit Linux accepts — give a whole number from "
-            f"{MIN_PIDS} to {MAX_PIDS} (Linux's most), or null for none"
+            f"-T pids={pids} is not a process limit Linux accepts",
+            fix=f"give a whole number from {MIN_PIDS} to {MAX_PIDS} (Linux's most), or null for "
+            "none",
         )
     return SandboxLimits(
         cpus=None if cpus is None else float(cpus),
@@ -157,8 +159,8 @@ def _size(name: str, size: object, least: int, from_text: str) -> str | None:
     value = size_bytes(size)
     if value is None or not least <= value <= MAX_SIZE:
         raise GaiaParameterError(
-            f"-T {name}={size} is not a size Docker accepts — give one {from_text}up to "
-            f"{MAX_SIZE // 2**40}t: a number with k, m, g or t (powers of 1024) such as 512m or "
-            "4g, or null for none"
+            f"-T {name}={size} is not a size Docker accepts",
+            fix=f"give one {from_text}up to {MAX_SIZE // 2**40}t: a number with k, m, g or t "
+            "(powers of 1024) such as 512m or 4g, or null for none",
         )
     return docker_size(value)
