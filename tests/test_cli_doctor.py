@@ -175,7 +175,8 @@ def test_the_checks_without_the_command(
     ]
     assert check_local_dataset(str(gaia_tiny), "validation").ok
     snapshot = check_local_dataset(str(tmp_path), "validation")
-    assert not snapshot.ok and "pass the folder that holds 2023/" in snapshot.detail
+    assert not snapshot.ok and "is not a GAIA snapshot" in snapshot.detail
+    assert snapshot.fix == "pass the folder that holds 2023/"
 
 
 def test_a_warning_has_its_own_mark_and_the_engine_s_reason_in_words() -> None:

@@ -191,8 +191,9 @@ def build_browser(tag: str, offline: bool, log: Log) -> None:
 
     if shutil.which("npm") is None:
         raise GaiaError(
-            "the browser image's Playwright MCP is fetched with the host's npm, which is not "
-            "installed — install it (Debian: `apt-get install npm`) and rerun"
+            "the browser image's Playwright MCP is fetched with the host's npm, which is "
+            "not installed",
+            fix="install it (Debian: `apt-get install npm`) and rerun",
         )
     base = base_tag(offline)
     if engine.local_image_id(base) is None:

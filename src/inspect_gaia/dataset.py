@@ -96,8 +96,9 @@ def metadata_file(root: Path, split: str) -> Path:
     if not root.is_dir():
         raise GaiaDatasetError(f"dataset_path {str(root)!r} is not a directory")
     raise GaiaDatasetError(
-        f"{str(root)!r} is not a GAIA snapshot: expected {directory}/metadata.parquet (or "
-        f"metadata.jsonl) — pass the folder that holds {YEAR}/"
+        f"{str(root)!r} is not a GAIA snapshot: expected {directory}/metadata.parquet "
+        "(or metadata.jsonl)",
+        fix=f"pass the folder that holds {YEAR}/",
     )
 
 
@@ -129,7 +130,7 @@ def check_record(raw: dict[str, Any], source: Path, row: int) -> GaiaRecord:
 
     def fail(problem: str) -> GaiaDatasetError:
         return GaiaDatasetError(
-            f"GAIA metadata {where}: {problem} — fix or re-download the snapshot"
+            f"GAIA metadata {where}: {problem}", fix="fix or re-download the snapshot"
         )
 
     missing = [c for c in REQUIRED_COLUMNS if c not in raw]
@@ -236,8 +237,8 @@ def load_samples(
         counts = Counter(r.task_id for r in records)
         twice = sorted(task_id for task_id, count in counts.items() if count > 1)
         raise GaiaDatasetError(
-            f"GAIA metadata {source}: task id(s) {', '.join(twice)} appear more than once — fix "
-            "or re-download the snapshot"
+            f"GAIA metadata {source}: task id(s) {', '.join(twice)} appear more than once",
+            fix="fix or re-download the snapshot",
         )
     claimed: dict[str, str] = {}
     samples = []
@@ -254,7 +255,8 @@ def load_samples(
             except OSError as ex:  # multimodal reads the file; it may not be readable
                 raise GaiaDatasetError(
                     f"attachment {record.file_name!r} of task {record.task_id} cannot be read "
-                    f"({ex.strerror or ex}) — fix the snapshot's permissions or re-download it"
+                    f"({ex.strerror or ex})",
+                    fix="fix the snapshot's permissions or re-download it",
                 ) from ex
     return samples
 

@@ -59,9 +59,8 @@ def gated_fix() -> str:
     )
 
 
-def gated_message() -> str:
-    """GAIA is gated on Hugging Face, and what to do."""
-    return f"GAIA is gated on Hugging Face — {gated_fix()}"
+GATED = "GAIA is gated on Hugging Face"
+"""The problem a download meets without access (``gated_fix`` says what to do)."""
 
 
 def download_command(hub: str, split: str | None = None) -> str:
@@ -141,8 +140,8 @@ def _check_reachable(hub: str, name: str, env: str) -> None:
         return
     other = "huggingface" if hub == "modelscope" else "modelscope"
     raise GaiaDatasetError(
-        f"cannot reach {name} at {hub_endpoint(hub)} ({reason}) — "
-        + either(f"check the network (or {env})", _use(flag("hub", other)), _pass_snapshot())
+        f"cannot reach {name} at {hub_endpoint(hub)} ({reason})",
+        fix=either(f"check the network (or {env})", _use(flag("hub", other)), _pass_snapshot()),
     )
 
 
@@ -228,13 +227,13 @@ def _download_huggingface(directory: Path, revision: str, allow_patterns: Sequen
 
     if constants.HF_HUB_OFFLINE:
         raise GaiaDatasetError(
-            f"Hugging Face offline mode is on (HF_HUB_OFFLINE) and GAIA is not cached in "
-            f"{directory} — "
-            + either(
+            "Hugging Face offline mode is on (HF_HUB_OFFLINE) and GAIA is not cached in "
+            f"{directory}",
+            fix=either(
                 "unset HF_HUB_OFFLINE and run `inspect-gaia download` where Hugging Face is "
                 "reachable",
                 _pass_snapshot(),
-            )
+            ),
         )
     _check_reachable("huggingface", "Hugging Face", "HF_ENDPOINT")
     try:
@@ -248,26 +247,24 @@ def _download_huggingface(directory: Path, revision: str, allow_patterns: Sequen
             )
     except GatedRepoError as ex:
         hint = "no Hugging Face token found" if get_token() is None else "your token has no access"
-        raise GaiaDatasetError(f"{gated_message()} ({hint})") from ex
+        raise GaiaDatasetError(GATED, fix=f"{gated_fix()} ({hint})") from ex
     except RevisionNotFoundError as ex:
         omit = flag("revision")
         raise GaiaDatasetError(
-            f"revision {revision!r} does not exist in {HF_REPO_ID} — "
-            + (
-                either(
-                    f"omit `{omit}` to use the pinned {HF_REVISION}" if omit else None,
-                    _pass_snapshot(),
-                )
-                or "check the revision"
+            f"revision {revision!r} does not exist in {HF_REPO_ID}",
+            fix=either(
+                f"omit `{omit}` to use the pinned {HF_REVISION}" if omit else None,
+                _pass_snapshot(),
             )
+            or "check the revision",
         ) from ex
     except RepositoryNotFoundError as ex:
         # Hugging Face answers "not found" to a gated repository when the request carries no token.
-        raise GaiaDatasetError(gated_message()) from ex
+        raise GaiaDatasetError(GATED, fix=gated_fix()) from ex
     except Exception as ex:  # hub outages, an incomplete snapshot
         raise GaiaDatasetError(
-            f"could not download GAIA from Hugging Face ({_first_line(ex)}) — "
-            + either("check the network", _use(flag("hub", "modelscope")), _pass_snapshot())
+            f"could not download GAIA from Hugging Face ({_first_line(ex)})",
+            fix=either("check the network", _use(flag("hub", "modelscope")), _pass_snapshot()),
         ) from ex
 
 
@@ -286,6 +283,6 @@ def _download_modelscope(directory: Path, revision: str, allow_patterns: Sequenc
             )
         except Exception as ex:  # modelscope raises plain requests/ValueError/HTTPError types
             raise GaiaDatasetError(
-                f"could not download GAIA from ModelScope ({_first_line(ex)}) — "
-                + either("check the network", _pass_snapshot())
+                f"could not download GAIA from ModelScope ({_first_line(ex)})",
+                fix=either("check the network", _pass_snapshot()),
             ) from ex

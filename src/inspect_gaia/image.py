@@ -163,10 +163,12 @@ def debootstrap_image(
         GaiaError: Not root, debootstrap missing, or a step failed (the message has its output).
     """
     if os.geteuid() != 0:
-        raise GaiaError("an offline build runs debootstrap, which needs root — run it with sudo")
+        raise GaiaError(
+            "an offline build runs debootstrap, which needs root", fix="run it with sudo"
+        )
     if shutil.which("debootstrap") is None:
         raise GaiaError(
-            "debootstrap is not installed — `apt-get install debootstrap` (Debian/Ubuntu)"
+            "debootstrap is not installed", fix="`apt-get install debootstrap` (Debian/Ubuntu)"
         )
     with tempfile.TemporaryDirectory(prefix="gaia-rootfs-") as temp:
         rootfs = Path(temp)
@@ -319,4 +321,4 @@ def build_dockerfile(tag: str, text: str, what: str, log: Log, offline: str) -> 
         try:
             run_step(["docker", "build", "-t", tag, temp], "docker build")
         except GaiaError as ex:
-            raise GaiaError(f"{ex} — with no registry, build with {offline}") from ex
+            raise GaiaError(str(ex), fix=f"with no registry, build with {offline}") from ex

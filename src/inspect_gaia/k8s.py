@@ -64,15 +64,15 @@ def operator_values() -> dict[str, Any]:
         values = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as ex:
         raise GaiaParameterError(
-            f"{OPERATOR_VALUES}={path} cannot be read ({type(ex).__name__}) — point it at the "
-            "cluster's values file, or unset it"
+            f"{OPERATOR_VALUES}={path} cannot be read ({type(ex).__name__})",
+            fix="point it at the cluster's values file, or unset it",
         ) from ex
     if values is None:
         return {}
     if not isinstance(values, dict):
         raise GaiaParameterError(
-            f"{OPERATOR_VALUES}={path} is not a YAML mapping of chart values — fix the file, or "
-            "unset it"
+            f"{OPERATOR_VALUES}={path} is not a YAML mapping of chart values",
+            fix="fix the file, or unset it",
         )
     return values
 
@@ -104,14 +104,14 @@ def k8s_values(
     if theirs is not None and theirs != image:
         raise GaiaParameterError(
             f"{OPERATOR_VALUES} sets services.default.image to {theirs}, which would replace "
-            f"-T image={image} in every sandbox — remove it from that file, or pass "
-            f"-T image={theirs}"
+            f"-T image={image} in every sandbox",
+            fix=f"remove it from that file, or pass -T image={theirs}",
         )
     if not policy and not network:
         raise GaiaParameterError(
             f"-T network=false on a cluster without network policies ({OPERATOR_VALUES} sets "
-            "networkPolicy.enabled: false): nothing would cut the sandboxes off — run with "
-            "network=true, or on a cluster with Cilium"
+            "networkPolicy.enabled: false): nothing would cut the sandboxes off",
+            fix="run with network=true, or on a cluster with Cilium",
         )
     values: dict[str, Any] = copy.deepcopy(dict(template))
     service = values["services"]["default"]

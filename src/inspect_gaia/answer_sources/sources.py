@@ -60,8 +60,9 @@ def load_answer_sources(blocklist: str | None = None) -> AnswerSources:
         path = Path(blocklist).expanduser()
         if not path.is_file():
             raise GaiaParameterError(
-                f"blocklist {blocklist} is not a file — give a file of URL rules (one a line, "
-                "e.g. huggingface.co/datasets/some/mirror), or omit blocklist"
+                f"blocklist {blocklist} is not a file",
+                fix="give a file of URL rules (one a line, e.g. "
+                "huggingface.co/datasets/some/mirror), or omit blocklist",
             )
         files.append(str(path.resolve()))
         _read(path, rules, mentions)
@@ -95,7 +96,7 @@ def _read(path: Path, rules: list[Rule], mentions: list[tuple[str, str]]) -> Non
 def _entries(sources: object, path: Path) -> Sequence[dict[str, Any]]:
     if not isinstance(sources, list) or not all(isinstance(e, dict) for e in sources):
         raise GaiaParameterError(
-            f"blocklist {path}: `sources` must be a list of entries with `name` and `urls` — "
-            "see answer_sources.yaml in the package, or write one rule a line"
+            f"blocklist {path}: `sources` must be a list of entries with `name` and `urls`",
+            fix="see answer_sources.yaml in the package, or write one rule a line",
         )
     return sources
