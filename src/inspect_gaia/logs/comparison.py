@@ -116,8 +116,8 @@ def compare_document(a: Side, b: Side, key: AnswerKey, epoch: int | None = None)
     both = sorted(set(mine) & set(theirs), key=lambda t: (key.questions[t].level, t))
     if not both:
         raise GaiaError(
-            f"{a.path} and {b.path} share no question of the answer key — are they of the same "
-            "split and question set?"
+            f"{a.path} and {b.path} share no question of the answer key",
+            fix="are they of the same split and question set?",
         )
     union = set(mine) | set(theirs)
     levels = sorted({key.questions[t].level for t in union})

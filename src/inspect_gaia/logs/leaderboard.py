@@ -42,7 +42,9 @@ def read_leaderboard(path: str | Path) -> list[SampleResult]:
     try:
         text = read_text(path)
     except UnsafeFile as ex:
-        raise GaiaError(f"cannot read {path}: {ex.reason} — give a leaderboard .jsonl file") from ex
+        raise GaiaError(
+            f"cannot read {path}: {ex.reason}", fix="give a leaderboard .jsonl file"
+        ) from ex
     except OSError as ex:
         raise GaiaError(f"cannot read {path}: {ex.strerror or ex}") from ex
     samples: list[SampleResult] = []
@@ -55,20 +57,21 @@ def read_leaderboard(path: str | Path) -> list[SampleResult]:
         except (json.JSONDecodeError, RecursionError) as ex:
             problem = ex.msg if isinstance(ex, json.JSONDecodeError) else "nested too deeply"
             raise GaiaError(
-                f"{path}, line {number}: not JSON ({problem}) — a leaderboard file has one JSON "
-                "object per line"
+                f"{path}, line {number}: not JSON ({problem})",
+                fix="a leaderboard file has one JSON object per line",
             ) from ex
         if not isinstance(record, dict) or any(key not in record for key in FIELDS):
             missing = [k for k in FIELDS if not isinstance(record, dict) or k not in record]
             raise GaiaError(
-                f"{path}, line {number}: no {' and no '.join(missing)} — each line of a "
-                'leaderboard file is {"task_id": …, "model_answer": …, "reasoning_trace": …}'
+                f"{path}, line {number}: no {' and no '.join(missing)}",
+                fix='each line of a leaderboard file is {"task_id": …, "model_answer": …, '
+                '"reasoning_trace": …}',
             )
         task_id = str(record["task_id"]).strip()
         if task_id in seen:
             raise GaiaError(
-                f"{path}: task id {task_id} is on lines {seen[task_id]} and {number} — keep one "
-                "answer per question"
+                f"{path}: task id {task_id} is on lines {seen[task_id]} and {number}",
+                fix="keep one answer per question",
             )
         seen[task_id] = number
         answer = record["model_answer"]
@@ -83,7 +86,7 @@ def read_leaderboard(path: str | Path) -> list[SampleResult]:
             )
         )
     if not samples:
-        raise GaiaError(f"{path} holds no predictions — give one JSON object per question")
+        raise GaiaError(f"{path} holds no predictions", fix="give one JSON object per question")
     return samples
 
 
@@ -149,8 +152,8 @@ def run_problems(
         problems.append(
             Problem(
                 "epochs",
-                f"{', '.join(repeated)}: the leaderboard takes one answer per question — submit a "
-                "single-epoch run",
+                f"{', '.join(repeated)}: the leaderboard takes one answer per question",
+                fix="submit a single-epoch run",
             )
         )
     oracle = [run.source for run in runs if comparable_settings(run)["max_attempts"] > 1]
@@ -182,8 +185,9 @@ def answer_problems(
         return [
             Problem(
                 "duplicates",
-                f"{len(twice)} task id(s) answered in more than one log: {few(twice)} — give each "
-                "question's log once (a run and its eval-retry: the retry's log alone)",
+                f"{len(twice)} task id(s) answered in more than one log: {few(twice)}",
+                fix="give each question's log once (a run and its eval-retry: the retry's log "
+                "alone)",
             )
         ]
     if split_ids is None:
@@ -195,8 +199,8 @@ def answer_problems(
         problems.append(
             Problem(
                 "missing",
-                f"{len(missing)} task id(s) of the {split} split missing: {few(missing)} — give "
-                "the logs that answer them too (every level's), or run them",
+                f"{len(missing)} task id(s) of the {split} split missing: {few(missing)}",
+                fix="give the logs that answer them too (every level's), or run them",
             )
         )
     unknown = sorted(set(merged) - set(split_ids))
@@ -204,8 +208,9 @@ def answer_problems(
         problems.append(
             Problem(
                 "unknown",
-                f"{len(unknown)} task id(s) not in the {split} split: {few(unknown)} — are these "
-                "logs of another snapshot? Pass --dataset-path with the one they ran on",
+                f"{len(unknown)} task id(s) not in the {split} split: {few(unknown)}",
+                fix="are these logs of another snapshot? Pass --dataset-path with the one they "
+                "ran on",
             )
         )
     return problems
@@ -229,9 +234,9 @@ def flagged_problems(runs: Sequence[RunResults], *, allow_flagged: bool = False)
         Problem(
             "flagged",
             f"{len(found)} sample(s) read a known answer source or their answer off a page: "
-            f"{few(found)} (evidence: inspect-gaia report --format json) — rerun them with "
-            "-T block_answer_sources=true, or pass --allow-flagged to package them (the sidecar "
-            "says so)",
+            f"{few(found)} (evidence: inspect-gaia report --format json)",
+            fix="rerun them with -T block_answer_sources=true, or pass --allow-flagged to package "
+            "them (the sidecar says so)",
         )
     ]
 

@@ -116,8 +116,9 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
         found = [_shown(path, info.name) for info in list_eval_logs(str(path), recursive=True)]
         if not found:
             raise GaiaError(
-                f"no inspect logs (*.eval, *.json) in directory {path} — name the folder that "
-                "`inspect eval --log-dir` wrote to (inspect's default: ./logs), or log files"
+                f"no inspect logs (*.eval, *.json) in directory {path}",
+                fix="name the folder that `inspect eval --log-dir` wrote to (inspect's default: "
+                "./logs), or log files",
             )
         for log in sorted(found):
             add(log, named=False)

@@ -241,8 +241,9 @@ def _separate_runs(
             earlier, later, sample = clash
             raise GaiaError(
                 f"question {sample.task_id} (epoch {sample.epoch}) is in both {earlier.source} "
-                f"and {later.source}, separate runs of one model and settings, not a run and its "
-                "eval-retry — name one of them, or their folder (each run is then a group)"
+                f"and {later.source}, separate runs of one model and settings, not a run and "
+                "its eval-retry",
+                fix="name one of them, or their folder (each run is then a group)",
             )
         pools.append(list(logs))
     return pools
@@ -309,8 +310,9 @@ def read_evalscope_run(directory: str | Path) -> RunResults:
     models = sorted({file.parent.name for file in files})
     if len(models) > 1:
         raise GaiaError(
-            f"{root} holds the reviews of {len(models)} models ({few(models)}), which are "
-            f"separate runs — name one model's folder, e.g. {root / 'reviews' / models[0]}"
+            f"{root} holds the reviews of {len(models)} models ({few(models)}), which "
+            "are separate runs",
+            fix=f"name one model's folder, e.g. {root / 'reviews' / models[0]}",
         )
     samples: list[SampleResult] = []
     where: dict[str, str] = {}
@@ -320,7 +322,7 @@ def read_evalscope_run(directory: str | Path) -> RunResults:
             text = read_text(file)
         except (UnsafeFile, OSError) as ex:
             reason = ex.reason if isinstance(ex, UnsafeFile) else ex.strerror or str(ex)
-            raise GaiaError(f"cannot read {file}: {reason} — is the run complete?") from ex
+            raise GaiaError(f"cannot read {file}: {reason}", fix="is the run complete?") from ex
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
@@ -329,8 +331,8 @@ def read_evalscope_run(directory: str | Path) -> RunResults:
                 first = where[sample.task_id]
                 raise GaiaError(
                     f"task id {sample.task_id} is reviewed twice in {root} ({first} and "
-                    f"{file.name}, line {number}) — keep one review per question: are two runs' "
-                    "reviews in one folder?"
+                    f"{file.name}, line {number})",
+                    fix="keep one review per question: are two runs' reviews in one folder?",
                 )
             where[sample.task_id] = f"{file.name}, line {number}"
             samples.append(sample)
@@ -353,17 +355,17 @@ def _evalscope_review(line: str, file_level: str, file: Path, number: int) -> Sa
         level = int(metadata.get("level") or file_level)
     except json.JSONDecodeError as ex:
         raise GaiaError(
-            f"{file}, line {number}: not JSON ({ex.msg}) — is the run complete?"
+            f"{file}, line {number}: not JSON ({ex.msg})", fix="is the run complete?"
         ) from ex
     except RecursionError as ex:
         raise GaiaError(
-            f"{file}, line {number}: JSON nested too deeply to read — is this an evalscope GAIA "
-            "output directory?"
+            f"{file}, line {number}: JSON nested too deeply to read",
+            fix="is this an evalscope GAIA output directory?",
         ) from ex
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as ex:
         raise GaiaError(
-            f"{file}, line {number}: not an evalscope GAIA review (no usable {ex!s}) — is this "
-            "an evalscope GAIA output directory?"
+            f"{file}, line {number}: not an evalscope GAIA review (no usable {ex!s})",
+            fix="is this an evalscope GAIA output directory?",
         ) from ex
     return SampleResult(
         task_id=str(task_id),

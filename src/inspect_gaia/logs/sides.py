@@ -92,16 +92,16 @@ def read_side(path: str) -> Side:
     found = read_inspect_logs([path])
     if not found.runs:
         raise GaiaError(
-            f"no usable GAIA log in {path} ({len(found.skipped)} file(s) skipped) — name "
-            "inspect_gaia's or inspect_evals' gaia logs, an evalscope output folder or a "
-            "leaderboard .jsonl file"
+            f"no usable GAIA log in {path} ({len(found.skipped)} file(s) skipped)",
+            fix="name inspect_gaia's or inspect_evals' gaia logs, an evalscope output folder or "
+            "a leaderboard .jsonl file",
         )
     groups = group_runs(found.runs, found.in_folder)
     models = sorted({g.model for g in groups})
     if len(models) > 1:
         raise GaiaError(
-            f"{path} holds runs of {len(models)} models ({', '.join(models)}) — give one model's "
-            "logs per side (`inspect-gaia report` shows the groups)"
+            f"{path} holds runs of {len(models)} models ({', '.join(models)})",
+            fix="give one model's logs per side (`inspect-gaia report` shows the groups)",
         )
     (group,), left_out = latest(groups, key=lambda g: "")
     chosen = (
@@ -112,8 +112,9 @@ def read_side(path: str) -> Side:
     )
     if group.split != SPLIT:
         raise GaiaError(
-            f"{path} is a {group.split}-split run: its answers are private, so there is nothing "
-            "to score — compare validation runs"
+            f"{path} is a {group.split}-split run: its answers are private, so there is "
+            "nothing to score",
+            fix="compare validation runs",
         )
     return Side(
         path=path,
@@ -182,9 +183,9 @@ def _from_sides(sides: Sequence[Side]) -> dict[str, Question]:
     for side in sides:
         if not side.verdicts:
             raise GaiaError(
-                f"{side.path} carries no answers to score against and no GAIA snapshot was found "
-                "— give --dataset-path (a folder holding 2023/validation), or fetch one with "
-                "`inspect-gaia download --split validation`"
+                f"{side.path} carries no answers to score against and no GAIA snapshot was found",
+                fix="give --dataset-path (a folder holding 2023/validation), or fetch one with "
+                "`inspect-gaia download --split validation`",
             )
         for sample in side.samples:
             known = questions.setdefault(
@@ -193,7 +194,8 @@ def _from_sides(sides: Sequence[Side]) -> dict[str, Question]:
             if known.answer != sample.target:
                 raise GaiaError(
                     f"the runs disagree on the answer of {sample.task_id} ({known.answer!r}, "
-                    f"{sample.target!r}) — give --dataset-path to score both against one snapshot"
+                    f"{sample.target!r})",
+                    fix="give --dataset-path to score both against one snapshot",
                 )
     return questions
 
@@ -238,5 +240,6 @@ def check_split(side: Side, key: AnswerKey) -> None:
         shown = ", ".join(unknown[:3]) + (f" and {len(unknown) - 3} more" if unknown[3:] else "")
         raise GaiaError(
             f"{len(unknown)} task id(s) of {side.path} are not in the {SPLIT} split of "
-            f"{key.source}: {shown} — is it a run of another split or dataset?"
+            f"{key.source}: {shown}",
+            fix="is it a run of another split or dataset?",
         )

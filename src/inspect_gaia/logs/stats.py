@@ -229,7 +229,7 @@ def read_prices(path: str | Path) -> dict[str, ModelCost]:
         problem = getattr(ex, "problem", None) or "not YAML or JSON"
         raise GaiaError(f"cannot read prices from {path}: {problem}{where}") from ex
     if not isinstance(data, dict) or not data:
-        raise GaiaError(f"{path} holds no prices — expected `<model>: {{input: …, output: …}}`")
+        raise GaiaError(f"{path} holds no prices", fix="expected `<model>: {input: …, output: …}`")
     prices: dict[str, ModelCost] = {}
     for model, cost in data.items():
         try:
@@ -237,8 +237,9 @@ def read_prices(path: str | Path) -> dict[str, ModelCost]:
         except ValidationError as ex:
             fields = ", ".join(str(e["loc"][0]) for e in ex.errors() if e["loc"]) or "its value"
             raise GaiaError(
-                f"{path}: the prices of {model} are not valid (check {fields}) — give input, "
-                "output, input_cache_write and input_cache_read in $ per million tokens"
+                f"{path}: the prices of {model} are not valid (check {fields})",
+                fix="give input, output, input_cache_write and input_cache_read in $ per million "
+                "tokens",
             ) from ex
     return prices
 
