@@ -89,14 +89,14 @@ def load_named_set(value: str, flag: str = "-T question_set") -> NamedSet:
     path = SETS_DIR / f"{value}.yaml" if value in NAMES else Path(value).expanduser()
     if not path.is_file():
         raise GaiaParameterError(
-            f"{flag}={value} is neither a named set ({', '.join(NAMES)}) nor a file — "
-            "give one of those names, or the path of a set file (docs/question-sets.md)"
+            f"{flag}={value} is neither a named set ({', '.join(NAMES)}) nor a file",
+            fix="give one of those names, or the path of a set file (docs/question-sets.md)",
         )
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as ex:
         raise GaiaParameterError(
-            f"{flag}: cannot read {path} ({type(ex).__name__}) — give a set file"
+            f"{flag}: cannot read {path} ({type(ex).__name__})", fix="give a set file"
         ) from ex
     where = str(path)
     if not isinstance(data, dict):

@@ -76,7 +76,7 @@ def _read(path: Path, flag: str) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as ex:
         raise GaiaParameterError(
-            f"{flag}: cannot read {path} ({ex}) — give a readable file"
+            f"{flag}: cannot read {path} ({ex})", fix="give a readable file"
         ) from ex
 
 
@@ -95,21 +95,23 @@ def parse_exclude(value: object, flag: str = "-T exclude") -> tuple[tuple[str, .
             except (json.JSONDecodeError, RecursionError) as ex:
                 why = f"{ex.msg}, line {ex.lineno}" if isinstance(ex, json.JSONDecodeError) else ""
                 raise GaiaParameterError(
-                    f"{flag}: {source} is not a JSON list ({why or 'nested too deeply'}) — give "
-                    "one task id per line, or a JSON list"
+                    f"{flag}: {source} is not a JSON list ({why or 'nested too deeply'})",
+                    fix="give one task id per line, or a JSON list",
                 ) from ex
         else:
             lines = [line.split("#", 1)[0] for line in text.splitlines()]
             items = " ".join(lines).replace(",", " ").split()
     elif isinstance(value, str):
         if "/" in value or value.endswith((".txt", ".json", ".csv")):
-            raise GaiaParameterError(f"{flag}: no file {value} — give task ids or a file of them")
+            raise GaiaParameterError(
+                f"{flag}: no file {value}", fix="give task ids or a file of them"
+            )
         items = value.split(",")
     else:
         items = value if isinstance(value, Iterable) else [value]
     ids = tuple(dict.fromkeys(str(item).strip() for item in items if str(item).strip()))
     if not ids:
-        raise GaiaParameterError(f"{flag} names no task id — give ids, or a file of them")
+        raise GaiaParameterError(f"{flag} names no task id", fix="give ids, or a file of them")
     return ids, source
 
 
@@ -143,8 +145,8 @@ def parse_answers(
                 pairs.append((record["task_id"], answer))
             except (json.JSONDecodeError, RecursionError, KeyError, StopIteration, TypeError) as ex:
                 raise GaiaParameterError(
-                    f'{flag}: {source}, line {number} is not {{"task_id": …, "answer": …}} — '
-                    "give a JSON object {task_id: answer} or one such object per line"
+                    f'{flag}: {source}, line {number} is not {{"task_id": …, "answer": …}}',
+                    fix="give a JSON object {task_id: answer} or one such object per line",
                 ) from ex
     answers: dict[str, str] = {}
     for task_id, answer in pairs:
@@ -191,7 +193,7 @@ def check_ids(
         flag = f"{flags[2]}={named.name}"
         if named.split != split:
             raise GaiaParameterError(
-                f"{flag} is a set of the {named.split} split — drop it on the {split} split"
+                f"{flag} is a set of the {named.split} split", fix=f"drop it on the {split} split"
             )
         lists.append((flag, [*named.keep, *named.exclude, *(i for i, _ in named.answers)]))
     for flag, ids in lists:
@@ -201,8 +203,8 @@ def check_ids(
                 f" and {len(unknown) - 3} more" if unknown[3:] else ""
             )
             raise GaiaParameterError(
-                f"{flag} names {len(unknown)} task id(s) not in the {split} split: {shown} — "
-                "check the list (and the split)"
+                f"{flag} names {len(unknown)} task id(s) not in the {split} split: {shown}",
+                fix="check the list (and the split)",
             )
 
 
@@ -267,8 +269,8 @@ def resolve(
         if tuple(sorted(found.items())) != named.levels:
             raise GaiaParameterError(
                 f"{flags[2]}={named.name}: its questions per level in this snapshot "
-                f"({_per_level(found)}) are not the set's ({_per_level(dict(named.levels))}) — "
-                "run it on the GAIA snapshot it was made on (the default revision)"
+                f"({_per_level(found)}) are not the set's ({_per_level(dict(named.levels))})",
+                fix="run it on the GAIA snapshot it was made on (the default revision)",
             )
         excluded |= set(split_levels) - kept
         corrections = dict(named.answers) | corrections

@@ -47,19 +47,19 @@ def read_records(path: Path) -> list[dict[str, Any]]:
             records = list(table.to_list())
     except UnicodeDecodeError as ex:
         raise GaiaDatasetError(
-            f"cannot read GAIA metadata {path}: not UTF-8 text (byte {ex.start}) — the snapshot "
-            "is damaged; delete it and download again"
+            f"cannot read GAIA metadata {path}: not UTF-8 text (byte {ex.start})",
+            fix="the snapshot is damaged; delete it and download again",
         ) from ex
     except Exception as ex:  # pyarrow/datasets raise many types for a damaged file
         raise GaiaDatasetError(
             f"cannot read GAIA metadata {path} ({type(ex).__name__}: "
-            f"{str(ex).splitlines()[0] if str(ex) else ''}) — the snapshot is damaged; delete it "
-            "and download again"
+            f"{str(ex).splitlines()[0] if str(ex) else ''})",
+            fix="the snapshot is damaged; delete it and download again",
         ) from ex
     if not records:
         raise GaiaDatasetError(
-            f"GAIA metadata {path} holds no questions — the snapshot is incomplete; delete it and "
-            "download again"
+            f"GAIA metadata {path} holds no questions",
+            fix="the snapshot is incomplete; delete it and download again",
         )
     return records
 
@@ -79,7 +79,8 @@ def claim_attachment(claimed: dict[str, str], task_id: str, file_name: str) -> N
     if other != task_id:
         raise GaiaDatasetError(
             f"attachment {file_name!r} is named by tasks {other} and {task_id}: one task's file "
-            "would reach another's sandbox — fix or re-download the snapshot"
+            "would reach another's sandbox",
+            fix="fix or re-download the snapshot",
         )
 
 
@@ -98,7 +99,7 @@ def attachment_path(
     """
 
     def fail(problem: str, fix: str = "fix or re-download the snapshot") -> GaiaDatasetError:
-        return GaiaDatasetError(f"attachment {name!r} of task {task_id} {problem} — {fix}")
+        return GaiaDatasetError(f"attachment {name!r} of task {task_id} {problem}", fix=fix)
 
     if "/" in name or "\\" in name or name in (".", "..") or "\x00" in name:
         raise fail("is not a plain file name in the split's directory")

@@ -291,7 +291,7 @@ def gaia_level3(**kwargs: Any) -> Task:
 def _at_level(level: int, kwargs: dict[str, Any]) -> Task:
     if "level" in kwargs:  # else a TypeError: gaia() got multiple values for 'level'
         raise GaiaParameterError(
-            f"gaia_level{level} asks level {level} only — for -T level={kwargs['level']}, run "
-            "inspect_gaia/gaia"
+            f"gaia_level{level} asks level {level} only",
+            fix=f"for -T level={kwargs['level']}, run inspect_gaia/gaia",
         )
     return gaia(level=level, **kwargs)

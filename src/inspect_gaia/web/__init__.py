@@ -79,7 +79,8 @@ def require_web_image(image: str, browser: bool, reader: bool) -> dict[str, str]
         asked = " ".join(f"-T {name}=true" for name in missing)
         lacks = " or ".join({"browser": "browser", "web_reader": "page reader"}[n] for n in missing)
         raise GaiaParameterError(
-            f"{asked}: the sandbox image {image} has no {lacks} — build one with "
-            "`inspect-gaia image build --offline --browser`" + (f" and pass `{use}`" if use else "")
+            f"{asked}: the sandbox image {image} has no {lacks}",
+            fix="build one with `inspect-gaia image build --offline --browser`"
+            + (f" and pass `{use}`" if use else ""),
         )
     return web_versions(labels)
