@@ -1,212 +1,207 @@
-"""What a sample looked up: known answer sources, its question beside its answer, refusals."""
+"""Contamination in `report` and `compare`: counts per level, evidence, the one line, and the
+accuracy with flagged samples counted wrong, against values computed by hand."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ContentText, ContentToolUse
-from inspect_ai.tool import ToolCall
 
-from inspect_gaia.answer_sources.detect import contamination, question_text
-from inspect_gaia.answer_sources.matching import normalise_text, question_with_answer
-from inspect_gaia.answer_sources.sources import AnswerSources, load_answer_sources
-from tests.helpers_transcripts import (
-    ANSWER,
-    QUESTION,
-    SOURCES,
-    TASK_ID,
-    detect,
-    exchange,
-    kinds,
-    prompt,
-    refusal,
-    transcript,
+from inspect_gaia.answer_sources.sources import load_answer_sources
+from inspect_gaia.logs.results import read_evalscope_run
+from tests.helpers import gaia_record, invoke, write_log
+from tests.scenario import EVALSCOPE_RUN, GAIA_MINI
+
+
+def _flag(kind: str, where: str = "call", **evidence: Any) -> dict[str, Any]:
+    return {"kind": kind, "tool": "bash", "message": 2, "where": where, **evidence}
+
+
+MIRROR = _flag(
+    "answer_source", url="https://hf.co/datasets/gaia-benchmark/GAIA", source="GAIA on Hugging Face"
+)
+LISTING = _flag("question_with_answer", "result", excerpt="… How many arches … Answer: 41")
+TASK_ID = _flag("dataset_reference", excerpt="e-task-id", source="this sample's task id")
+REFUSED = [
+    _flag("refused", url="https://modelscope.cn/datasets/AI-ModelScope/GAIA"),
+    _flag("refused", "result", url="https://modelscope.cn/datasets/AI-ModelScope/GAIA"),
+    _flag("refused", "result", url="https://hf.co/datasets/gaia-benchmark/GAIA"),
+]
+
+# a: right, read a mirror        b: right, clean        c: wrong, read a listing
+# d: right, refused twice        e: right, named its task id        f: wrong, clean
+SAMPLES = [
+    {"id": "a", "level": 1, "target": "1", "answer": "1", "value": "C", "contamination": [MIRROR]},
+    {"id": "b", "level": 1, "target": "2", "answer": "2", "value": "C"},
+    {"id": "c", "level": 1, "target": "3", "answer": "4", "value": "I", "contamination": [LISTING]},
+    {"id": "d", "level": 2, "target": "x", "answer": "x", "value": "C", "contamination": REFUSED},
+    {"id": "e", "level": 2, "target": "y", "answer": "y", "value": "C", "contamination": [TASK_ID]},
+    {"id": "f", "level": 3, "target": "z", "answer": "q", "value": "I"},
+]
+# by hand: plain 2/3, 2/2, 0/1 and 4/6; flagged (a, c, e) counted wrong: 1/3, 1/2, 0/1 and 2/6
+PLAIN = {"1": 2 / 3, "2": 1.0, "3": 0.0, "all": 4 / 6}
+STRICT = {"1": 1 / 3, "2": 1 / 2, "3": 0.0, "all": 2 / 6}
+FLAGGED = {"1": 2, "2": 1, "3": 0, "all": 3}
+NOTE = (
+    "3 samples read a known answer source or their answer off a page (1 a known answer source, "
+    "1 their question with its answer on a page, 1 the dataset or their task id; evidence in "
+    "--format json); the egress proxy refused 2 requests to answer sources in 1 sample"
 )
 
 
-def test_question_is_taken_out_of_theprompt() -> None:
-    assert question_text(prompt()) == QUESTION
-    assert question_text("no template here") == "no template here"
+def _report(path: Path, *args: str) -> tuple[int, str]:
+    code, out, err = invoke("report", str(path), *args)
+    assert code == 0, err
+    return code, out
 
 
-def test_a_mirror_url_in_a_call_and_in_its_result_is_flagged_with_its_evidence() -> None:
-    url = "https://www.modelscope.cn/api/v1/datasets/AI-ModelScope/GAIA/repo?FilePath=x"
-    flags = detect(*exchange(f"curl -s '{url}'", "[]"))
-    assert flags == [
+def test_report_counts_flagged_samples_per_level_with_their_evidence(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "run.eval", SAMPLES)
+    (group,) = json.loads(_report(log, "--format", "json")[1])["groups"]
+    block = group["contamination"]
+    levels = {row["level"]: row for row in block["levels"]}
+    assert {k: v["flagged"] for k, v in levels.items()} == FLAGGED
+    assert {k: v["refused_requests"] for k, v in levels.items()} == {
+        "1": 0,
+        "2": 2,
+        "3": 0,
+        "all": 2,
+    }
+    for level, value in PLAIN.items():
+        assert levels[level]["accuracy"] == pytest.approx(value)
+        assert levels[level]["accuracy_flagged_wrong"] == pytest.approx(STRICT[level])
+    listed = {s["task_id"]: s for s in block["samples"]}
+    assert set(listed) == {"a", "c", "d", "e"}
+    assert listed["a"]["flags"] == [MIRROR] and listed["a"]["flagged"] is True
+    assert listed["d"]["flagged"] is False and len(listed["d"]["flags"]) == 3
+    assert (listed["c"]["level"], listed["c"]["correct"]) == ("1", False)
+    assert block["note"] == NOTE and NOTE in group["flags"]
+    # the plain accuracy is untouched
+    assert group["levels"][-1]["accuracy"] == pytest.approx(4 / 6)
+
+
+def test_one_line_in_the_tables_and_the_flagged_wrong_column(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "run.eval", SAMPLES)
+    _, plain = _report(log, "--format", "markdown")
+    assert f"⚠ {NOTE}" in plain and "flagged wrong" not in plain
+    _, strict = _report(log, "--format", "markdown", "--flagged-wrong")
+    assert "| level | n | k | pass@1 | acc. (flagged wrong) | 95% CI |" in strict
+    assert "| all | 6 | 1 | 0.6667 | 0.3333 |" in strict
+    _, table = _report(log, "--flagged-wrong")
+    assert "acc. (flagged wrong)" in table and "0.3333" in table
+    _, out = _report(log, "--format", "csv", "--flagged-wrong")
+    rows = {row["level"]: row for row in csv.DictReader(io.StringIO(out))}
+    assert rows["2"]["flagged"] == "1" and rows["2"]["refused_requests"] == "2"
+    assert float(rows["all"]["accuracy_flagged_wrong"]) == pytest.approx(2 / 6)
+    _, out = _report(log, "--format", "csv")
+    assert "accuracy_flagged_wrong" not in out.splitlines()[0]
+
+
+def test_a_clean_group_says_nothing(tmp_path: Path) -> None:
+    clean = [{k: v for k, v in s.items() if k != "contamination"} for s in SAMPLES]
+    log = write_log(tmp_path / "clean.eval", clean)
+    (group,) = json.loads(_report(log, "--format", "json")[1])["groups"]
+    assert group["contamination"]["note"] is None and group["contamination"]["samples"] == []
+    assert group["flags"] == []
+    _, out = _report(log, "--format", "markdown")
+    assert "answer source" not in out
+
+
+def test_logs_written_before_flags_had_kinds(tmp_path: Path) -> None:
+    """Such logs held the strings a call touched; they are dataset references."""
+    old = [{**SAMPLES[1], "contamination": ["gaia-benchmark", "metadata.jsonl"]}]
+    (group,) = json.loads(_report(write_log(tmp_path / "old.eval", old), "--format", "json")[1])[
+        "groups"
+    ]
+    (sample,) = group["contamination"]["samples"]
+    assert [f["excerpt"] for f in sample["flags"]] == ["gaia-benchmark", "metadata.jsonl"]
+    assert group["contamination"]["levels"][-1]["accuracy_flagged_wrong"] == 0.0
+
+
+def test_test_split_counts_without_accuracy(tmp_path: Path) -> None:
+    test = [{**s, "target": "?", "value": "N"} for s in SAMPLES]
+    log = write_log(tmp_path / "test.eval", test, params={"split": "test"})
+    (group,) = json.loads(_report(log, "--format", "json")[1])["groups"]
+    overall = group["contamination"]["levels"][-1]
+    assert (overall["flagged"], overall["accuracy"], overall["accuracy_flagged_wrong"]) == (
+        3,
+        None,
+        None,
+    )
+
+
+def test_compare_counts_and_the_flagged_wrong_accuracy(tmp_path: Path) -> None:
+    snapshot = ("--dataset-path", str(GAIA_MINI))
+    theirs = read_evalscope_run(EVALSCOPE_RUN)
+    samples = [
         {
-            "kind": "answer_source",
-            "tool": "bash",
-            "message": 0,
-            "where": "call",
-            "url": url,
-            "source": "GAIA on ModelScope",
+            "id": s.task_id,
+            "level": s.level,
+            "target": s.target,
+            "answer": s.answer,
+            "value": "C" if s.correct else "I",
+            # the first two right answers of level 1 were read off a mirror
+            "contamination": [MIRROR] if s.correct and s.level == 1 else [],
         }
+        for s in theirs.samples
     ]
-    listing = "Results:\n1. GAIA mirror — https://hf.co/datasets/gaia-benchmark/GAIA/tree/main\n"
-    flags = detect(*exchange("search 'lighthouse keeper Varrowmere'", listing))
-    assert kinds(flags) == [("answer_source", "result")]
-    assert flags[0]["message"] == 1 and flags[0]["source"] == "GAIA on Hugging Face"
-
-
-def test_a_page_listing_the_question_with_its_answer_is_flagged_whatever_its_url() -> None:
-    page = (
-        "<html><body><table><tr><th>Question</th><th>Final answer</th></tr>"
-        f"<tr><td>{QUESTION.replace('boats', '<b>boats</b>', 1)}</td><td>37</td></tr>"
-        "</table></body></html>"
+    right_l1 = sum(s.correct for s in theirs.samples if s.level == 1)
+    n_l1 = sum(s.level == 1 for s in theirs.samples)
+    right = sum(s.correct for s in theirs.samples)
+    log = write_log(tmp_path / "ours.eval", samples)
+    code, out, err = invoke(
+        "compare", str(log), str(EVALSCOPE_RUN), *snapshot, "--format", "json", "--flagged-wrong"
     )
-    flags = detect(*exchange("curl -s https://innocent.example/notes.html", page))
-    assert kinds(flags) == [("question_with_answer", "result")]
-    assert flags[0]["message"] == 1 and "37" in flags[0]["excerpt"]
-    assert len(flags[0]["excerpt"]) < 300
-
-
-def test_json_escaped_questions_and_numbers_with_separators_still_meet() -> None:
-    record = json.dumps({"Question": QUESTION.replace("dawn", "dawn\n"), "Final answer": "1,204"})
-    assert question_with_answer(record, QUESTION, "1204") is not None
-    assert normalise_text("Zorblat&#39;s Half-Moon  <i>Tavern</i>") == "zorblat s half moon tavern"
-
-
-@pytest.mark.parametrize(
-    "output",
-    [
-        # the question alone (a forum asking it): no answer near it
-        f"Anyone know this? {QUESTION} Thanks.",
-        # the answer far away from the question
-        f"{QUESTION}" + " filler" * 400 + " 37",
-        # the answer only as part of another number
-        f"{QUESTION} Answer: 370",
-    ],
-    ids=["question-only", "answer-far", "answer-inside-a-number"],
-)
-def test_no_flag_without_the_answer_next_to_the_question(output: str) -> None:
-    assert detect(*exchange("curl -s https://innocent.example/forum", output)) == []
-
-
-def test_an_answer_the_question_itself_holds_is_no_evidence() -> None:
-    question = (
-        "Of the invented towns Ashcombe and Brindlewick, which has 37 letters in its charter?"
+    assert code == 0, err
+    document = json.loads(out)
+    block = document["a"]["contamination"]
+    assert block["levels"][-1]["flagged"] == right_l1 > 0
+    assert block["note"] is not None and block["note"] in document["a"]["flags"]
+    assert document["b"]["contamination"] is None  # evalscope records no flags
+    rows = {row["level"]: row for row in document["levels"]}
+    assert rows["1"]["a_accuracy"] == pytest.approx(right_l1 / n_l1)
+    assert rows["1"]["a_accuracy_flagged_wrong"] == 0.0
+    assert rows["all"]["a_accuracy_flagged_wrong"] == pytest.approx(
+        (right - right_l1) / len(samples)
     )
-    page = f"{question} Some discussion follows."
-    state = transcript(*exchange("curl -s https://innocent.example/q", page), question=question)
-    assert contamination(state, ANSWER, SOURCES) == []
+    assert rows["all"]["b_accuracy_flagged_wrong"] is None
+    code, out, _ = invoke(
+        "compare", str(log), str(EVALSCOPE_RUN), *snapshot, "--format", "markdown"
+    )
+    assert block["note"] in out and "flagged wrong" not in out
+    code, out, _ = invoke(
+        "compare", str(log), str(EVALSCOPE_RUN), *snapshot, "--format", "csv", "--flagged-wrong"
+    )
+    assert out.startswith(
+        "level,n,a_accuracy,b_accuracy,a_accuracy_flagged_wrong,b_accuracy_flagged_wrong,"
+    )
 
 
-def test_an_answer_the_call_already_held_was_not_read_from_its_output() -> None:
-    command = f"printf '%s\\nanswer: 37\\n' '{QUESTION}'"
-    assert detect(*exchange(command, f"{QUESTION}\nanswer: 37")) == []
-
-
-def test_output_of_the_own_attachment_is_never_a_flag() -> None:
-    own = f"{TASK_ID}.txt"
-    text = f"{QUESTION} The log says 37. See https://huggingface.co/datasets/gaia-benchmark/GAIA"
-    for command in (f"cat /shared_files/{own}", f"markitdown /shared_files/{own} | head"):
-        assert detect(*exchange(command, text), file_name=own) == []
-    view = exchange(f"/shared_files/{own}", text, tool="view_file")
-    assert detect(*view, file_name=own) == []
-    # the same text fetched from the web is flagged twice over
-    fetched = detect(*exchange("curl -s https://innocent.example/x", text), file_name=own)
-    assert {f["kind"] for f in fetched} == {"answer_source", "question_with_answer"}
-
-
-def test_dataset_references_and_the_task_id_in_calls() -> None:
-    own = f"{TASK_ID}.csv"
-    calls = exchange(
-        "python3 -c \"from huggingface_hub import snapshot_download as d; d('gaia-benchmark/GAIA')\"",
-        "",
-    ) + exchange(f"wc -l /shared_files/{own}; find / -name '*{TASK_ID.upper()}*'", "", n=2)
-    flags = detect(*calls, file_name=own)
-    assert [(f["kind"], f["excerpt"]) for f in flags] == [
-        ("dataset_reference", "gaia-benchmark/gaia"),
-        ("dataset_reference", TASK_ID),
+def test_a_default_run_pools_with_older_logs_and_a_blocking_run_stands_apart(
+    tmp_path: Path,
+) -> None:
+    clean = [{k: v for k, v in s.items() if k != "contamination"} for s in SAMPLES]
+    before = gaia_record()  # a record written before the setting existed (schema 2)
+    del before["answer_sources"]
+    before["schema_version"] = 2
+    older = write_log(tmp_path / "older.eval", clean, metadata={"gaia": before})
+    default = write_log(
+        tmp_path / "default.eval",
+        [{**s, "id": f"new-{s['id']}"} for s in clean],  # other questions: one pool
+    )
+    blocking = write_log(tmp_path / "blocking.eval", clean, params={"block_answer_sources": True})
+    code, out, err = invoke("report", str(older), str(default), str(blocking), "--format", "json")
+    assert code == 0, err
+    groups = json.loads(out)["groups"]
+    assert sorted(len(g["logs"]) for g in groups) == [1, 2], groups
+    pooled = next(g for g in groups if len(g["logs"]) == 2)
+    apart = next(g for g in groups if len(g["logs"]) == 1)
+    assert pooled["flags"] == []
+    sha = load_answer_sources().sha256
+    assert apart["flags"] == [
+        f"answer sources blocked by the run's egress proxy (list sha256 {sha[:12]})"
     ]
-    # the own attachment's name holds the task id: reading it is the point
-    assert detect(*exchange(f"cat /shared_files/{own}", ""), file_name=own) == []
-
-
-def test_submissions_are_not_tool_use() -> None:
-    submit = ChatMessageAssistant(
-        content="",
-        tool_calls=[ToolCall(id="s", function="submit", arguments={"answer": "metadata.jsonl"})],
-    )
-    assert detect(submit) == []
-
-
-def test_a_refused_request_is_counted_as_refused_not_read() -> None:
-    url = "https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/2023/validation/metadata.jsonl"
-    flags = detect(*exchange(f"curl -s {url}", refusal(url)))
-    assert kinds(flags) == [("refused", "call"), ("refused", "result")]
-    assert flags[1]["url"] == url
-
-
-def test_a_provider_side_web_search_is_read_like_a_tool() -> None:
-    search = ContentToolUse(
-        tool_type="web_search",
-        id="ws1",
-        name="web_search",
-        arguments=json.dumps({"query": QUESTION[:60]}),
-        result=f"A page: {QUESTION} — answer 37",
-    )
-    flags = detect(ChatMessageAssistant(content=[ContentText(text="searching"), search]))
-    assert kinds(flags) == [("question_with_answer", "result")]
-    assert flags[0]["tool"] == "web_search"
-
-
-def test_the_test_split_has_no_answer_to_look_for() -> None:
-    page = f"{QUESTION} 37 https://modelscope.cn/datasets/AI-ModelScope/GAIA"
-    state = transcript(*exchange("curl -s https://innocent.example/", page))
-    assert kinds(contamination(state, "?", SOURCES, graded=False)) == [("answer_source", "result")]
-
-
-def test_a_user_blocklist_extends_the_sources(tmp_path: Any) -> None:
-    blocklist = tmp_path / "extra.txt"
-    blocklist.write_text("# our internal copy\nmirror.example.org/gaia\n")
-    sources = load_answer_sources(str(blocklist))
-    assert isinstance(sources, AnswerSources)
-    state = transcript(*exchange("curl https://mirror.example.org/gaia/val.json", "{}"))
-    (flag,) = contamination(state, ANSWER, sources)
-    assert flag["source"] == "extra.txt (blocklist)"
-    assert contamination(state, ANSWER, SOURCES) == []
-
-
-def _browse(tool: str, arguments: dict[str, Any], output: str = "", error: str = "", n: int = 1):  # type: ignore[no-untyped-def]
-    """A browser or reader call and its result, as the log holds them (an error has no text)."""
-    from inspect_ai.tool import ToolCallError
-
-    return [
-        ChatMessageAssistant(
-            content="", tool_calls=[ToolCall(id=f"w{n}", function=tool, arguments=arguments)]
-        ),
-        ChatMessageTool(
-            content=output,
-            function=tool,
-            tool_call_id=f"w{n}",
-            error=ToolCallError("unknown", error) if error else None,
-        ),
-    ]
-
-
-def test_the_browser_and_the_reader_are_read_as_any_tool() -> None:
-    """The URL a browser or the reader was given, the snapshot or Markdown it returned, and a
-    refusal that came back as the tool's error (the reader's) are all flagged."""
-    mirror = "https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/2023/x.jsonl"
-    snapshot = (
-        "### Page\n- Page URL: https://notes.example/curiosities\nSnapshot:\n"
-        f'- table [ref=e3]:\n  - row "Q A" [ref=e4]:\n    - cell "{QUESTION}" [ref=e5]\n'
-        f'    - cell "{ANSWER}" [ref=e6]\n'
-    )
-    refused = refusal(mirror)
-    flags = detect(
-        *_browse("browser_navigate", {"url": mirror}, "### Page\n- Page URL: " + mirror, n=1),
-        *_browse("browser_navigate", {"url": "https://notes.example/curiosities"}, snapshot, n=2),
-        *_browse("fetch", {"url": mirror}, error=f"Failed to fetch {mirror} - 403\n{refused}", n=3),
-        *_browse(
-            "fetch", {"url": "https://notes.example/x"}, f"# Notes\n{QUESTION}\n{ANSWER}", n=4
-        ),
-    )
-    seen = [(f["tool"], f["kind"], f["where"]) for f in flags]
-    assert ("browser_navigate", "answer_source", "call") in seen
-    assert ("browser_navigate", "question_with_answer", "result") in seen
-    assert ("fetch", "refused", "result") in seen
-    assert ("fetch", "question_with_answer", "result") in seen
