@@ -153,14 +153,23 @@ STANDIN_SCRIPT = r"""
 import base64, json, socket, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+LOCK = threading.Lock()
+
+def log(record):
+    # one whole line per write, under a lock: the handlers run on threads, and a print
+    # writes its text and its newline apart, so two lines could run into one
+    with LOCK:
+        sys.stdout.write(json.dumps(record) + "\n")
+        sys.stdout.flush()
+
 ROUTES = json.loads(base64.b64decode(sys.argv[1]))
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):
-        print(json.dumps({"host": self.headers.get("Host", ""), "path": self.path,
-                          "client": self.client_address[0]}), flush=True)
+        log({"host": self.headers.get("Host", ""), "path": self.path,
+                          "client": self.client_address[0]})
         if self.path.startswith("/bulk/") or self.path == "/endless":
             return self.bulk()
         if self.path == "/whoami":
@@ -176,12 +185,12 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_POST(self):
-        print(json.dumps({"host": self.headers.get("Host", ""), "path": self.path,
-                          "client": self.client_address[0], "method": "POST"}), flush=True)
+        log({"host": self.headers.get("Host", ""), "path": self.path,
+                          "client": self.client_address[0], "method": "POST"})
         self.send_error(405)
 
     def log_error(self, format, *args):
-        print(json.dumps({"error": format % args, "client": self.client_address[0]}), flush=True)
+        log({"error": format % args, "client": self.client_address[0]})
 
     def bulk(self):
         # /bulk/N: N MiB of zeros with a Content-Length; /endless: chunks until the client leaves
@@ -216,7 +225,7 @@ def tls():
     server.listen()
     while True:
         conn, peer = server.accept()
-        print(json.dumps({"tls": peer[0]}), flush=True)
+        log({"tls": peer[0]})
         conn.close()
 
 threading.Thread(target=tls, daemon=True).start()

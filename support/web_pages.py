@@ -139,8 +139,17 @@ ROUTES: dict[str, list[Any]] = {
 result), ``hang`` (never answers), ``big`` (that many paragraphs), ``redirect`` (location)."""
 
 SERVER = r"""
-import base64, json, sys, time, urllib.parse
+import base64, json, sys, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOCK = threading.Lock()
+
+def log(record):
+    # one whole line per write, under a lock: the handlers run on threads, and a print
+    # writes its text and its newline apart, so two lines could run into one
+    with LOCK:
+        sys.stdout.write(json.dumps(record) + "\n")
+        sys.stdout.flush()
 
 ROUTES = json.loads(sys.argv[1]) if __name__ == "__main__" else {}
 
@@ -151,8 +160,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
         if self.log_requests:
-            print(json.dumps({"host": self.headers.get("Host", ""), "path": self.path,
-                              "client": self.client_address[0]}), flush=True)
+            log({"host": self.headers.get("Host", ""), "path": self.path,
+                              "client": self.client_address[0]})
         route = self.routes.get(url.path)
         if route is None:
             return self.send(404, "text/plain", b"not found")
