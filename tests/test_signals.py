@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import uvicorn
@@ -262,3 +267,32 @@ def test_a_compose_command_started_as_the_signal_came_is_stopped_too() -> None:
         os.kill(command, signal.SIGKILL)
     assert output == "cleaning up\n", "the run went on after the signal"
     assert process.returncode == 128 + signal.SIGTERM
+
+
+def test_a_control_server_cancelled_by_the_stop_leaves_no_traceback(
+    restored: None, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """inspect's control server (uvicorn serving a starlette app) is cancelled, not shut down,
+    when a stop signal cancels the run; its lifespan task is cancelled only as the loop closes,
+    and starlette reports that as a failed shutdown whose message is a whole traceback (a CI run
+    printed it after SIGHUP). The stop is ours: that record is dropped, other errors are not."""
+    from starlette.applications import Starlette
+
+    async def serve_then_cancel() -> None:
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(tmp_path / "ctl.sock"))
+        server = uvicorn.Server(uvicorn.Config(Starlette(), log_config=None, log_level="warning"))
+        serving = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
+            await asyncio.sleep(0.01)
+        serving.cancel()  # what the stop's cancelled wait_for does to inspect's serve task
+        with contextlib.suppress(asyncio.CancelledError):
+            await serving
+        logging.getLogger("uvicorn.error").error("a real failure")
+
+    _signals.install()
+    _signals.uninstall()  # the quieting outlives the install: the loop closes after task_cleanup
+    with caplog.at_level(logging.WARNING, logger="uvicorn.error"):
+        asyncio.run(serve_then_cancel())
+    messages = [r.getMessage() for r in caplog.records if r.name == "uvicorn.error"]
+    assert messages == ["a real failure"]

@@ -28,7 +28,12 @@ Installed by the Docker providers' ``task_init`` and removed by their ``task_cle
 the process ignores (``nohup``) stays ignored, and a handler someone else installed is left alone,
 except uvicorn's: inspect's control server (``inspect ctl``) serves on the main thread, and uvicorn
 captures SIGTERM while it serves only to shut the server down and raise the signal again, which
-would kill the process with its sandboxes still running.
+would kill the process with its sandboxes still running. The same server is cancelled rather than
+shut down when the run is (inspect's ``ControlServer.stop`` gives up as the run's scope is
+cancelled), which leaves its lifespan task to be cancelled as the loop closes: starlette reports
+that as a failed shutdown whose message is a whole traceback, printed after a clean stop. From the
+first install that one record is dropped (``_QuietCancelledLifespan``); uvicorn's other errors are
+not.
 """
 
 from __future__ import annotations
@@ -60,6 +65,18 @@ _projects: set[str] = set()
 
 SWEEP_SECONDS = 1.0
 """How often, after a stop signal, the compose projects' commands are looked for again."""
+
+
+class _QuietCancelledLifespan(logging.Filter):
+    """Drop uvicorn's report of a lifespan task cancelled as the loop closed (module's note)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()  # starlette's traceback.format_exc() as the message
+        cancelled = message.rstrip().endswith("asyncio.exceptions.CancelledError")
+        return not (message.startswith("Traceback") and "in lifespan" in message and cancelled)
+
+
+_QUIET = _QuietCancelledLifespan()
 
 
 def _forward(signum: int, frame: FrameType | None) -> None:
@@ -207,6 +224,9 @@ def install() -> None:
         if _users > 1:
             return
         _root_task = _find_root_task()
+        uvicorn_errors = logging.getLogger("uvicorn.error")
+        if _QUIET not in uvicorn_errors.filters:
+            uvicorn_errors.addFilter(_QUIET)
         for signum in _SIGNALS:
             if _replaceable(signal.getsignal(signum)):
                 _installed[signum] = signal.signal(signum, _forward)
