@@ -233,7 +233,7 @@ def _host_addresses(outside: str) -> list[str]:
 
         for addresses in psutil.net_if_addrs().values():
             found.update(a.address.split("%")[0] for a in addresses if a.family in _INET)
-    except Exception:  # no psutil, or no interfaces to read: the gateways remain
+    except Exception:  # no interfaces to read: the gateways remain
         pass
     return sorted(found)
 
