@@ -10,7 +10,7 @@ each sandbox's memory and processes. Without the proxy the pages are served on t
 address; with it (``--proxy``) by a stand-in container reached only through the run's proxy.
 
 Measured, from the log's tool events: the first navigation of each sample (the browser's start:
-inspect's sandbox tools injected, Playwright MCP and Chromium started, one page loaded and read),
+the relay copied in, Playwright MCP and Chromium started, one page loaded and read),
 every later navigation (a navigate-and-snapshot round trip), tool errors and time-outs, and the
 sandbox's peak memory. Prints a Markdown table; the figures are in docs/benchmarks.md ("The
 browser"). Hold the shared Docker lock while it runs if the engine is shared.

@@ -5,10 +5,10 @@
 Both need an image that has them (``inspect-gaia image build --browser``, ``browser_image``); a
 run asking for them on an image without them stops before any sandbox starts
 (``require_web_image``). ``session`` keeps each sample's servers (started at the first call,
-restarted after a crash), ``browser`` and ``reader`` hold the model-facing tools (``download``
-saves a file for ``browser_download``), ``pages`` shapes what the browser answers into text a
-model reads. This module names the tools and checks the image only, so the parameters can name
-them without importing inspect's MCP client.
+restarted after a crash) under ``mcp_relay`` (run in the sandbox); ``browser`` and ``reader`` hold
+the model-facing tools (``download`` saves a file for ``browser_download``), ``pages`` shapes what
+the browser answers into text a model reads. This module names the tools and checks the image
+only, so the parameters can name them without importing the tools themselves.
 """
 
 from __future__ import annotations

@@ -1,46 +1,74 @@
 """An MCP server in each sample's own sandbox: started at its first call, restarted after a crash.
 
-inspect's ``mcp_server_sandbox()`` runs a stdio MCP server inside the sample's sandbox (through the
-sandbox tools inspect injects there on first use: a binary shipped in the inspect_ai wheel, so the
-image needs nothing of inspect's). Handed to ``basic_agent`` as a tool source, though, it would
-be wrong for a browser twice over: ``use_tools`` lists its tools when the sample starts (starting
-a server, and so a browser, for every sample, browsing or not), and each call then runs in a task
-of its own, for which inspect opens a fresh connection: a fresh server, so the page the agent
-navigated to is gone by the next click.
+The server runs inside the sample's sandbox under a small relay (``mcp_relay``, copied there at
+the start) that holds its stdio for the whole sample and answers one request per short exec: one
+command-channel round trip with gaia-docker. inspect's ``mcp_server_sandbox()`` would do the same
+through the sandbox tools it injects, but runs their CLI (a PyInstaller binary) once per request,
+which made a browser's start take 9-10 s and each navigate-and-snapshot about a second
+(docs/benchmarks.md). Its tool source would also be wrong for a browser: ``use_tools`` lists the
+tools when the sample starts (starting a browser for every sample, browsing or not), and each call
+runs in a task of its own with a fresh connection, so a fresh server, and the page the agent
+navigated to would be gone by the next click.
 
-So each server here is *owned* by one background task of the sample (``inspect_ai.util.background``,
-cancelled when the sample ends, before its sandbox is removed). The owner enters the server's
-connection, lists its tools once, and waits; tool calls from any task use the tools it listed,
-which are bound to that one connection. The model-facing tools are declared in this package with
-fixed schemas, so nothing starts until the agent first calls one (a sample that never browses pays
-nothing), and a call that finds the server dead or wedged stops it: the next call starts a fresh
-one, and the agent is told that the page state is lost.
-
-What counts as dead relies on inspect's own wording for transport failures and time-outs of a
-sandbox MCP call (``_FATAL``): any other ``ToolError`` is the server's answer (a click on a
-missing element, a page that failed to load) and leaves the server running.
+The model-facing tools are declared in this package with fixed schemas, so nothing starts until
+the agent first calls one (a sample that never browses pays nothing). A call that finds the server
+gone or wedged (the relay's exit status, or no answer in time) stops it, with everything it
+started: the next call starts a fresh one, and the agent is told that the page state is lost. Any
+other error is the server's answer (a click on a missing element, a page that failed to load) and
+leaves it running.
 """
 
 from __future__ import annotations
 
+import json
+import shlex
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 import anyio
-from inspect_ai.tool import Tool, ToolError, mcp_server_sandbox
+from inspect_ai.model import Content, ContentImage, ContentText
+from inspect_ai.tool import ToolError
 from inspect_ai.util import background, sandbox
 
 from .._compat import sample_active
 
-_FATAL = ("MCP request failed before completing", "timed out", "MCP request timed out")
-"""Prefixes and phrases of inspect's ToolErrors for a sandbox MCP call that never got an answer."""
+RELAY = "/tmp/inspect-gaia-mcp-relay.py"
+"""Where ``mcp_relay`` is copied in the sandbox."""
+_SERVE = """set -eu
+dir=$(mktemp -d /tmp/gaia-mcp.XXXXXX)
+python3 {relay} serve "$dir" -- {command} </dev/null >"$dir/relay.log" 2>&1 &
+printf '%s\\n%s\\n' "$dir" "$!"
+"""
+_STOP = """import os, signal
+tree, pending = [], [{pid}]
+children = {{}}
+for entry in os.listdir("/proc"):
+    try:
+        with open(f"/proc/{{entry}}/stat") as stat:
+            parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        continue
+    children.setdefault(parent, []).append(int(entry))
+while pending:
+    pid = pending.pop()
+    tree.append(pid)
+    pending.extend(children.get(pid, []))
+for pid in tree:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+"""Kills the relay and everything under it, collected before the first kill (Chromium's
+processes would otherwise be re-parented away from the tree as their parents die)."""
 
 
 @dataclass(frozen=True)
 class Launch:
-    """How to start one server in the sandbox: inspect's ``mcp_server_sandbox`` arguments."""
+    """How to start one server in the sandbox: its command, arguments, environment and directory."""
 
     command: str
     args: Sequence[str] = ()
@@ -50,11 +78,15 @@ class Launch:
 
 @dataclass
 class _Running:
-    """A started server of one sample: its tools, and the event that makes its owner stop it."""
+    """A started server of one sample: the relay's directory and process id in the sandbox."""
 
-    tools: dict[str, Tool]
-    stop: anyio.Event
+    directory: str
+    pid: int
     generation: int
+
+
+class _Gone(Exception):
+    """The server did not answer: it ended, or passed its time (it is then stopped)."""
 
 
 @dataclass
@@ -107,11 +139,11 @@ class SandboxServer:
         self.timeout = timeout
         self.start_timeout = start_timeout
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+    async def call(self, tool: str, arguments: dict[str, Any]) -> list[Content]:
         """Call ``tool`` of this sample's server, starting it first if need be.
 
         Returns:
-            The tool's result as inspect converts MCP content (a list of ``Content``).
+            The tool's result as inspect reads MCP content (a list of ``Content``).
 
         Raises:
             ToolError: The server's own error, or why it could not start or answer (it is then
@@ -120,21 +152,17 @@ class SandboxServer:
         servers = _servers()
         running = await self._running(servers)
         try:
-            with anyio.fail_after(self.timeout):
-                result = await running.tools[tool](**arguments)
-        except ToolError as ex:
-            if any(phrase in str(ex) for phrase in _FATAL):
-                self._stop(servers, running)
-                await _sandbox_alive()
-                raise ToolError(f"{ex} {self._lost()}") from ex
-            raise
-        except TimeoutError as ex:
+            answer = await _request(
+                running, "tools/call", {"name": tool, "arguments": arguments}, self.timeout
+            )
+        except _Gone as ex:
             self._stop(servers, running)
             await _sandbox_alive()
-            raise ToolError(
-                f"{tool} did not answer within {self.timeout} s. {self._lost()}"
-            ) from ex
-        return result
+            raise ToolError(f"{tool}: {ex} {self._lost()}") from ex
+        content = _content(answer.get("content") or [])
+        if answer.get("isError"):
+            raise ToolError("\n\n".join(c.text for c in content if isinstance(c, ContentText)))
+        return content
 
     def memo(self) -> dict[str, str]:
         """This sample's notes about this server (kept across its restarts)."""
@@ -167,51 +195,91 @@ class SandboxServer:
             return running
 
     async def _start(self, generation: int) -> _Running:
-        ready = anyio.Event()
-        stop = anyio.Event()
-        outcome: dict[str, Any] = {}
-
-        async def own() -> None:
-            # Never raises: an exception in a background task would end the whole sample.
-            try:
-                launch = await self.launch()
-                server = mcp_server_sandbox(
-                    name=self.name,
-                    command=launch.command,
-                    args=list(launch.args),
-                    env=dict(launch.env),
-                    cwd=launch.cwd,
-                    timeout=self.timeout,
-                )
-                async with server:
-                    tools = await server.tools()
-                    outcome["tools"] = {_tool_name(t): t for t in tools}
-                    ready.set()
-                    await stop.wait()
-            except Exception as ex:
-                outcome.setdefault("error", ex)
-            finally:
-                ready.set()
-
-        background(own)
-        with anyio.move_on_after(self.start_timeout):
-            await ready.wait()
-        if "tools" not in outcome:
-            stop.set()
-            error = outcome.get("error")
-            reason = (
-                f"{type(error).__name__}: {error}"
-                if error
-                else f"no answer in {self.start_timeout} s"
+        try:
+            launch = await self.launch()
+            relay = resources.files(__package__).joinpath("mcp_relay.py").read_text("utf-8")
+            await sandbox().write_file(RELAY, relay)
+            command = shlex.join([launch.command, *launch.args])
+            started = await sandbox().exec(
+                ["sh", "-c", _SERVE.format(relay=RELAY, command=command)],
+                env=dict(launch.env),
+                cwd=launch.cwd,
+                timeout=60,
             )
-            raise ToolError(f"{self.name.capitalize()} did not start ({reason}).")
-        return _Running(tools=outcome["tools"], stop=stop, generation=generation)
+            if not started.success:
+                raise RuntimeError(started.stderr.strip()[-400:])
+            directory, pid = started.stdout.split()
+            running = _Running(directory=directory, pid=int(pid), generation=generation)
+        except ToolError:
+            raise
+        except Exception as ex:
+            raise ToolError(f"{self.name.capitalize()} did not start ({ex}).") from ex
+        try:  # ready once it answers (the relay initialised the server before it listens)
+            await _request(running, "tools/list", None, self.start_timeout)
+        except _Gone as ex:
+            _kill(running)
+            raise ToolError(f"{self.name.capitalize()} did not start ({ex}).") from ex
+        return running
 
     def _stop(self, servers: _SampleServers, running: _Running) -> None:
-        """Stop ``running`` (its owner closes the connection and kills it, in the background)."""
+        """Stop ``running`` and everything it started (in the background)."""
         if servers.running.get(self.name) is running:
             del servers.running[self.name]
-        running.stop.set()
+        _kill(running)
+
+
+async def _request(
+    running: _Running, method: str, params: dict[str, Any] | None, seconds: float
+) -> dict[str, Any]:
+    """The server's result for one request, through the relay.
+
+    Raises:
+        ToolError: The server answered with an error of its own.
+        _Gone: No answer: the server ended, or did not answer within ``seconds``.
+    """
+    request = json.dumps({"method": method, "params": params})
+    argv = ["python3", RELAY, "call", running.directory, f"{seconds:g}"]
+    try:
+        result = await sandbox().exec(argv, input=request, timeout=int(seconds) + 5)
+    except TimeoutError as ex:
+        raise _Gone(f"did not answer within {seconds:g} s.") from ex
+    if not result.success:
+        raise _Gone(result.stderr.strip()[-1500:] or f"the relay exited with {result.returncode}.")
+    answer = json.loads(result.stdout)
+    if "relay_error" in answer:
+        raise _Gone(str(answer["relay_error"]))
+    if "error" in answer:
+        raise ToolError(str(answer["error"].get("message", answer["error"])))
+    return dict(answer.get("result") or {})
+
+
+def _kill(running: _Running) -> None:
+    async def kill() -> None:
+        try:  # never raises: an exception in a background task would end the whole sample
+            await sandbox().exec(["python3", "-c", _STOP.format(pid=running.pid)], timeout=30)
+        except Exception:
+            pass  # the sandbox is gone, and the server with it
+
+    background(kill)
+
+
+def _content(items: list[dict[str, Any]]) -> list[Content]:
+    """MCP content as inspect reads it (text, images as data URLs, resources as their text)."""
+    content: list[Content] = []
+    for item in items:
+        kind = item.get("type")
+        if kind == "text":
+            content.append(ContentText(text=str(item.get("text", ""))))
+        elif kind == "image":
+            mime = item.get("mimeType") or "image/png"
+            content.append(ContentImage(image=f"data:{mime};base64,{item.get('data', '')}"))
+        elif kind == "resource_link":
+            content.append(ContentText(text=f"{item.get('description')} ({item.get('uri')})"))
+        elif kind == "resource" and "text" in (item.get("resource") or {}):
+            content.append(ContentText(text=str(item["resource"]["text"])))
+        else:
+            content.append(ContentText(text=f"({kind} content omitted)"))
+    return content
 
 
 async def _sandbox_alive() -> None:
@@ -221,9 +289,3 @@ async def _sandbox_alive() -> None:
     included; the browser's tools would then go on failing in a sandbox that no longer exists.
     """
     await sandbox().exec(["true"], timeout=30)
-
-
-def _tool_name(tool: Tool) -> str:
-    from inspect_ai.tool import ToolDef
-
-    return ToolDef(tool).name
