@@ -209,7 +209,10 @@ class GaiaParams:
             self._check_blocking()
 
     def _check_web_tools(self) -> None:
-        """The in-sandbox browser and reader: a network to use, an MCP client, one ``fetch``."""
+        """The in-sandbox browser and reader: a network to use, one ``fetch``.
+
+        No MCP client is needed on the host: they are reached through a relay in the sandbox.
+        """
         for name, asked in (("browser", self.browser), ("web_reader", self.web_reader)):
             if not asked:
                 continue
@@ -218,10 +221,6 @@ class GaiaParams:
                     f"{name} reaches the web through the sandbox's network, which "
                     "network=false turns off",
                     fix=f"drop {name}, or run with network=true",
-                )
-            if importlib.util.find_spec("mcp") is None:
-                raise GaiaParameterError(
-                    f"{name} needs the MCP client package `mcp`", fix=_MCP_EXTRA
                 )
         if self.web_reader and MCP_SHORTCUTS["fetch"] in self.mcp_servers:
             raise GaiaParameterError(

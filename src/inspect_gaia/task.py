@@ -109,7 +109,7 @@ def gaia(
         browser: Offer a headless browser (Chromium driven by Playwright MCP) that runs in the
             sample's sandbox, behind its network and proxy: navigate, click, type, read pages,
             screenshots, downloads into the sandbox. Default off; needs an image that has it
-            (``inspect-gaia image build --browser``) and ``inspect-gaia[mcp]``.
+            (``inspect-gaia image build --browser``); nothing to install on the host.
         web_reader: Offer ``fetch`` (mcp-server-fetch: a URL as Markdown) run in the sample's
             sandbox, behind its network and proxy. Default off; same image as ``browser``.
         cpus: CPU limit per sandbox, from 0.01 (capped at the machine's CPUs). Default 2;
