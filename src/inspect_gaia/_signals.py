@@ -72,8 +72,11 @@ class _QuietCancelledLifespan(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()  # starlette's traceback.format_exc() as the message
+        if not (message.startswith("Traceback") and "in lifespan" in message):
+            return True
+        # cancelled as the loop closed, or its coroutine closed after the loop was gone
         cancelled = message.rstrip().endswith("asyncio.exceptions.CancelledError")
-        return not (message.startswith("Traceback") and "in lifespan" in message and cancelled)
+        return not (cancelled or "GeneratorExit" in message)
 
 
 _QUIET = _QuietCancelledLifespan()

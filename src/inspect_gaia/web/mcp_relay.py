@@ -129,14 +129,20 @@ def serve(directory: str, command: list[str]) -> int:
     os.rename(os.path.join(directory, SOCKET + ".new"), os.path.join(directory, SOCKET))
     listener.listen(64)
     listener.settimeout(0.5)
+    answering: list[threading.Thread] = []
     while not relay.ended.is_set():
         try:
             connection, _ = listener.accept()
         except TimeoutError:
             continue
-        threading.Thread(target=_answer, args=(relay, connection), daemon=True).start()
+        answering = [thread for thread in answering if thread.is_alive()]
+        answering.append(threading.Thread(target=_answer, args=(relay, connection), daemon=True))
+        answering[-1].start()
     os.unlink(os.path.join(directory, SOCKET))
-    return _failed(directory, relay.why())
+    status = _failed(directory, relay.why())
+    for thread in answering:  # the requests in flight are told why before the relay goes
+        thread.join(5)
+    return status
 
 
 def _failed(directory: str, why: str) -> int:
@@ -179,7 +185,12 @@ def call(directory: str, seconds: float, source: IO[bytes], sink: IO[bytes]) -> 
         stream.flush()
         answer = stream.readline()
     if not answer:  # the relay itself was stopped mid-request
-        sys.stderr.write("the relay ended before the server answered")
+        failed = os.path.join(directory, FAILED)
+        if os.path.exists(failed):
+            with open(failed, encoding="utf-8") as file:
+                sys.stderr.write(file.read())
+        else:
+            sys.stderr.write("the relay ended before the server answered")
         return 3
     sink.write(answer)
     sink.flush()
