@@ -103,6 +103,38 @@ def test_no_server_at_all_is_given_up_on_after_the_wait(tmp_path: Path) -> None:
     assert 1 <= time.monotonic() - began < 10
 
 
+def test_stop_kills_the_relay_and_everything_under_it(tmp_path: Path) -> None:
+    relay = serve(tmp_path, sys.executable, "-m", "support.mcp_standin")
+    assert call(tmp_path, "tools/list")[0] == 0
+    (server,) = _children(relay.pid)
+    stopped = subprocess.run([sys.executable, RELAY, "stop", str(relay.pid)], timeout=30)
+    assert stopped.returncode == 0
+    assert relay.wait(10) == -9
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{server}").exists() and _state(server) != "Z":
+        assert time.monotonic() < deadline, "the server outlived the stop"
+        time.sleep(0.05)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if entry.name.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
 def test_usage_is_refused_in_one_line() -> None:
     done = subprocess.run([sys.executable, RELAY, "serve"], capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith("usage: mcp_relay.py")

@@ -10,13 +10,15 @@ starts. So a request costs one short exec in a sandbox whose server stays up, wh
 sandbox MCP transport runs its tools CLI once per request (``web/session.py``).
 
 Exit statuses of ``call``: 0 an answer (which may be the server's error), 3 the server failed to
-start or ended (its last stderr on stderr), 4 no server within SECONDS.
+start or ended (its last stderr on stderr), 4 no server within SECONDS. ``stop PID`` kills the
+relay and everything under it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -165,10 +167,7 @@ def call(directory: str, seconds: float, source: IO[bytes], sink: IO[bytes]) -> 
     deadline = time.monotonic() + seconds
     path = os.path.join(directory, SOCKET)
     while True:
-        failed = os.path.join(directory, FAILED)
-        if os.path.exists(failed):
-            with open(failed, encoding="utf-8") as file:
-                sys.stderr.write(file.read())
+        if _said_why(directory):
             return 3
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -185,11 +184,7 @@ def call(directory: str, seconds: float, source: IO[bytes], sink: IO[bytes]) -> 
         stream.flush()
         answer = stream.readline()
     if not answer:  # the relay itself was stopped mid-request
-        failed = os.path.join(directory, FAILED)
-        if os.path.exists(failed):
-            with open(failed, encoding="utf-8") as file:
-                sys.stderr.write(file.read())
-        else:
+        if not _said_why(directory):
             sys.stderr.write("the relay ended before the server answered")
         return 3
     sink.write(answer)
@@ -197,13 +192,51 @@ def call(directory: str, seconds: float, source: IO[bytes], sink: IO[bytes]) -> 
     return 0
 
 
+def _said_why(directory: str) -> bool:
+    """Write why the server is gone to stderr, if the relay has said (``FAILED``)."""
+    try:
+        with open(os.path.join(directory, FAILED), encoding="utf-8") as file:
+            sys.stderr.write(file.read())
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def stop(pid: int) -> int:
+    """Kill the relay ``pid`` and every process under it.
+
+    The tree is collected before the first kill: Chromium's processes would otherwise be
+    re-parented away from it as their parents die.
+    """
+    children: dict[int, list[int]] = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:  # pid (comm) state ppid ...: comm may hold spaces and parentheses
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(entry))
+    tree, pending = [], [pid]
+    while pending:
+        tree.append(pending.pop())
+        pending.extend(children.get(tree[-1], []))
+    for each in tree:
+        try:
+            os.kill(each, signal.SIGKILL)
+        except OSError:
+            pass  # gone meanwhile
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    """``serve DIR -- COMMAND …`` or ``call DIR SECONDS`` (module's docstring)."""
+    """``serve DIR -- COMMAND …``, ``call DIR SECONDS`` or ``stop PID`` (module's docstring)."""
     if len(argv) > 3 and argv[0] == "serve" and argv[2] == "--":
         return serve(argv[1], argv[3:])
     if len(argv) == 3 and argv[0] == "call":
         return call(argv[1], float(argv[2]), sys.stdin.buffer, sys.stdout.buffer)
-    sys.stderr.write("usage: mcp_relay.py serve DIR -- COMMAND … | call DIR SECONDS\n")
+    if len(argv) == 2 and argv[0] == "stop" and argv[1].isdigit():
+        return stop(int(argv[1]))
+    sys.stderr.write("usage: mcp_relay.py serve DIR -- COMMAND … | call DIR SECONDS | stop PID\n")
     return 2
 
 

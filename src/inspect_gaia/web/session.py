@@ -20,6 +20,7 @@ leaves it running.
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 import weakref
@@ -42,28 +43,6 @@ dir=$(mktemp -d /tmp/gaia-mcp.XXXXXX)
 python3 {relay} serve "$dir" -- {command} </dev/null >"$dir/relay.log" 2>&1 &
 printf '%s\\n%s\\n' "$dir" "$!"
 """
-_STOP = """import os, signal
-tree, pending = [], [{pid}]
-children = {{}}
-for entry in os.listdir("/proc"):
-    try:
-        with open(f"/proc/{{entry}}/stat") as stat:
-            parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        continue
-    children.setdefault(parent, []).append(int(entry))
-while pending:
-    pid = pending.pop()
-    tree.append(pid)
-    pending.extend(children.get(pid, []))
-for pid in tree:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
-"""
-"""Kills the relay and everything under it, collected before the first kill (Chromium's
-processes would otherwise be re-parented away from the tree as their parents die)."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +61,6 @@ class _Running:
 
     directory: str
     pid: int
-    generation: int
 
 
 class _Gone(Exception):
@@ -187,18 +165,17 @@ class SandboxServer:
                     f"({self.name.capitalize()} was started again: pages opened before are gone.)"
                 )
             try:
-                running = await self._start(generation)
+                running = await self._start()
             except ToolError:
                 await _sandbox_alive()
                 raise
             servers.running[self.name] = running
             return running
 
-    async def _start(self, generation: int) -> _Running:
+    async def _start(self) -> _Running:
         try:
             launch = await self.launch()
-            relay = resources.files(__package__).joinpath("mcp_relay.py").read_text("utf-8")
-            await sandbox().write_file(RELAY, relay)
+            await sandbox().write_file(RELAY, _relay_source())
             command = shlex.join([launch.command, *launch.args])
             started = await sandbox().exec(
                 ["sh", "-c", _SERVE.format(relay=RELAY, command=command)],
@@ -209,7 +186,7 @@ class SandboxServer:
             if not started.success:
                 raise RuntimeError(started.stderr.strip()[-400:])
             directory, pid = started.stdout.split()
-            running = _Running(directory=directory, pid=int(pid), generation=generation)
+            running = _Running(directory=directory, pid=int(pid))
         except ToolError:
             raise
         except Exception as ex:
@@ -226,6 +203,11 @@ class SandboxServer:
         if servers.running.get(self.name) is running:
             del servers.running[self.name]
         _kill(running)
+
+
+@functools.cache
+def _relay_source() -> str:
+    return resources.files(__package__).joinpath("mcp_relay.py").read_text("utf-8")
 
 
 async def _request(
@@ -256,7 +238,7 @@ async def _request(
 def _kill(running: _Running) -> None:
     async def kill() -> None:
         try:  # never raises: an exception in a background task would end the whole sample
-            await sandbox().exec(["python3", "-c", _STOP.format(pid=running.pid)], timeout=30)
+            await sandbox().exec(["python3", RELAY, "stop", str(running.pid)], timeout=30)
         except Exception:
             pass  # the sandbox is gone, and the server with it
 
@@ -285,7 +267,7 @@ def _content(items: list[dict[str, Any]]) -> list[Content]:
 async def _sandbox_alive() -> None:
     """Raise ``SandboxUnavailableError`` when the sample's sandbox is gone (it ends the sample).
 
-    inspect's sandbox MCP transport turns every failure into a tool error, a lost container
-    included; the browser's tools would then go on failing in a sandbox that no longer exists.
+    A relay that does not answer looks the same whether its server died or the whole container
+    went; without this the browser's tools would go on failing in a sandbox that no longer exists.
     """
     await sandbox().exec(["true"], timeout=30)
