@@ -38,6 +38,24 @@ def test_what_cannot_go_with_blocking_is_refused_in_one_line(
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
+def test_recording_alone_puts_the_proxy_on_the_path_with_no_rule_and_the_same_needs() -> None:
+    params = parse_params(web_record=True)
+    assert params.egress == {"rules": []} and params.proxied
+    service = service_config(gaia_compose(egress=params.egress))
+    assert wanted(service) == {"rules": []}
+    assert parse_params(web_record=True, block_answer_sources=True).egress == (
+        parse_params(block_answer_sources=True).egress
+    )
+    for raw, message in [
+        ({"network": False}, "web_record needs network=true: .* — drop web_record"),
+        ({"sandbox": "compose"}, "drop sandbox=compose, or drop web_record"),
+        ({"web_search": True}, "outside the egress proxy of web_record"),
+        ({"web_record": "bodies"}, "web_record must be true or false"),
+    ]:
+        with pytest.raises(GaiaParameterError, match=message):
+            parse_params(**{"web_record": True, **raw})
+
+
 def test_the_rules_reach_the_sandbox_spec_and_provenance(tmp_path: Any) -> None:
     extra = tmp_path / "extra.txt"
     extra.write_text("mirror.example/gaia\n")
@@ -119,5 +137,11 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     assert "gaia_deny=172.17.0.1,172.18.0.1" in command
     assert "gaia_allow=172.30.0.0/16" in command
     # everything the container runs of ours is copied in per run: the image is mitmproxy alone
-    assert set(ADDON_FILES) == {"addon.py", "netpolicy.py", "supervise.py", "_urlrules.py"}
+    assert set(ADDON_FILES) == {
+        *("addon.py", "record.py", "netpolicy.py", "supervise.py", "_urlrules.py")
+    }
     assert all(path.is_file() for path in ADDON_FILES.values())
+    # the guard decides first, the recorder writes down what it decided, into the run's folder
+    scripts = [command[i + 1] for i, arg in enumerate(command) if arg == "-s"]
+    assert scripts == ["/egress/addon.py", "/egress/record.py"]
+    assert "gaia_record_dir=/egress/record" in command

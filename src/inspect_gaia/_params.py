@@ -69,6 +69,7 @@ class GaiaParams:
     """``-T question_set``, ``-T exclude`` and ``-T answers``: questions left out or corrected."""
     blocklist: str | None = None
     block_answer_sources: bool = False
+    web_record: bool = False
     answer_sources: AnswerSources = field(
         default_factory=load_answer_sources, compare=False, repr=False
     )
@@ -105,6 +106,7 @@ class GaiaParams:
         question_set: object,
         blocklist: object,
         block_answer_sources: object,
+        web_record: object,
     ) -> GaiaParams:
         """Parse and validate raw ``-T`` values: ``gaia()``'s arguments, passed on one by one.
 
@@ -153,6 +155,7 @@ class GaiaParams:
             question_set=parse_question_set(exclude, answers, named=question_set),
             blocklist=blocklist,  # type: ignore[arg-type]
             block_answer_sources=flag("block_answer_sources", block_answer_sources),
+            web_record=flag("web_record", web_record),
             answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
         )
         params._check_combinations()
@@ -205,7 +208,7 @@ class GaiaParams:
                 "sandbox=k8s needs inspect-k8s-sandbox",
                 fix="install it with `pip install 'inspect-gaia[k8s]'`",
             )
-        if self.block_answer_sources:
+        if self.proxied:
             self._check_blocking()
 
     def _check_web_tools(self) -> None:
@@ -230,36 +233,34 @@ class GaiaParams:
             )
 
     def _check_blocking(self) -> None:
-        """A run that blocks answer sources has no route around its egress proxy."""
+        """A run behind its egress proxy has no route around it."""
+        name = "block_answer_sources" if self.block_answer_sources else "web_record"
         refusals = [
             (
                 not self.network,
-                "block_answer_sources needs network=true: with network=false a sandbox reaches "
-                "nothing at all",
-                "drop block_answer_sources",
+                f"{name} needs network=true: with network=false a sandbox reaches nothing at all",
+                f"drop {name}",
             ),
             (
                 self.sandbox == "compose",
-                "block_answer_sources starts an egress proxy that only the default sandbox "
-                "(gaia-docker) runs",
-                "drop sandbox=compose, or drop block_answer_sources",
+                f"{name} starts an egress proxy that only the default sandbox (gaia-docker) runs",
+                f"drop sandbox=compose, or drop {name}",
             ),
             (
                 self.sandbox == "k8s",
-                "block_answer_sources is not built for Kubernetes",
+                f"{name} is not built for Kubernetes",
                 "restrict egress with values.yaml's allowDomains instead (see "
                 "docs/answer-sources.md)",
             ),
             (
                 bool(self.mcp_servers),
-                "mcp_servers run on the host, outside the egress proxy of block_answer_sources",
-                "drop mcp_servers, or drop block_answer_sources",
+                f"mcp_servers run on the host, outside the egress proxy of {name}",
+                f"drop mcp_servers, or drop {name}",
             ),
             (
                 self.web_search,
-                "web_search runs at the model provider, outside the egress proxy of "
-                "block_answer_sources",
-                "drop web_search, or drop block_answer_sources",
+                f"web_search runs at the model provider, outside the egress proxy of {name}",
+                f"drop web_search, or drop {name}",
             ),
         ]
         for refused, problem, fix in refusals:
@@ -267,11 +268,17 @@ class GaiaParams:
                 raise GaiaParameterError(problem, fix)
 
     @property
+    def proxied(self) -> bool:
+        """Whether the sandboxes reach the web through the run's proxy, which records it."""
+        return self.block_answer_sources or self.web_record
+
+    @property
     def egress(self) -> dict[str, Any] | None:
-        """The sandbox's egress rules when the run blocks answer sources, else ``None``."""
-        if not self.block_answer_sources:
+        """The sandbox's egress rules when the run has a proxy (none: recording), else ``None``."""
+        if not self.proxied:
             return None
-        return {"rules": self.answer_sources.as_json()["rules"]}
+        rules = self.answer_sources.as_json()["rules"] if self.block_answer_sources else []
+        return {"rules": rules}
 
     @property
     def revision_read(self) -> str:

@@ -2,7 +2,8 @@
 
 ``egress_image`` (a module above, as it builds on ``image``) builds the proxy's image (mitmproxy,
 from PyPI); ``addon.py`` is the mitmproxy addon that refuses known answer sources and private
-addresses (``netpolicy.py``), ``supervise.py`` keeps mitmdump answering; all are copied into each
+addresses (``netpolicy.py``), ``record.py`` records every request per sandbox,
+``supervise.py`` keeps mitmdump answering; all are copied into each
 run's proxy container with ``urlrules.py``: the URL rules, standard library only, which the
 scorer's detection (``answer_sources/``) and the in-sandbox page reader (``web/``) import too, so
 the proxy refuses exactly what the detection flags. The container's lifecycle is the Docker
@@ -19,6 +20,7 @@ PROXY_IMAGE = f"inspect-gaia/egress-proxy:mitmproxy-{MITMPROXY_VERSION}"
 
 ADDON_FILES = {
     "addon.py": Path(__file__).resolve().parent / "addon.py",
+    "record.py": Path(__file__).resolve().parent / "record.py",
     "netpolicy.py": Path(__file__).resolve().parent / "netpolicy.py",
     "supervise.py": Path(__file__).resolve().parent / "supervise.py",
     "_urlrules.py": Path(__file__).resolve().parent / "urlrules.py",

@@ -51,6 +51,8 @@ PORTS = (80, 443)
 ALIVE = b"inspect_gaia egress proxy alive\n"
 BLOCKED = "inspect_gaia egress proxy does not allow this"
 """Starts the message of a request blocked for what it is, not for where it goes."""
+DECISION = "inspect_gaia.decision"
+"""``flow.metadata``: why the guard answered a request itself, for the record (``record.py``)."""
 
 
 class AnswerSourceGuard:
@@ -183,10 +185,12 @@ class AnswerSourceGuard:
 
     def _refuse(self, flow: http.HTTPFlow, url: str, rule: Rule) -> None:
         body = REFUSAL.format(url=url, source=rule.source, rule=rule.pattern) + "\n"
+        flow.metadata[DECISION] = ("refused", rule.source)
         _log({"refused": url, "source": rule.source, "client": _client(flow)})
         self._answer(flow, 403, body, {"X-Inspect-Gaia-Refused": rule.source})
 
     def _block(self, flow: http.HTTPFlow, why: str) -> None:
+        flow.metadata[DECISION] = ("blocked", why)
         _log({"blocked": flow.request.pretty_url, "why": why, "client": _client(flow)})
         self._answer(flow, 403, f"{BLOCKED}: {why}.\n", {})
 

@@ -37,6 +37,7 @@ from pydantic import ValidationError
 
 from ..dataset import LEVELS
 from ..errors import GaiaError, short
+from ..web_record import from_store
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
 from .files import UnsafeFile, check_log
 from .foreign import ForeignProvenance, is_inspect_evals_gaia, read_foreign, recorded_metadata
@@ -327,6 +328,7 @@ def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -
         working_time=sample.working_time,
         metadata=recorded_metadata(sample),
         contamination=_flags(score.metadata) if score else (),
+        web=from_store(sample.store),
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from inspect_ai.model import ModelUsage
 
 from ..errors import GaiaError, few
+from ..web_record import WebRequest
 from .comparability import Scaffold, comparability_flags
 from .files import UnsafeFile, read_text
 from .foreign import ForeignProvenance
@@ -49,6 +50,9 @@ class SampleResult:
     contamination: tuple[Any, ...] = ()
     """``Score.metadata["contamination"]``: the evidence it looked its answer up (see
     ``contamination``)."""
+    web: tuple[WebRequest, ...] | None = None
+    """What it requested through the run's egress proxy (``web_record``); ``None``: not
+    recorded."""
 
     @property
     def failed(self) -> bool:
