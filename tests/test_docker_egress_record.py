@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.event import InfoEvent
-from inspect_ai.log import EvalSample
+from inspect_ai.log import EvalSample, resolve_sample_attachments
 
 from inspect_gaia.logs.web_reads import RECORD_ONLY
 from inspect_gaia.web_record import INFO_SOURCE, WebRequest, from_store
@@ -100,9 +100,8 @@ def test_record_only_refuses_nothing_records_everything_and_keeps_the_network_po
         assert len(pages) == times, (word, pages)
         assert {r.sha256 for r in pages} == {hashlib.sha256(WEATHER.encode()).hexdigest()}
         assert {r.host for r in _requests(sample)} == {WEATHER_HOST}
-        (event,) = [
-            e for e in sample.events if isinstance(e, InfoEvent) and e.source == INFO_SOURCE
-        ]
+        events = resolve_sample_attachments(sample).events
+        (event,) = [e for e in events if isinstance(e, InfoEvent) and e.source == INFO_SOURCE]
         assert f"| GET | {PAGE} | 200 |" in str(event.data)
 
     code, out, _ = invoke("report", str(log.location), "--format", "json")

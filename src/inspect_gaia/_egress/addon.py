@@ -53,6 +53,8 @@ BLOCKED = "inspect_gaia egress proxy does not allow this"
 """Starts the message of a request blocked for what it is, not for where it goes."""
 DECISION = "inspect_gaia.decision"
 """``flow.metadata``: why the guard answered a request itself, for the record (``record.py``)."""
+ASKED = "inspect_gaia.url"
+"""``flow.metadata``: the URL a refused request with a body asked for (its host is replaced)."""
 
 
 class AnswerSourceGuard:
@@ -203,6 +205,7 @@ class AnswerSourceGuard:
         # its body streams into nothing, and the connection it would open is refused with the text
         sentinel = f"refused-{flow.id}.invalid"
         self.refusing[sentinel] = body.strip()
+        flow.metadata[ASKED] = flow.request.pretty_url
         flow.request.host = sentinel
         flow.request.stream = _drop
 

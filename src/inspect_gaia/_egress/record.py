@@ -39,6 +39,8 @@ from mitmproxy import ctx, http  # type: ignore[import-not-found]
 UNATTRIBUTED = "_unattributed"
 DECISION = "inspect_gaia.decision"
 """``flow.metadata`` key the guard sets: ``(decision, why)`` of a request it answered itself."""
+ASKED = "inspect_gaia.url"
+"""``flow.metadata`` key the guard sets: the URL of a refused request whose host it replaced."""
 _STARTED = "inspect_gaia.started"
 _HASH = "inspect_gaia.hash"
 
@@ -191,7 +193,9 @@ class Recorder:
             {
                 "t": round(float(flow.metadata.get(_STARTED) or request.timestamp_start), 3),
                 "method": request.method,
-                "url": request.pretty_url if request.method != "CONNECT" else request.authority,
+                "url": request.authority
+                if request.method == "CONNECT"
+                else flow.metadata.get(ASKED, request.pretty_url),
                 "status": status,
                 "bytes": size,
                 "sha256": sha256,
