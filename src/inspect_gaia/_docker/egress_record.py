@@ -36,14 +36,22 @@ class SandboxRecord:
     """The sandbox's container name: its file in the proxy."""
 
     def start(self, container: str) -> None:
-        """Tell the proxy which sandbox the container's address is (blocking)."""
+        """Tell the proxy which sandbox the container's address is (blocking).
+
+        A container with no address on the run's network reaches no proxy: nothing to name.
+        """
         networks = client.api().inspect_container(container)["NetworkSettings"]["Networks"]
         address = next(
-            str(v["IPAddress"])
-            for v in networks.values()
-            if v.get("NetworkID") == self.egress.network
+            (
+                str(v["IPAddress"])
+                for v in networks.values()
+                if v.get("NetworkID") == self.egress.network and v.get("IPAddress")
+            ),
+            None,
         )
-        archive.put_file(self.egress.proxy, f"{RECORD_DIR}/clients/{address}", self.name.encode())
+        if address is not None:
+            path = f"{RECORD_DIR}/clients/{address}"
+            archive.put_file(self.egress.proxy, path, self.name.encode())
 
     def read(self) -> str:
         """The sandbox's lines so far (blocking; none yet: empty)."""
