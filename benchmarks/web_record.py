@@ -52,11 +52,11 @@ def one_proxy(image: str, network: str, recording: bool, requests: int, mib: int
     rules = {"rules": load_answer_sources().as_json()["rules"]}
     command = egress._command
     if not recording:
-        egress._command = _without_recorder(command)  # type: ignore[assignment]
+        egress._command = _without_recorder(command)
     try:
         proxy = egress.ensure("bench-record", rules)
     finally:
-        egress._command = command  # type: ignore[assignment]
+        egress._command = command
     client = ""
     try:
         docker("network", "connect", network, proxy.proxy)

@@ -46,12 +46,13 @@ def test_recording_alone_puts_the_proxy_on_the_path_with_no_rule_and_the_same_ne
     assert parse_params(web_record=True, block_answer_sources=True).egress == (
         parse_params(block_answer_sources=True).egress
     )
-    for raw, message in [
+    refused: list[tuple[dict[str, object], str]] = [
         ({"network": False}, "web_record needs network=true: .* — drop web_record"),
         ({"sandbox": "compose"}, "drop sandbox=compose, or drop web_record"),
         ({"web_search": True}, "outside the egress proxy of web_record"),
         ({"web_record": "bodies"}, "web_record must be true or false"),
-    ]:
+    ]
+    for raw, message in refused:
         with pytest.raises(GaiaParameterError, match=message):
             parse_params(**{"web_record": True, **raw})
 
