@@ -47,6 +47,8 @@ from .dataset import question_text
 from .errors import GaiaParameterError
 from .scorer import final_answer
 
+OFFICIAL_SCORER = "gaia_scorer"
+"""The official scorer's name in a log: the answer it scored is the answer judged."""
 JUDGE_SCORER = "gaia_judge"
 """The scorer's name in a log (``inspect_gaia/gaia_judge`` in inspect's registry)."""
 DEFAULT_PROMPT_NAME = "inspect_gaia-v1"
@@ -157,7 +159,8 @@ async def ask(model: Model, prompt: JudgePrompt, question: str, gold: str, answe
     try:
         output = await model.generate(prompt.render(question, gold, answer))
     except Exception as ex:  # any failure of the judge is `—` for this answer, said once
-        return Verdict(None, error=f"{type(ex).__name__}: {ex}".splitlines()[0][:200])
+        why = str(ex) or str(ex.__cause__ or "") or "no message"
+        return Verdict(None, error=f"{type(ex).__name__}: {why}".splitlines()[0][:200])
     reply = output.completion
     correct = read_grade(reply)
     if output.error:
@@ -174,7 +177,8 @@ async def ask(model: Model, prompt: JudgePrompt, question: str, gold: str, answe
 def gaia_judge(model: str | None = None, prompt: str | None = None) -> Scorer:
     """GAIA's answer graded by an LLM judge: a second opinion, recorded beside the official one.
 
-    The answer is the one the official scorer scores (``scorer.final_answer``); the judge sees the
+    The answer is the one the official scorer scored (its score's ``answer`` when the state has it,
+    as ``inspect score --action append`` gives it; else ``scorer.final_answer``); the judge sees the
     question (from the sample's input), the target and that answer. ``NOANSWER`` when the judge
     failed or its reply has no grade (the explanation says which). The score's metadata records
     the judge model and the prompt's name and SHA-256, which ``inspect-gaia report --judge``
@@ -189,7 +193,10 @@ def gaia_judge(model: str | None = None, prompt: str | None = None) -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         judge = judge_model(model) if model else get_model()
-        answer, _ = final_answer(state)
+        official = (state.scores or {}).get(OFFICIAL_SCORER)
+        answer = official.answer if official and official.answer is not None else None
+        if answer is None:
+            answer, _ = final_answer(state)
         verdict = await ask(judge, template, question_text(state.input_text), target.text, answer)
         metadata = {
             "judge_model": str(judge),
