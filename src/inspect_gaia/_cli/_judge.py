@@ -128,19 +128,19 @@ def _level(block: Mapping[str, Any], level: str) -> Mapping[str, Any]:
 
 
 def beside_cells(group: Mapping[str, Any], level: str) -> dict[str, str]:
-    """The judged and question-set cells of one row of ``group`` (a report group)."""
+    """The question-set and judged cells of one row of ``group`` (a report group)."""
     cells: dict[str, str] = {}
+    on_set = group.get("question_set")
+    if on_set:
+        row = _level(on_set, level)
+        cells[on_set["label"]] = _fraction(row.get("accuracy"))
+        cells[f"{on_set['name']} 95% CI"] = _interval(row)
     judged = group.get("judge")
     if judged:
         row = _level(judged, level)
         cells[judged["label"]] = _fraction(row.get("accuracy"))
         cells["judge 95% CI"] = _interval(row)
         cells[DISAGREE] = str(row.get("disagreements", MISSING))
-    on_set = group.get("question_set")
-    if on_set:
-        row = _level(on_set, level)
-        cells[on_set["label"]] = _fraction(row.get("accuracy"))
-        cells[f"{on_set['name']} 95% CI"] = _interval(row)
     return cells
 
 
