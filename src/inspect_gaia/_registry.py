@@ -1,4 +1,4 @@
-"""inspect_ai entry point: importing this registers the GAIA tasks, the judge and the two sandboxes."""
+"""inspect_ai entry point: importing this registers the GAIA tasks, the judge and both sandboxes."""
 
 from ._docker.gaia_compose import GaiaComposeSandbox
 from ._docker.gaia_docker import GaiaDockerSandbox

@@ -19,7 +19,7 @@ from ..logs.sides import COMPARE_FLAGS, answer_key, read_side
 from ..logs.stats import read_prices
 from ..questionset import parse_question_set
 from ._judge import judge_note, judge_options, judge_prompt, judged_rows, say_failures
-from ._output import MISSING, dump_json, format_option, render, wrap
+from ._output import MISSING, dump_json, format_option, prices_option, render, wrap
 from ._plot import plot_option
 from ._sanitise import printable
 
@@ -245,12 +245,9 @@ def _lacking(document: Mapping[str, Any]) -> list[str]:
     "answer source counted wrong (JSON always has it).",
 )
 @judge_options
-@click.option(
-    "--model-cost-config",
-    "prices_file",
-    type=click.Path(exists=True, dir_okay=False),
-    help="The judge's prices in inspect's --model-cost-config format ($ per 1M tokens), for "
-    "--judge's cost in dollars.",
+@prices_option(
+    "The judge's prices in inspect's --model-cost-config format ($ per 1M tokens), for "
+    "--judge's cost in dollars."
 )
 def compare(
     run_a: str,

@@ -38,7 +38,7 @@ from ._judge import (
     say_failures,
     with_beside,
 )
-from ._output import MISSING, dump_json, format_option, render
+from ._output import MISSING, dump_json, format_option, prices_option, render
 from ._plot import plot_option
 from ._sanitise import printable
 
@@ -235,12 +235,9 @@ def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong:
 @click.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @format_option
-@click.option(
-    "--model-cost-config",
-    "prices_file",
-    type=click.Path(exists=True, dir_okay=False),
-    help="Prices in inspect's --model-cost-config format ($ per 1M tokens, per model); they "
-    "replace the logs' cost for the models they name.",
+@prices_option(
+    "Prices in inspect's --model-cost-config format ($ per 1M tokens, per model); they "
+    "replace the logs' cost for the models they name (and price --judge)."
 )
 @plot_option(
     "Also write a chart (PNG, SVG, PDF or JPEG, by the name's extension): accuracy per level "
