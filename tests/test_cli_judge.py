@@ -81,6 +81,12 @@ def test_report_judge_is_a_labelled_second_opinion_and_the_second_report_is_free
     again, _ = _json("report", str(log), "--judge", JUDGE)
     assert again["judge"]["cost"]["cached"] == 2 and again["judge"]["cost"]["calls"] == 1
     assert [r for r in server.requests if "perhaps" not in json.dumps(r)] == []
+    # a run whose every answer got a verdict: its second report asks the judge nothing at all
+    clean = write_log(tmp_path / "clean.eval", SAMPLES[:2])
+    _json("report", str(clean), "--judge", JUDGE)
+    server.requests.clear()
+    free, _ = _json("report", str(clean), "--judge", JUDGE)
+    assert server.requests == [] and free["judge"]["cost"]["calls"] == 0
 
 
 def test_the_tables_show_official_first_then_the_judge(tmp_path: Path, scripted: Play) -> None:
