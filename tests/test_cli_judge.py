@@ -155,3 +155,23 @@ def test_compare_judges_both_sides_on_one_key(tmp_path: Path, scripted: Play) ->
         "compare", str(log), str(EVALSCOPE_RUN), "--dataset-path", str(GAIA_MINI), "--judge", JUDGE
     )
     assert code == 0 and f"Second opinion, {LABEL}" in out
+
+
+def test_groups_stay_ranked_by_the_official_score(tmp_path: Path, scripted: Play) -> None:
+    """A run the judge likes better does not move up: the official score ranks the groups."""
+    scripted([*VERDICTS, Entry("[Submitted answer]\nBergen", [{"say": "GRADE: I"}])])
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    write_log(logs / "a.eval", SAMPLES, model="openai-api/scripted/a")  # official 1/3, judged 1
+    other = [
+        {"id": "t2", "level": 1, "target": "Oslo", "answer": "Oslo", "value": "C"},
+        {"id": "t4", "level": 1, "target": "Oslo", "answer": "Bergen", "value": "I"},
+    ]
+    write_log(logs / "b.eval", other, model="openai-api/scripted/b")  # official 1/2, judged 1/2
+    document, _ = _json("report", str(logs), "--judge", JUDGE)
+    assert [g["model"] for g in document["groups"]] == [
+        "openai-api/scripted/b",
+        "openai-api/scripted/a",
+    ]
+    judged = [g["judge"]["levels"][-1]["accuracy"] for g in document["groups"]]
+    assert judged == [0.5, 1.0]
