@@ -16,7 +16,7 @@ from inspect_ai.util import SandboxEnvironmentSpec
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
 from inspect_gaia._params import GaiaParams
-from inspect_gaia.logs.provenance import GaiaProvenance
+from inspect_gaia.record import provenance_of
 from inspect_gaia.sandbox import PROVIDERS
 from inspect_gaia.task import gaia_questions, parameter_names
 from tests.helpers_runs import MODEL
@@ -59,7 +59,7 @@ def gaia_record(**params: object) -> dict[str, Any]:
     parsed = parse_params(**{"dataset_path": str(GAIA_TINY), **params})
     # -T exclude / -T answers, applied to the questions as the task applies them
     question_set = None if parsed.question_set.empty else gaia_questions(parsed)[1]
-    return GaiaProvenance.of(
+    return provenance_of(
         parsed,
         prompt=DEFAULT_INPUT_PROMPT,
         image_id=None,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from inspect_gaia._docker import EGRESS_KEY
-from inspect_gaia._docker.egress import BUNDLE, CA_FILE, PORT, Egress, sample_kwargs, wanted
+from inspect_gaia._docker.egress import PORT, Egress, sample_kwargs, wanted
 from inspect_gaia._docker.service import create_kwargs, service_config
 from inspect_gaia._egress import MITMPROXY_VERSION
 from inspect_gaia.answer_sources.sources import load_answer_sources
@@ -16,7 +16,9 @@ from inspect_gaia.egress_image import PURE_SOURCES, WHEELS, proxy_dockerfile
 from inspect_gaia.errors import GaiaParameterError
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import GaiaProvenance
+from inspect_gaia.record import provenance_of
 from inspect_gaia.sandbox import gaia_compose, gaia_sandbox
+from inspect_gaia.sandbox_paths import BUNDLE, CA_FILE
 from tests.helpers import invoke, parse_params
 
 REFUSED: list[tuple[dict[str, Any], str]] = [
@@ -44,7 +46,7 @@ def test_the_rules_reach_the_sandbox_spec_and_provenance(tmp_path: Any) -> None:
     params = parse_params(block_answer_sources=True, blocklist=str(extra))
     assert params.egress is not None
     assert params.egress["rules"][-1] == ["mirror.example/gaia", "extra.txt (blocklist)"]
-    record = GaiaProvenance.of(params, prompt="p", image_id=None, sandbox_provider="gaia-docker")
+    record = provenance_of(params, prompt="p", image_id=None, sandbox_provider="gaia-docker")
     assert record.as_metadata()["answer_sources"]["blocked"] is True
     service = service_config(gaia_compose(egress=params.egress))
     assert wanted(service) == params.egress
@@ -71,7 +73,7 @@ def test_a_sandbox_reaches_out_only_through_the_proxy() -> None:
 
 def test_the_report_keeps_blocked_runs_apart_and_says_so() -> None:
     def record(**answer_sources: Any) -> GaiaProvenance:
-        made = GaiaProvenance.of(
+        made = provenance_of(
             parse_params(), prompt="p", image_id=None, sandbox_provider="gaia-docker"
         )
         metadata = made.as_metadata()

@@ -18,6 +18,7 @@ from inspect_gaia.questionset import (
     parse_answers,
     parse_exclude,
 )
+from inspect_gaia.record import provenance_of
 from tests.helpers import SANDBOX_IMAGE, gaia_record, parse_params
 from tests.scenario import GAIA_TINY, LAGOON, TAVERN
 
@@ -135,7 +136,7 @@ def test_a_damaged_question_set_record_is_one_line_naming_the_field() -> None:
 
 def test_the_record_is_built_from_what_was_applied() -> None:
     with pytest.raises(ValueError, match="record the question set that apply_question_set applied"):
-        GaiaProvenance.of(
+        provenance_of(
             parse_params(exclude=LAGOON),
             prompt="p",
             image_id=None,

@@ -21,9 +21,9 @@ from ._values import (
     parse_mcp_servers,
     positive_int,
 )
-from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, SUBMIT_TOOL
 from .answer_sources.sources import AnswerSources, load_answer_sources
 from .dataset import DEFAULT_SPLIT, LEVELS, SPLITS, Split
+from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_TOOLS
 from .errors import GaiaParameterError, one_of
 from .hub import DEFAULT_HUB, HUBS, Hub, resolved_revision
 from .imageref import check_reference
@@ -287,7 +287,7 @@ class GaiaParams:
     def tools(self) -> list[str]:
         """The names of the tools offered, in the order the agent gets them."""
         return (
-            ["bash", SUBMIT_TOOL]
+            list(DEFAULT_TOOLS)
             + (["python"] if self.python else [])
             + (["web_search"] if self.web_search else [])
             + (["view_file"] if self.offers_view_file else [])

@@ -2,7 +2,7 @@
 
 from ._docker.gaia_compose import GaiaComposeSandbox
 from ._docker.gaia_docker import GaiaDockerSandbox
-from .judge import gaia_judge
+from .judge_scorer import gaia_judge
 from .task import gaia, gaia_level1, gaia_level2, gaia_level3
 
 __all__ = [

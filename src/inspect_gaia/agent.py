@@ -21,21 +21,8 @@ from inspect_ai.tool import web_search as web_search_tool
 
 from ._compat import DEFAULT_SYSTEM_MESSAGE, guard_task_state
 from ._faults import ending_on_sandbox_loss, require_started
+from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, SUBMIT_TOOL
 from .media import view_file as view_file_tool
-
-DEFAULT_COMMAND_TIMEOUT = 180
-"""Seconds one bash (or python) command may run: inspect_evals' default (its ``code_timeout``).
-
-evalscope 1.14.1's ``bash`` gives a command 60 s unless the model asks for more or the run sets
-``agent_config.command_timeout`` (the README's EvalScope command sets 180).
-"""
-DEFAULT_MAX_ATTEMPTS = 1
-"""Submissions allowed per sample: pass@1."""
-DEFAULT_MESSAGE_LIMIT = 100
-"""Messages per sample (``Task(message_limit=...)``, so ``--message-limit`` overrides it): the
-design card's."""
-SUBMIT_TOOL = "submit"
-"""The name of the tool whose call is the agent's answer (the scorer and the detection read it)."""
 
 
 def gaia_tools(

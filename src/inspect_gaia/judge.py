@@ -15,10 +15,10 @@ and ``{answer}``; it must hold ``{gold}`` and ``{answer}``, and should ask for t
 ``GRADE: C``/``GRADE: I`` ending. A prompt is known by its name and the SHA-256 of its text, which
 every output records with the judge model.
 
-``gaia_judge`` is the same judge as an inspect scorer (``inspect score LOG --scorer
+``judge_scorer.gaia_judge`` is the same judge as an inspect scorer (``inspect score LOG --scorer
 inspect_gaia/gaia_judge -S model=...``): its verdicts live in the log beside the official ones, and
 ``inspect-gaia report --judge`` reads them instead of calling again. The task's own scorer list does
-not include it.
+not include it. This module is a leaf the readers (``logs/``) may import: it loads no agent.
 """
 
 from __future__ import annotations
@@ -29,26 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspect_ai.model import GenerateConfig, Model, ModelUsage, get_model
-from inspect_ai.scorer import (
-    CORRECT,
-    INCORRECT,
-    NOANSWER,
-    Score,
-    Scorer,
-    Target,
-    accuracy,
-    scorer,
-    stderr,
-)
-from inspect_ai.solver import TaskState
 
 from ._compat import DEFAULT_GRADE_PATTERN
-from .dataset import question_text
 from .errors import GaiaParameterError
-from .scorer import final_answer
 
-OFFICIAL_SCORER = "gaia_scorer"
-"""The official scorer's name in a log: the answer it scored is the answer judged."""
 JUDGE_SCORER = "gaia_judge"
 """The scorer's name in a log (``inspect_gaia/gaia_judge`` in inspect's registry)."""
 DEFAULT_PROMPT_NAME = "inspect_gaia-v1"
@@ -171,50 +155,3 @@ async def ask(model: Model, prompt: JudgePrompt, question: str, gold: str, answe
             None, reply, error=f"no GRADE: C or GRADE: I in {shown!r}", usage=output.usage
         )
     return Verdict(correct, reply, usage=output.usage)
-
-
-@scorer(metrics=[accuracy(), stderr()], name=JUDGE_SCORER)
-def gaia_judge(model: str | None = None, prompt: str | None = None) -> Scorer:
-    """GAIA's answer graded by an LLM judge: a second opinion, recorded beside the official one.
-
-    The answer is the one the official scorer scored (its score's ``answer`` when the state has it,
-    as ``inspect score --action append`` gives it; else ``scorer.final_answer``); the judge sees the
-    question (from the sample's input), the target and that answer. ``NOANSWER`` when the judge
-    failed or its reply has no grade (the explanation says which). The score's metadata records
-    the judge model and the prompt's name and SHA-256, which ``inspect-gaia report --judge``
-    matches before it takes a verdict from the log.
-
-    Args:
-        model: The judge (any inspect model); default: the model being evaluated.
-        prompt: A prompt template file (``{question}``, ``{gold}``, ``{answer}``); default: the
-            project's own.
-    """
-    template = load_prompt(prompt, "-S prompt")
-
-    async def score(state: TaskState, target: Target) -> Score:
-        judge = judge_model(model) if model else get_model()
-        official = (state.scores or {}).get(OFFICIAL_SCORER)
-        answer = official.answer if official and official.answer is not None else None
-        if answer is None:
-            answer, _ = final_answer(state)
-        verdict = await ask(judge, template, question_text(state.input_text), target.text, answer)
-        metadata = {
-            "judge_model": str(judge),
-            "prompt_name": template.name,
-            "prompt_sha256": template.sha256,
-        }
-        if verdict.correct is None:
-            return Score(
-                value=NOANSWER,
-                answer=answer,
-                explanation=f"no verdict: {verdict.error}",
-                metadata=metadata,
-            )
-        return Score(
-            value=CORRECT if verdict.correct else INCORRECT,
-            answer=answer,
-            explanation=verdict.reply,
-            metadata=metadata,
-        )
-
-    return score

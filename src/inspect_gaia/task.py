@@ -5,7 +5,7 @@
 The task reads top-down as the design card: ``gaia`` parses its parameters once
 (``_params.GaiaParams``), then ``gaia_task`` builds the dataset (``dataset``, ``questionset``), the
 sandbox (``sandbox``), the agent (``agent``) and the scorer (``scorer``), and writes the run's
-typed record (``logs.provenance``) into the log. Where the default run differs from inspect_evals'
+typed record (``record``) into the log. Where the default run differs from inspect_evals'
 and EvalScope's GAIA is listed once, in the README's "Deviations" section.
 """
 
@@ -23,13 +23,15 @@ from inspect_ai.model import GenerateConfig
 from ._docker.engine import image_identity
 from ._param_names import check_unknown
 from ._params import DEFAULT_LEVEL, GaiaParams
-from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT, gaia_agent
+from .agent import gaia_agent
 from .dataset import DEFAULT_INPUT_PROMPT, DEFAULT_SPLIT, Split, gaia_dataset, split_levels
+from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT
 from .errors import GaiaParameterError
 from .hub import DEFAULT_HUB, Hub
 from .k8s import k8s_image_identity
-from .logs.provenance import METADATA_KEY, GaiaProvenance
+from .logs.provenance import METADATA_KEY
 from .questionset import QuestionSetRecord, apply_question_set
+from .record import provenance_of
 from .sandbox import (
     DEFAULT_CPUS,
     DEFAULT_IMAGE,
@@ -41,7 +43,7 @@ from .sandbox import (
     gaia_sandbox,
 )
 from .scorer import gaia_scorer
-from .web import require_web_image
+from .web.image_check import require_web_image
 
 TASK_VERSION = "1.0.0"
 """Bumped when results stop being comparable with earlier versions (see the README changelog)."""
@@ -257,7 +259,7 @@ def gaia_task(params: GaiaParams) -> Task:
         config=GenerateConfig(fail_on_refusal=True),
         version=TASK_VERSION,
         metadata={
-            METADATA_KEY: GaiaProvenance.of(
+            METADATA_KEY: provenance_of(
                 params,
                 prompt=DEFAULT_INPUT_PROMPT,
                 image_id=image_id,

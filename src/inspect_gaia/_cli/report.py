@@ -23,6 +23,7 @@ from ..logs.report import report_document
 from ..logs.results import group_runs
 from ..logs.stats import LevelStats, read_prices
 from ..named_sets import load_named_set
+from ..record import default_settings
 from ._failures import BREAKDOWN_COLUMNS, csv_rows, failures_text
 from ._judge import (
     CSV_FIELDS as JUDGE_FIELDS,
@@ -322,7 +323,7 @@ def report(
         for group in left_out:
             click.echo(f"left out by --latest: {describe(group)}", err=True)
     extra, judged = report_beside(groups, named, judge_model, prompt, judge_concurrency)
-    document = report_document(groups, prices, extra)
+    document = report_document(groups, prices, defaults=default_settings(), extra=extra)
     if judged is not None:
         say_failures(judged)
         document["judge"] = {**judged.describe(), "cost": judged.cost(prices)}
