@@ -5,23 +5,29 @@ inspect finds the scorer in its registry by that name; the scripted model on 127
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from inspect_ai.log import read_eval_log
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT
 from inspect_gaia.judge import JUDGE_SCORER, load_prompt
 from inspect_gaia.logs.read import read_inspect_log
 from support.scripted_model import Entry, ScriptedModel
-from tests.helpers import inspect_cli, write_log
+from tests.helpers import inspect_cli, invoke, write_log
 
 JUDGE = "openai-api/scripted/judge"
 
 
+@pytest.mark.slow  # inspect score in a new process: tens of seconds
 def test_gaia_judge_scores_a_log_through_inspect_score(
-    tmp_path: Path, scripted: object, scripted_server: ScriptedModel
+    tmp_path: Path,
+    scripted: object,
+    scripted_server: ScriptedModel,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``inspect score --scorer inspect_gaia/gaia_judge`` puts the verdicts beside the official ones.
 
@@ -41,7 +47,8 @@ def test_gaia_judge_scores_a_log_through_inspect_score(
         {"id": "b", "level": 1, "target": "Bergen", "answer": "Oslo", "value": "I"},
     ]
     log = write_log(tmp_path / "run.eval", [{**s, "input": prompt} for s in samples])
-    environment = {**os.environ, "INSPECT_GAIA_CACHE_DIR": str(tmp_path / "cache")}
+    monkeypatch.setenv("INSPECT_GAIA_CACHE_DIR", str(tmp_path / "cache"))
+    environment = dict(os.environ)
     command = [inspect_cli(), "score", str(log), "--scorer", f"inspect_gaia/{JUDGE_SCORER}"]
     command += ["-S", f"model={JUDGE}", "--action", "append", "--overwrite", "--display", "none"]
     done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)
@@ -62,3 +69,11 @@ def test_gaia_judge_scores_a_log_through_inspect_score(
     (first,) = [s for s in run.samples if s.task_id == "a"]
     assert first.question == "How many visitors came in 1990?"
     assert first.judge is not None and first.judge["value"] == "C"
+    # report --judge takes the log's verdict instead of calling; the `N` one is asked again
+    scripted_server.requests.clear()
+    monkeypatch.setenv("INSPECT_GAIA_CACHE_DIR", str(tmp_path / "empty-cache"))
+    code, out, err = invoke("report", str(log), "--judge", JUDGE, "--format", "json")
+    assert code == 0, err
+    cost = json.loads(out)["judge"]["cost"]
+    assert (cost["from_log"], cost["calls"]) == (1, 1)
+    assert [r for r in scripted_server.requests if "12500 people" in str(r)] == []
