@@ -44,16 +44,16 @@ def test_the_rules_reach_the_sandbox_spec_and_provenance(tmp_path: Any) -> None:
     extra = tmp_path / "extra.txt"
     extra.write_text("mirror.example/gaia\n")
     params = parse_params(block_answer_sources=True, blocklist=str(extra))
-    assert params.egress is not None
-    assert params.egress["rules"][-1] == ["mirror.example/gaia", "extra.txt (blocklist)"]
+    assert params.sources.egress is not None
+    assert params.sources.egress["rules"][-1] == ["mirror.example/gaia", "extra.txt (blocklist)"]
     record = provenance_of(params, prompt="p", image_id=None, sandbox_provider="gaia-docker")
     assert record.as_metadata()["answer_sources"]["blocked"] is True
-    service = service_config(gaia_compose(egress=params.egress))
-    assert wanted(service) == params.egress
+    service = service_config(gaia_compose(egress=params.sources.egress))
+    assert wanted(service) == params.sources.egress
     assert "environment" not in create_kwargs(service, "net")  # an extension, not a field
-    assert parse_params().egress is None
+    assert parse_params().sources.egress is None
     assert EGRESS_KEY not in service_config(gaia_compose())
-    spec = gaia_sandbox(egress=params.egress)
+    spec = gaia_sandbox(egress=params.sources.egress)
     assert spec.type == "gaia-docker"
 
 

@@ -2,7 +2,8 @@
 
 ``logs/`` imports from the rest of the package only the modules ``LOGS_MAY_IMPORT`` lists (the
 record's vocabulary, the leaves, and what ``compare`` reads the questions with), and running
-``inspect-gaia report`` on a folder of logs loads neither the agent, the task nor an image builder.
+``inspect-gaia report`` on a folder of logs loads neither the agent, the task, the parser nor an
+image builder.
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ def test_the_page_prints_what_logs_may_import() -> None:
 
 
 @pytest.mark.slow  # a new Python process: seconds
-def test_report_on_a_folder_of_logs_loads_no_agent_task_or_image_builder(tmp_path: Path) -> None:
+def test_report_on_a_folder_of_logs_loads_no_agent_task_parser_or_image_builder(
+    tmp_path: Path,
+) -> None:
     write_log(tmp_path / "run.eval", TWO_SAMPLES)
     code = (
         "import json, sys\n"
@@ -84,6 +87,8 @@ def test_report_on_a_folder_of_logs_loads_no_agent_task_or_image_builder(tmp_pat
         for name in (
             "agent",
             "task",
+            "_params",
+            "_values",
             "scorer",
             "image",
             "browser_image",
