@@ -111,7 +111,7 @@ def test_the_proxy_image_recipe() -> None:
 
 def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None:
     from inspect_gaia._docker.egress import _command
-    from inspect_gaia._egress import ADDON_FILES
+    from inspect_gaia.shipped import PROXY_PROGRAMS
 
     command = _command("10.0.0.0/24", ["172.17.0.1", "172.18.0.1"], ["172.30.0.0/16"])
     assert command[:5] == ["python3", "/egress/supervise.py", str(PORT), "--", "mitmdump"]
@@ -121,5 +121,5 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     assert "gaia_deny=172.17.0.1,172.18.0.1" in command
     assert "gaia_allow=172.30.0.0/16" in command
     # everything the container runs of ours is copied in per run: the image is mitmproxy alone
-    assert set(ADDON_FILES) == {"addon.py", "netpolicy.py", "supervise.py", "_urlrules.py"}
-    assert all(path.is_file() for path in ADDON_FILES.values())
+    shipped = {program.name for program in PROXY_PROGRAMS}
+    assert shipped == {"addon.py", "netpolicy.py", "supervise.py", "_urlrules.py"}
