@@ -41,12 +41,12 @@ def test_what_cannot_go_with_blocking_is_refused_in_one_line(
 
 
 def test_recording_alone_puts_the_proxy_on_the_path_with_no_rule_and_the_same_needs() -> None:
-    params = parse_params(web_record=True)
-    assert params.egress == {"rules": []} and params.proxied
-    service = service_config(gaia_compose(egress=params.egress))
+    sources = parse_params(web_record=True).sources
+    assert sources.egress == {"rules": []} and sources.proxied
+    service = service_config(gaia_compose(egress=sources.egress))
     assert wanted(service) == {"rules": []}
-    assert parse_params(web_record=True, block_answer_sources=True).egress == (
-        parse_params(block_answer_sources=True).egress
+    assert parse_params(web_record=True, block_answer_sources=True).sources.egress == (
+        parse_params(block_answer_sources=True).sources.egress
     )
     refused: list[tuple[dict[str, object], str]] = [
         ({"network": False}, "web_record needs network=true: .* — drop web_record"),
@@ -63,16 +63,16 @@ def test_the_rules_reach_the_sandbox_spec_and_provenance(tmp_path: Any) -> None:
     extra = tmp_path / "extra.txt"
     extra.write_text("mirror.example/gaia\n")
     params = parse_params(block_answer_sources=True, blocklist=str(extra))
-    assert params.egress is not None
-    assert params.egress["rules"][-1] == ["mirror.example/gaia", "extra.txt (blocklist)"]
+    assert params.sources.egress is not None
+    assert params.sources.egress["rules"][-1] == ["mirror.example/gaia", "extra.txt (blocklist)"]
     record = provenance_of(params, prompt="p", image_id=None, sandbox_provider="gaia-docker")
     assert record.as_metadata()["answer_sources"]["blocked"] is True
-    service = service_config(gaia_compose(egress=params.egress))
-    assert wanted(service) == params.egress
+    service = service_config(gaia_compose(egress=params.sources.egress))
+    assert wanted(service) == params.sources.egress
     assert "environment" not in create_kwargs(service, "net")  # an extension, not a field
-    assert parse_params().egress is None
+    assert parse_params().sources.egress is None
     assert EGRESS_KEY not in service_config(gaia_compose())
-    spec = gaia_sandbox(egress=params.egress)
+    spec = gaia_sandbox(egress=params.sources.egress)
     assert spec.type == "gaia-docker"
 
 
@@ -130,7 +130,7 @@ def test_the_proxy_image_recipe() -> None:
 
 def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None:
     from inspect_gaia._docker.egress import _command
-    from inspect_gaia._egress import ADDON_FILES
+    from inspect_gaia.shipped import PROXY_PROGRAMS
 
     command = _command("10.0.0.0/24", ["172.17.0.1", "172.18.0.1"], ["172.30.0.0/16"])
     assert command[:5] == ["python3", "/egress/supervise.py", str(PORT), "--", "mitmdump"]
@@ -140,10 +140,8 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     assert "gaia_deny=172.17.0.1,172.18.0.1" in command
     assert "gaia_allow=172.30.0.0/16" in command
     # everything the container runs of ours is copied in per run: the image is mitmproxy alone
-    assert set(ADDON_FILES) == {
-        *("addon.py", "record.py", "netpolicy.py", "supervise.py", "_urlrules.py")
-    }
-    assert all(path.is_file() for path in ADDON_FILES.values())
+    shipped = {program.name for program in PROXY_PROGRAMS}
+    assert shipped == {"addon.py", "record.py", "netpolicy.py", "supervise.py", "_urlrules.py"}
     # the guard decides first, the recorder writes down what it decided, into the run's folder
     scripts = [command[i + 1] for i, arg in enumerate(command) if arg == "-s"]
     assert scripts == ["/egress/addon.py", "/egress/record.py"]

@@ -155,7 +155,7 @@ def test_a_bad_user_file_is_one_line(tmp_path: Path) -> None:
 
 
 def test_the_task_parameter_and_its_provenance(tmp_path: Path) -> None:
-    from inspect_gaia._params import GaiaParams
+    from inspect_gaia.options import GaiaParams
 
     extra = tmp_path / "extra.txt"
     extra.write_text("mirror.example/gaia\n")
@@ -171,7 +171,7 @@ def test_the_task_parameter_and_its_provenance(tmp_path: Path) -> None:
         "blocked": False,
     }
     params = parse_params(blocklist=str(extra))
-    assert params.answer_sources.rules[-1].pattern == "mirror.example/gaia"
+    assert params.sources.answer_sources.rules[-1].pattern == "mirror.example/gaia"
     meta = record(params)
     assert meta["answer_sources"]["list_sha256"] == load_answer_sources(str(extra)).sha256
     assert meta["answer_sources"]["blocklist"] == str(extra)

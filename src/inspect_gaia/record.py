@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .dataset import DEFAULT_INPUT_PROMPT
 from .defaults import DEFAULT_MESSAGE_LIMIT
@@ -27,11 +27,9 @@ from .logs.provenance import (
     ProvenanceLimits,
     WebToolsRecord,
 )
+from .options import GaiaParams
 from .questionset import QuestionSetRecord
 from .sandbox import PROVIDERS
-
-if TYPE_CHECKING:
-    from ._params import GaiaParams
 
 
 def provenance_of(
@@ -52,52 +50,53 @@ def provenance_of(
         image_id: The sandbox image's id, when an engine answered.
         image_digest: Its registry digest, when known (``engine.image_identity``).
         sandbox_provider: The sandbox provider's registered name.
-        question_set: What ``apply_question_set`` made of ``params.question_set``.
+        question_set: What ``apply_question_set`` made of ``params.dataset.question_set``.
         web_versions: The browser's and reader's versions, from the image's labels.
     """
-    if (question_set is None) != params.question_set.empty:
+    dataset, sandbox, agent, sources = params.dataset, params.sandbox, params.agent, params.sources
+    if (question_set is None) != dataset.question_set.empty:
         raise ValueError("record the question set that apply_question_set applied")
     return GaiaProvenance(
         schema_version=SCHEMA_VERSION,
-        split=params.split,
-        levels=params.levels,
-        hub="local" if params.dataset_path else params.hub,
-        revision=params.revision_read,
-        dataset_path=params.dataset_path,
+        split=dataset.split,
+        levels=dataset.levels,
+        hub="local" if dataset.dataset_path else dataset.hub,
+        revision=dataset.revision_read,
+        dataset_path=dataset.dataset_path,
         prompt_template_sha256=hashlib.sha256(prompt.encode()).hexdigest(),
-        tools=tuple(params.tools),
-        multimodal=params.multimodal,
-        view_file=params.offers_view_file,
+        tools=tuple(agent.tools),
+        multimodal=dataset.multimodal,
+        view_file=agent.view_file,
         limits=ProvenanceLimits(
             message_limit=DEFAULT_MESSAGE_LIMIT,
-            command_timeout=params.command_timeout,
-            max_attempts=params.max_attempts,
-            cpus=params.limits.effective_cpus(),
-            memory=params.limits.memory,
-            pids=params.limits.pids,
-            disk=params.limits.disk,
+            command_timeout=agent.command_timeout,
+            max_attempts=agent.max_attempts,
+            cpus=sandbox.limits.effective_cpus(),
+            memory=sandbox.limits.memory,
+            pids=sandbox.limits.pids,
+            disk=sandbox.limits.disk,
         ),
-        sandbox=params.sandbox,
+        sandbox=sandbox.kind,
         sandbox_provider=sandbox_provider,
-        image=params.image,
+        image=sandbox.image,
         image_id=image_id,
         image_digest=image_digest,
-        network=params.network,
+        network=sandbox.network,
         inspect_ai_version=_version("inspect_ai"),
         inspect_gaia_version=_version("inspect-gaia"),
         question_set=question_set,
         answer_sources=AnswerSourcesRecord(
-            list_sha256=params.answer_sources.sha256,
-            blocklist=params.blocklist,
-            blocked=params.block_answer_sources,
+            list_sha256=sources.answer_sources.sha256,
+            blocklist=sources.blocklist,
+            blocked=sources.block_answer_sources,
         ),
         final_answer_ends=True,
         web_tools=WebToolsRecord(
-            browser=params.browser, web_reader=params.web_reader, versions=web_versions
+            browser=agent.browser, web_reader=agent.web_reader, versions=web_versions
         )
-        if params.browser or params.web_reader
+        if agent.browser or agent.web_reader
         else None,
-        web_record=params.proxied or None,
+        web_record=params.sources.proxied or None,
     )
 
 
@@ -107,8 +106,6 @@ def default_settings() -> dict[str, Any]:
 
     Model and task version are not defaults of the task: a label names them whenever they differ.
     """
-    from ._params import GaiaParams
-
     default = provenance_of(
         GaiaParams(),
         prompt=DEFAULT_INPUT_PROMPT,

@@ -1,8 +1,9 @@
 """mitmproxy addon of inspect_gaia's egress proxy: a record of every request, per sandbox.
 
 Runs inside the run's proxy container as the second script (``mitmdump -s addon.py -s record.py``),
-after the guard (``addon.py``), whose decisions it reads off each flow (``flow.metadata``). Standard
-library only, besides mitmproxy.
+after the guard (``addon.py``), whose decisions it reads off each flow (``flow.metadata``).
+
+Runs elsewhere: in the proxy's container, under mitmproxy; standard library only (``shipped``).
 
 Each request a sandbox makes ends as one JSON line in ``<gaia_record_dir>/<sandbox>.jsonl``:
 ``t`` (Unix time the request's headers arrived), ``method``, ``url``, ``status`` (``None``: no
