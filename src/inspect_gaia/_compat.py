@@ -26,6 +26,10 @@ from inspect_ai._util.error import PrerequisiteError
 # `docker ps` shows which sample a container serves. No public accessor exists.
 from inspect_ai.log._samples import sample_active
 
+# How model_graded_qa reads a grader's reply (the last `GRADE: X` wins): the judge (judge.py) reads
+# its replies the same way rather than with a pattern of its own. Not exported by inspect_ai.scorer.
+from inspect_ai.scorer._model import DEFAULT_GRADE_PATTERN
+
 # Public: the state basic_agent's loop reads, which ``guard_task_state`` (below) re-classes.
 from inspect_ai.solver import TaskState
 
@@ -103,6 +107,7 @@ def compose_project(environment: DockerSandboxEnvironment) -> str:
 
 __all__ = [
     "CircularByteBuffer",
+    "DEFAULT_GRADE_PATTERN",
     "DEFAULT_SYSTEM_MESSAGE",
     "DockerSandboxEnvironment",
     "InjectedWrapper",
