@@ -52,7 +52,7 @@ def test_recording_alone_puts_the_proxy_on_the_path_with_no_rule_and_the_same_ne
         ({"network": False}, "web_record needs network=true: .* — drop web_record"),
         ({"sandbox": "compose"}, "drop sandbox=compose, or drop web_record"),
         ({"web_search": True}, "outside the egress proxy of web_record"),
-        ({"web_record": "bodies"}, "web_record must be true or false"),
+        ({"web_record": "yes"}, "web_record must be true, false or bodies"),
     ]
     for raw, message in refused:
         with pytest.raises(GaiaParameterError, match=message):
@@ -132,7 +132,10 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     from inspect_gaia._docker.egress import _command
     from inspect_gaia.shipped import PROXY_PROGRAMS
 
-    command = _command("10.0.0.0/24", ["172.17.0.1", "172.18.0.1"], ["172.30.0.0/16"])
+    command = _command("10.0.0.0/24", ["172.17.0.1", "172.18.0.1"], ["172.30.0.0/16"], False)
+    assert not any(arg.startswith("gaia_bod") for arg in command)
+    keeping = _command("10.0.0.0/24", [], [], True)  # -T web_record=bodies
+    assert "gaia_bodies=true" in keeping and "gaia_record_dir=/egress/record" in keeping
     assert command[:5] == ["python3", "/egress/supervise.py", str(PORT), "--", "mitmdump"]
     assert {"stream_large_bodies=64k", "websocket=false", "gaia_clients=10.0.0.0/24"} <= set(
         command

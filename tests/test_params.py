@@ -153,6 +153,8 @@ REFUSALS: list[tuple[dict[str, Any], str]] = [
     ({"network": False, "browser": True}, "browser reaches the web through the sandbox's network"),
     ({"network": False, "web_reader": True}, "web_reader reaches the web through the sandbox"),
     ({"web_reader": True, "mcp_servers": "fetch"}, "both offer a tool named fetch"),
+    ({"web_record": "body"}, "web_record must be true, false or bodies"),
+    ({"network": False, "web_record": "bodies"}, "web_record needs network=true"),
 ]
 
 
@@ -273,6 +275,15 @@ def test_the_in_sandbox_web_tools_go_with_blocking() -> None:
     params = parse_params(browser=True, web_reader=True, block_answer_sources=True)
     assert params.agent.tools[:2] == ["bash", "submit"] and params.agent.tools[-1] == "fetch"
     assert "browser_navigate" in params.agent.tools and params.sources.egress is not None
+
+
+def test_web_record_bodies_records_and_keeps_the_bodies() -> None:
+    """``-T web_record=bodies``: the record-only proxy, told to keep the bodies (issue #41 item 3)."""
+    bodies = parse_params(web_record="bodies").sources
+    assert bodies.web_record and bodies.web_bodies and bodies.proxied
+    assert bodies.egress == {"rules": [], "bodies": True}
+    plain = parse_params(web_record=True).sources
+    assert plain.egress == {"rules": []} and not plain.web_bodies
 
 
 def test_limits_can_be_lifted() -> None:

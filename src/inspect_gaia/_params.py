@@ -124,12 +124,22 @@ def parse_params(
         sources=AnswerSourceOptions(
             blocklist=blocklist,  # type: ignore[arg-type]
             block_answer_sources=flag("block_answer_sources", block_answer_sources),
-            web_record=flag("web_record", web_record),
+            web_record=_web_record(web_record),
+            web_bodies=web_record == "bodies",
             answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
         ),
     )
     _check_combinations(params)
     return params
+
+
+def _web_record(value: object) -> bool:
+    """``-T web_record``: ``true``, ``false`` or ``bodies`` (recording, with the bodies)."""
+    if value == "bodies":
+        return True
+    if not isinstance(value, bool):
+        raise GaiaParameterError("web_record must be true, false or bodies", got=value)
+    return value
 
 
 def _check_combinations(params: GaiaParams) -> None:

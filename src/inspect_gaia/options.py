@@ -94,6 +94,8 @@ class AnswerSourceOptions:
     block_answer_sources: bool = False
     web_record: bool = False
     """``-T web_record``: the sandboxes behind the run's proxy, refusing nothing, recorded."""
+    web_bodies: bool = False
+    """``-T web_record=bodies``: the response bodies kept too, in an archive beside the log."""
     answer_sources: AnswerSources = field(
         default_factory=load_answer_sources, compare=False, repr=False
     )
@@ -110,7 +112,7 @@ class AnswerSourceOptions:
         if not self.proxied:
             return None
         rules = self.answer_sources.as_json()["rules"] if self.block_answer_sources else []
-        return {"rules": rules}
+        return {"rules": rules, **({"bodies": True} if self.web_bodies else {})}
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset
@@ -80,7 +80,7 @@ def gaia(
     question_set: str | None = None,
     blocklist: str | None = None,
     block_answer_sources: bool = False,
-    web_record: bool = False,
+    web_record: bool | Literal["bodies"] = False,
     **unknown: Any,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
@@ -152,7 +152,8 @@ def gaia(
             refuses no answer source (the network policy still holds: only ports 80 and 443, no
             host, loopback or private address) and records every request into its sample, as a
             ``block_answer_sources`` run does too. Default off; same needs as
-            ``block_answer_sources``. docs/web-record.md.
+            ``block_answer_sources``. ``bodies``: the response bodies too, in an archive
+            beside the log (docs/web-record.md).
         **unknown: Names ``gaia`` does not take: a typo of one of its own, or an inspect
             option, is refused; any other is ignored with a warning (``_param_names``).
     """

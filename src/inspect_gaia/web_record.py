@@ -21,6 +21,9 @@ from urllib.parse import urlsplit
 
 STORE_KEY = "inspect_gaia/web_requests"
 """The sample store's key for its requests (a list of ``WebRequest.as_dict``)."""
+ARCHIVE_KEY = "inspect_gaia/web_archive"
+"""The sample store's key for the file name of the run's archive of bodies (``web_record=bodies``),
+written beside the log with its SHA-256 in ``<name>.sha256`` (``_docker/egress_archive.py``)."""
 INFO_SOURCE = "inspect_gaia web"
 """The ``source`` of the info event that lists a sample's requests."""
 Decision = Literal["allowed", "refused", "blocked"]

@@ -45,6 +45,7 @@ from ..shipped import PROXY_PROGRAMS, source
 from . import EGRESS_KEY, archive, client
 from .cleanup import RUN_LABEL
 from .cleanup import labels as run_labels
+from .egress_archive import body_options
 from .egress_watch import SampleCommands, Watch
 
 EGRESS_LABEL = "inspect_gaia.egress"
@@ -79,6 +80,8 @@ class Egress:
     """The CA bundle a sandbox of each image gets (its image's, plus ``ca``)."""
     watch: Watch | None = None
     """Its outages (``egress_watch``); ``None`` for an ``Egress`` made without a container."""
+    archive: str | None = None
+    """The file name of the run's archive of bodies (``egress_archive``); ``None``: none kept."""
 
 
 @dataclass
@@ -164,7 +167,7 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         proxy = str(
             api.create_container(
                 PROXY_IMAGE,
-                command=_command(subnet, deny, allow),
+                command=_command(subnet, deny, allow, bool(spec.get("bodies"))),
                 # its log is how the run knows it listens (and counts refusals): unbuffered
                 environment=["PYTHONUNBUFFERED=1"],
                 name=stem,
@@ -187,7 +190,8 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         ca = archive.get_file(proxy, _PROXY_CA, _PROXY_CA)
         watch = Watch(proxy)
         watch.start()
-        return Egress(network, outside, proxy, ip, ca, watch=watch)
+        kept = stem.replace("gaia-egress-", "gaia-web-") + ".tar" if spec.get("bodies") else None
+        return Egress(network, outside, proxy, ip, ca, watch=watch, archive=kept)
     except BaseException:
         for kind, ident in reversed(created):
             try:
@@ -197,7 +201,7 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         raise
 
 
-def _command(subnet: str, deny: list[str], allow: list[str]) -> list[str]:
+def _command(subnet: str, deny: list[str], allow: list[str], bodies: bool) -> list[str]:
     return [
         *("python3", "/egress/supervise.py", str(PORT), "--"),
         "mitmdump",
@@ -212,6 +216,7 @@ def _command(subnet: str, deny: list[str], allow: list[str]) -> list[str]:
         *("--set", "gaia_rules=/egress/rules.json", "--set", f"gaia_clients={subnet}"),
         *("--set", f"gaia_deny={','.join(deny)}", "--set", f"gaia_allow={','.join(allow)}"),
         *("--set", f"gaia_record_dir={RECORD_DIR}"),
+        *(body_options() if bodies else []),
         # its own log is warnings only: the container's log is the run's channel from the proxy
         *("--set", "flow_detail=0", "--set", "termlog_verbosity=warn"),
     ]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..web_record import INFO_SOURCE, STORE_KEY, parse_lines, summary
+from ..web_record import ARCHIVE_KEY, INFO_SOURCE, STORE_KEY, parse_lines, summary
 from . import archive, client
 from .egress import RECORD_DIR, Egress
 
@@ -81,4 +81,8 @@ class SandboxRecord:
             return
         requests = parse_lines(text)
         store().set(STORE_KEY, [r.as_dict() for r in requests])
-        transcript().info(summary(requests), source=INFO_SOURCE)
+        kept = self.egress.archive
+        if kept is not None:
+            store().set(ARCHIVE_KEY, kept)
+        archived = [] if kept is None else [f"Bodies: `{kept}`, beside the log (`{ARCHIVE_KEY}`)."]
+        transcript().info("\n\n".join([summary(requests), *archived]), source=INFO_SOURCE)

@@ -42,7 +42,7 @@ from typing_extensions import override
 from .. import _signals
 from .._compat import sample_active
 from .._faults import start_or_stand_in, started
-from . import PLAIN_ENV, PROVIDER, archive, client, egress, engine, plain_requested
+from . import PLAIN_ENV, PROVIDER, archive, client, egress, egress_archive, engine, plain_requested
 from .channel import Commands
 from .cleanup import keep_run, labels, remove_all, remove_run, run_network, run_state, sweep_orphans
 from .config import deserialize
@@ -224,6 +224,13 @@ class GaiaDockerSandbox(SandboxEnvironment):
                 for proxy in list(proxies.proxies.values()):
                     for line in await client.call(egress.summary, proxy):
                         print(line)
+                    if proxy.archive is not None:
+                        for line in await client.call(egress_archive.not_kept, proxy.proxy):
+                            print(line)
+                        for line in await client.call(
+                            egress_archive.export, proxy.proxy, proxy.archive, egress.RECORD_DIR
+                        ):
+                            print(line)
                 egress.forget(proxies)
                 await client.call(remove_run, state.run_id)
                 with state.lock:

@@ -20,6 +20,12 @@ in ``UNATTRIBUTED``. The file is opened, appended and closed per line: a line is
 the response's last byte leaves (mitmproxy runs the ``response`` hook first), so a command that
 read a page has its line written by the time it returns.
 
+With ``gaia_bodies`` (``-T web_record=bodies``) each response body is kept too, as it went to
+the sandbox: streamed chunk by chunk into ``<gaia_record_dir>/bodies/<sha256>`` (one file per
+distinct body), never held; the line then says ``body`` (``kept``, or which cap stopped it) and
+carries the response's ``headers``. A body over ``gaia_body_cap`` bytes, or one that would take
+the run's bodies over ``gaia_run_cap``, is not kept: one log line says so (the run's cap once).
+
 Fail closed: a hook that raises kills its flow (the sandbox sees a broken connection, never an
 unrecorded page) and logs ``{"record_failed": ...}``.
 """
@@ -32,6 +38,7 @@ import json
 import os
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +51,7 @@ ASKED = "inspect_gaia.url"
 """``flow.metadata`` key the guard sets: the URL of a refused request whose host it replaced."""
 _STARTED = "inspect_gaia.started"
 _HASH = "inspect_gaia.hash"
+KEPT = "kept"
 
 
 def _fail_closed(hook: Callable[[Recorder, Any], None]) -> Callable[[Recorder, Any], None]:
@@ -59,14 +67,84 @@ def _fail_closed(hook: Callable[[Recorder, Any], None]) -> Callable[[Recorder, A
     return guarded
 
 
+class Bodies:
+    """Where the run's response bodies are kept: by their SHA-256, within two caps."""
+
+    def __init__(self, directory: str, per_body: int, per_run: int) -> None:
+        """Keep bodies in ``directory`` (made now): each up to ``per_body``, all ``per_run``."""
+        self.directory = directory
+        self.per_body = per_body
+        self.per_run = per_run
+        self.kept = 0
+        self.run_full = False
+        self.said_full = False
+        os.makedirs(directory, exist_ok=True)
+
+    def open(self) -> BodyFile:
+        """A new body, written as it streams."""
+        return BodyFile(self)
+
+
+class BodyFile:
+    """One body on its way to ``bodies/<sha256>``: a part file until its hash is known."""
+
+    def __init__(self, bodies: Bodies) -> None:
+        """Open the part file."""
+        self.bodies = bodies
+        self.path = os.path.join(bodies.directory, f".part-{uuid.uuid4().hex}")
+        self.out: Any = open(self.path, "wb")  # closed by close or drop
+        self.size = 0
+        self.written = 0
+        self.over: str | None = None
+
+    def write(self, piece: bytes) -> None:
+        """Append ``piece``, unless a cap is reached (then the part file goes)."""
+        if self.out is None:
+            return
+        self.size += len(piece)
+        if self.size > self.bodies.per_body:
+            self.drop(f"over the per-body cap ({self.bodies.per_body} bytes)")
+        elif self.bodies.run_full or self.bodies.kept + len(piece) > self.bodies.per_run:
+            self.bodies.run_full = True
+            self.drop(f"over the run's cap ({self.bodies.per_run} bytes)")
+        else:
+            self.bodies.kept += len(piece)
+            self.written += len(piece)
+            self.out.write(piece)
+
+    def drop(self, why: str) -> None:
+        """Keep nothing of this body (a cap, or a failed exchange)."""
+        if self.out is not None:
+            self.out.close()
+            self.out = None
+            self.bodies.kept -= self.written
+            os.unlink(self.path)
+        self.over = self.over or why
+
+    def close(self, sha256: str) -> str:
+        """File the body under its hash (once per distinct body); what became of it."""
+        if self.out is None:
+            return self.over or "not kept"
+        self.out.close()
+        self.out = None
+        final = os.path.join(self.bodies.directory, sha256)
+        if os.path.exists(final):  # the same body again: keep one
+            self.bodies.kept -= self.written
+            os.unlink(self.path)
+        else:
+            os.replace(self.path, final)
+        return KEPT
+
+
 class BodyHash:
     """The size and SHA-256 of a body, taken chunk by chunk as it streams past."""
 
-    def __init__(self, then: Any = True) -> None:
-        """``then``: what streamed the body before (``True``, or another addon's callable)."""
+    def __init__(self, then: Any = True, keep: BodyFile | None = None) -> None:
+        """Count (and keep, into ``keep``) what ``then`` streams (``True``: the body itself)."""
         self.digest = hashlib.sha256()
         self.size = 0
         self.then = then
+        self.keep = keep
 
     def __call__(self, chunk: bytes) -> Any:
         """Count ``chunk`` and pass it on (through the previous callable, if any)."""
@@ -74,7 +152,15 @@ class BodyHash:
         for piece in [out] if isinstance(out, bytes) else list(out):
             self.digest.update(piece)
             self.size += len(piece)
+            if self.keep is not None:
+                self.keep.write(piece)
         return out
+
+    def kept(self) -> str | None:
+        """What became of the body (``None``: bodies are not kept)."""
+        if self.keep is None:
+            return None
+        return self.keep.close(self.digest.hexdigest())
 
 
 class Recorder:
@@ -85,10 +171,14 @@ class Recorder:
         self.directory = ""
         self.owners: dict[str, str] = {}
         """Client connection id: its sandbox's file name."""
+        self.bodies: Bodies | None = None
 
     def load(self, loader: Any) -> None:
-        """Declare the option."""
+        """Declare the options."""
         loader.add_option("gaia_record_dir", str, "", "Where each sandbox's requests go")
+        loader.add_option("gaia_bodies", bool, False, "Keep the response bodies too")
+        loader.add_option("gaia_body_cap", int, 64 << 20, "Largest body kept (bytes)")
+        loader.add_option("gaia_run_cap", int, 1 << 30, "All bodies kept, at most (bytes)")
 
     def configure(self, updated: set[str]) -> None:
         """Read where to record."""
@@ -96,6 +186,12 @@ class Recorder:
             self.directory = ctx.options.gaia_record_dir
             if self.directory:
                 os.makedirs(os.path.join(self.directory, "clients"), exist_ok=True)
+        if self.directory and ctx.options.gaia_bodies:
+            self.bodies = Bodies(
+                os.path.join(self.directory, "bodies"),
+                ctx.options.gaia_body_cap,
+                ctx.options.gaia_run_cap,
+            )
 
     # -- hooks ----------------------------------------------------------------------------------
 
@@ -108,7 +204,7 @@ class Recorder:
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         """Hash the body while it streams (the guard has set it streaming)."""
         if flow.response is not None and flow.response.stream:
-            counted = BodyHash(flow.response.stream)
+            counted = BodyHash(flow.response.stream, self._keeper())
             flow.metadata[_HASH] = counted
             flow.response.stream = counted
 
@@ -121,19 +217,29 @@ class Recorder:
         counted = flow.metadata.get(_HASH)
         if counted is None:  # answered whole: by the guard, or a body too small to stream
             body = response.raw_content or b""
-            counted = BodyHash()
+            counted = BodyHash(keep=self._keeper())
             counted(body)
+        body_fate = counted.kept()
+        if body_fate not in (None, KEPT):
+            self._say_over(flow, str(body_fate))
         self._write(
             flow,
             status=response.status_code,
             size=counted.size,
             sha256=counted.digest.hexdigest(),
             kind=response.headers.get("content-type"),
+            body=body_fate,
+            headers=None
+            if body_fate is None
+            else [[k, v] for k, v in response.headers.items(multi=True)],
         )
 
     @_fail_closed
     def error(self, flow: http.HTTPFlow) -> None:
         """The exchange failed (a refused connection, a reset, a name that resolves privately)."""
+        counted = flow.metadata.get(_HASH)
+        if counted is not None and counted.keep is not None:
+            counted.keep.drop("the exchange failed")
         if self._own(flow):
             return
         response = flow.response
@@ -173,6 +279,20 @@ class Recorder:
         """Forget the connection's owner."""
         self.owners.pop(client.id, None)
 
+    # -- bodies ---------------------------------------------------------------------------------
+
+    def _keeper(self) -> BodyFile | None:
+        return None if self.bodies is None else self.bodies.open()
+
+    def _say_over(self, flow: http.HTTPFlow, why: str) -> None:
+        """One log line per body over its cap; the run's cap once."""
+        assert self.bodies is not None
+        if "run's cap" in why:
+            if self.bodies.said_full:
+                return
+            self.bodies.said_full = True
+        _log({"body_not_kept": why, "url": flow.request.pretty_url})
+
     # -- lines ----------------------------------------------------------------------------------
 
     def _write(
@@ -184,6 +304,8 @@ class Recorder:
         sha256: str | None = None,
         kind: str | None = None,
         error: str | None = None,
+        body: str | None = None,
+        headers: list[list[str]] | None = None,
     ) -> None:
         decision, why = flow.metadata.get(DECISION) or ("allowed", None)
         if error is not None and decision == "allowed" and "does not allow this" in error:
@@ -204,6 +326,7 @@ class Recorder:
                 "decision": decision,
                 "why": why,
                 "error": error,
+                **({} if body is None else {"body": body, "headers": headers}),
             },
         )
 

@@ -1,0 +1,128 @@
+"""``-T web_record=bodies``: the bodies the samples read, kept by their hash within two caps, in an
+archive written beside the log at the run's end; a body over a cap is recorded, not kept, said in
+one line, and the run goes on.
+
+One run on the stand-in "internet" (``support/standins.py``): Saltmere reads the same small page
+twice (kept once), then 3 MiB (over the 2 MiB per-body cap), 1 MiB (kept), and 2 MiB (over the
+run's 2.5 MiB cap); the other two samples submit at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import EvalSample
+
+from inspect_gaia._docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
+from inspect_gaia.web_record import ARCHIVE_KEY, from_store
+from support.answer_pages import (
+    GAIA_LEAK,
+    ORRINDALE,
+    PELLBROOK,
+    SALTMERE,
+    WAIT_FOR_STANDINS,
+    WEATHER,
+    WEATHER_HOST,
+    WEATHER_PATH,
+    fetch,
+)
+from support.scripted_model import Entry
+from support.standins import StandIns
+from tests.helpers import Play, docker_leftovers, eval_gaia
+
+pytestmark = pytest.mark.docker
+
+MIB = 1 << 20
+
+
+def _bulk(mib: int) -> str:
+    return f"curl -s -m 60 -o /dev/null -w '%{{size_download}} ' http://{WEATHER_HOST}/bulk/{mib}"
+
+
+def _zeros(mib: int) -> str:
+    return hashlib.sha256(bytes(mib * MIB)).hexdigest()
+
+
+def _sample(samples: list[EvalSample], word: str) -> EvalSample:
+    return next(s for s in samples if word in str(s.input))
+
+
+def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
+    sandbox_image: str,
+    egress_image: str,
+    internet: StandIns,
+    scripted: Play,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    before = docker_leftovers()
+    archives = tmp_path / "archives"
+    monkeypatch.setenv("INSPECT_LOG_DIR", str(archives))
+    monkeypatch.setenv(BODY_CAP_ENV, str(2 * MIB))
+    monkeypatch.setenv(RUN_CAP_ENV, str(5 * MIB // 2))
+    page = fetch(WEATHER_HOST, WEATHER_PATH)
+    reads = f"{WAIT_FOR_STANDINS}; {page}; {page}; {_bulk(3)}; {_bulk(1)}; {_bulk(2)}"
+    scripted(
+        [
+            Entry(SALTMERE, [{"bash": reads}, {"submit": "Thistlewood"}]),
+            Entry(ORRINDALE, [{"submit": "41"}]),
+            Entry(PELLBROOK, [{"submit": "Nineteen Locks"}]),
+        ]
+    )
+    with internet.attaching():
+        log = eval_gaia(
+            tmp_path, dataset_path=str(GAIA_LEAK), image=sandbox_image, web_record="bodies"
+        )
+    assert log.status == "success" and log.samples is not None
+    saltmere = _sample(log.samples, SALTMERE)
+    # the sandbox got every byte, kept or not: the caps bound the archive, not the agent's web
+    tools = [m.text for m in saltmere.messages if m.role == "tool"]
+    assert any(WEATHER in t and f"{3 * MIB} {MIB} {2 * MIB}" in t for t in tools), tools
+    assert saltmere.error is None and saltmere.scores
+    name = saltmere.store[ARCHIVE_KEY]
+    archive = archives / name
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    assert (archives / f"{name}.sha256").read_text() == f"{digest}  {name}\n"
+    out = capfd.readouterr().out
+    assert f"{archive}, SHA-256 {digest}" in out
+    assert (
+        "Response bodies not kept in the web archive (recorded, hashed): 1 over the per-body "
+        f"cap ({2 * MIB} bytes); 1 over the run's cap ({5 * MIB // 2} bytes)"
+    ) in out
+
+    with tarfile.open(archive) as tar:
+        files = {m.name: m for m in tar.getmembers() if m.isfile()}
+        bodies = {Path(n).name for n in files if n.startswith("record/bodies/")}
+        weather = hashlib.sha256(WEATHER.encode()).hexdigest()
+        assert bodies == {weather, _zeros(1)}  # the page twice: once; no part file left
+        got = tar.extractfile(files[f"record/bodies/{weather}"])
+        assert got is not None and got.read() == WEATHER.encode()
+        lines = [
+            json.loads(line)
+            for n in files
+            if n.endswith(".jsonl")
+            for line in io.TextIOWrapper(tar.extractfile(n) or io.BytesIO())
+        ]
+    fate = {(x["url"].rsplit("/", 1)[1], x["sha256"]): x["body"] for x in lines}
+    assert fate == {
+        ("today.txt", weather): "kept",
+        ("3", _zeros(3)): f"over the per-body cap ({2 * MIB} bytes)",
+        ("1", _zeros(1)): "kept",
+        ("2", _zeros(2)): f"over the run's cap ({5 * MIB // 2} bytes)",
+    }
+    pages = [x for x in lines if x["url"].endswith(WEATHER_PATH)]
+    assert len(pages) == 2
+    assert all(
+        ["content-type", "text/plain"] in [[k.lower(), v] for k, v in x["headers"]] for x in pages
+    )
+    # the sample's store holds every body's hash, as the archive holds them
+    requests = from_store(saltmere.store)
+    assert requests is not None and {r.sha256 for r in requests} == {k[1] for k in fate}
+    assert _sample(log.samples, ORRINDALE).store[ARCHIVE_KEY] == name  # every sample names it
+    assert docker_leftovers() == before

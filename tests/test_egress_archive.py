@@ -1,0 +1,48 @@
+"""The caps of ``-T web_record=bodies``, as the proxy is told them (``_docker/egress_archive.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inspect_gaia._docker.egress_archive import (
+    BODY_CAP,
+    BODY_CAP_ENV,
+    RUN_CAP,
+    RUN_CAP_ENV,
+    archive_dir,
+    body_options,
+)
+from inspect_gaia.errors import GaiaError
+
+
+def test_the_caps_default_and_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(BODY_CAP_ENV, raising=False)
+    monkeypatch.delenv(RUN_CAP_ENV, raising=False)
+    assert body_options() == [
+        *("--set", "gaia_bodies=true"),
+        *("--set", f"gaia_body_cap={BODY_CAP}"),
+        *("--set", f"gaia_run_cap={RUN_CAP}"),
+    ]
+    monkeypatch.setenv(BODY_CAP_ENV, "1024")
+    monkeypatch.setenv(RUN_CAP_ENV, " 4096 ")
+    assert body_options()[3::2] == ["gaia_body_cap=1024", "gaia_run_cap=4096"]
+
+
+@pytest.mark.parametrize("value", ["1g", "-5", "0", "2.5"])
+def test_a_cap_that_is_no_size_is_one_line_naming_the_fix(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv(RUN_CAP_ENV, value)
+    with pytest.raises(GaiaError) as caught:
+        body_options()
+    assert f"{RUN_CAP_ENV}={value} is not a size in bytes" in str(caught.value)
+    assert "set INSPECT_GAIA_WEB_RUN_CAP to a positive whole number" in str(caught.value)
+
+
+def test_archives_go_to_inspects_default_log_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("INSPECT_LOG_DIR", raising=False)
+    assert archive_dir() == Path("./logs")
+    monkeypatch.setenv("INSPECT_LOG_DIR", "/runs/today")
+    assert archive_dir() == Path("/runs/today")
