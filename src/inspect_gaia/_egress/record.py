@@ -204,7 +204,8 @@ class Recorder:
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         """Hash the body while it streams (the guard has set it streaming)."""
         if flow.response is not None and flow.response.stream:
-            counted = BodyHash(flow.response.stream, self._keeper())
+            keep = None if self._own(flow) else self._keeper()  # not the health probes'
+            counted = BodyHash(flow.response.stream, keep)
             flow.metadata[_HASH] = counted
             flow.response.stream = counted
 
