@@ -12,7 +12,7 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from inspect_gaia import gaia
 from support.scripted_model import Entry, ScriptedModel
@@ -92,6 +92,11 @@ def eval_task(task: Task, log_dir: Path, **options: Any) -> EvalLog:
 def eval_gaia(log_dir: Path, **params: Any) -> EvalLog:
     """Run ``gaia(**params)`` in-process with the scripted model; returns its one log."""
     return eval_task(gaia(**params), log_dir)
+
+
+def sample_asking(samples: list[EvalSample], word: str) -> EvalSample:
+    """The sample whose question holds ``word`` (a scenario's key word)."""
+    return next(s for s in samples if word in str(s.input))
 
 
 def metrics(log: EvalLog) -> dict[str, float]:

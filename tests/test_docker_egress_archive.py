@@ -16,24 +16,13 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import EvalSample
 
 from inspect_gaia._docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
 from inspect_gaia.web_record import ARCHIVE_KEY, from_store
-from support.answer_pages import (
-    GAIA_LEAK,
-    ORRINDALE,
-    PELLBROOK,
-    SALTMERE,
-    WAIT_FOR_STANDINS,
-    WEATHER,
-    WEATHER_HOST,
-    WEATHER_PATH,
-    fetch,
-)
+from support import answer_pages as web
 from support.scripted_model import Entry
 from support.standins import StandIns
-from tests.helpers import Play, eval_gaia, run_leftovers
+from tests.helpers import Play, eval_gaia, run_leftovers, sample_asking
 
 pytestmark = pytest.mark.docker
 
@@ -41,15 +30,13 @@ MIB = 1 << 20
 
 
 def _bulk(mib: int) -> str:
-    return f"curl -s -m 60 -o /dev/null -w '%{{size_download}} ' http://{WEATHER_HOST}/bulk/{mib}"
+    return (
+        f"curl -s -m 60 -o /dev/null -w '%{{size_download}} ' http://{web.WEATHER_HOST}/bulk/{mib}"
+    )
 
 
 def _zeros(mib: int) -> str:
     return hashlib.sha256(bytes(mib * MIB)).hexdigest()
-
-
-def _sample(samples: list[EvalSample], word: str) -> EvalSample:
-    return next(s for s in samples if word in str(s.input))
 
 
 def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
@@ -65,24 +52,24 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     monkeypatch.setenv("INSPECT_LOG_DIR", str(archives))
     monkeypatch.setenv(BODY_CAP_ENV, str(2 * MIB))
     monkeypatch.setenv(RUN_CAP_ENV, str(5 * MIB // 2))
-    page = fetch(WEATHER_HOST, WEATHER_PATH)
-    reads = f"{WAIT_FOR_STANDINS}; {page}; {page}; {_bulk(3)}; {_bulk(1)}; {_bulk(2)}"
+    page = web.fetch(web.WEATHER_HOST, web.WEATHER_PATH)
+    reads = f"{web.WAIT_FOR_STANDINS}; {page}; {page}; {_bulk(3)}; {_bulk(1)}; {_bulk(2)}"
     scripted(
         [
-            Entry(SALTMERE, [{"bash": reads}, {"submit": "Thistlewood"}]),
-            Entry(ORRINDALE, [{"submit": "41"}]),
-            Entry(PELLBROOK, [{"submit": "Nineteen Locks"}]),
+            Entry(web.SALTMERE, [{"bash": reads}, {"submit": "Thistlewood"}]),
+            Entry(web.ORRINDALE, [{"submit": "41"}]),
+            Entry(web.PELLBROOK, [{"submit": "Nineteen Locks"}]),
         ]
     )
     with internet.attaching():
         log = eval_gaia(
-            tmp_path, dataset_path=str(GAIA_LEAK), image=sandbox_image, web_record="bodies"
+            tmp_path, dataset_path=str(web.GAIA_LEAK), image=sandbox_image, web_record="bodies"
         )
     assert log.status == "success" and log.samples is not None
-    saltmere = _sample(log.samples, SALTMERE)
+    saltmere = sample_asking(log.samples, web.SALTMERE)
     # the sandbox got every byte, kept or not: the caps bound the archive, not the agent's web
     tools = [m.text for m in saltmere.messages if m.role == "tool"]
-    assert any(WEATHER in t and f"{3 * MIB} {MIB} {2 * MIB}" in t for t in tools), tools
+    assert any(web.WEATHER in t and f"{3 * MIB} {MIB} {2 * MIB}" in t for t in tools), tools
     assert saltmere.error is None and saltmere.scores
     name = saltmere.store[ARCHIVE_KEY]
     archive = archives / name
@@ -98,9 +85,9 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     with tarfile.open(archive) as tar:
         files = {m.name: m for m in tar.getmembers() if m.isfile()}
         bodies = {Path(n).name for n in files if n.startswith("record/bodies/")}
-        weather = hashlib.sha256(WEATHER.encode()).hexdigest()
+        weather = hashlib.sha256(web.WEATHER.encode()).hexdigest()
         got = tar.extractfile(files[f"record/bodies/{weather}"])
-        assert got is not None and got.read() == WEATHER.encode()
+        assert got is not None and got.read() == web.WEATHER.encode()
         lines = [
             json.loads(line)
             for n in files
@@ -120,7 +107,7 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
         ("1", _zeros(1)): "kept",
         ("2", _zeros(2)): f"over the run's cap ({5 * MIB // 2} bytes)",
     }
-    pages = [x for x in lines if x["url"].endswith(WEATHER_PATH)]
+    pages = [x for x in lines if x["url"].endswith(web.WEATHER_PATH)]
     assert len(pages) == 2
     assert all(
         ["content-type", "text/plain"] in [[k.lower(), v] for k, v in x["headers"]] for x in pages
@@ -128,7 +115,9 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     # the sample's store holds every body's hash, as the archive holds them
     requests = from_store(saltmere.store)
     assert requests is not None and {r.sha256 for r in requests} == {x["sha256"] for x in lines}
-    assert _sample(log.samples, ORRINDALE).store[ARCHIVE_KEY] == name  # every sample names it
+    assert (
+        sample_asking(log.samples, web.ORRINDALE).store[ARCHIVE_KEY] == name
+    )  # every sample names it
     # the proxy went after the archive came out of it, with the run's other resources
     run = name.removeprefix("gaia-web-").removesuffix(".tar").rsplit("-", 1)[0]
     assert len(run) == 12, name  # the run label (cleanup.RunState.run_id)

@@ -34,7 +34,7 @@ from support.answer_pages import (
 )
 from support.scripted_model import Entry
 from support.standins import StandIns
-from tests.helpers import Play, docker_leftovers, eval_gaia, invoke
+from tests.helpers import Play, docker_leftovers, eval_gaia, invoke, sample_asking
 
 pytestmark = pytest.mark.docker
 
@@ -51,10 +51,6 @@ def _requests(sample: EvalSample) -> tuple[WebRequest, ...]:
     found = from_store(sample.store)
     assert found is not None, f"no record in {sample.id}'s store"
     return found
-
-
-def _sample(samples: list[EvalSample], word: str) -> EvalSample:
-    return next(s for s in samples if word in str(s.input))
 
 
 def test_record_only_refuses_nothing_records_everything_and_keeps_the_network_policy(
@@ -82,7 +78,7 @@ def test_record_only_refuses_nothing_records_everything_and_keeps_the_network_po
     assert (log.eval.metadata or {})["gaia"]["answer_sources"]["blocked"] is False
 
     # the mirror is read (nothing refused), its body hashed as it streamed
-    mirror = _sample(log.samples, SALTMERE)
+    mirror = sample_asking(log.samples, SALTMERE)
     (read,) = [r for r in _requests(mirror) if r.url.endswith(MIRROR_PATH)]
     body = mirror_body()
     assert (read.decision, read.status, read.bytes) == ("allowed", 200, len(body))
@@ -95,7 +91,7 @@ def test_record_only_refuses_nothing_records_everything_and_keeps_the_network_po
 
     # the same page fetched at once by two samples: each request in its own sample's record
     for word, times in ((ORRINDALE, 3), (PELLBROOK, 5)):
-        sample = _sample(log.samples, word)
+        sample = sample_asking(log.samples, word)
         pages = [r for r in _requests(sample) if r.url == PAGE]
         assert len(pages) == times, (word, pages)
         assert {r.sha256 for r in pages} == {hashlib.sha256(WEATHER.encode()).hexdigest()}
