@@ -13,12 +13,14 @@ Measured per proxy, ``--rounds`` times alternating: ``--requests`` small request
 19-byte page), each timed by curl (``time_total``: the request through the proxy, not curl's
 start), median and 90th percentile; then one ``--mib`` MiB body, its throughput and the proxy's
 memory at rest and at its highest (the engine's stats stream, as ``docker stats`` shows it).
-Prints a Markdown table; docs/benchmarks.md ("Recording the web") has the figures.
+``--bodies`` adds a third proxy, keeping every body (``-T web_record=bodies``, its caps above the
+large body). Prints a Markdown table; docs/benchmarks.md ("Recording the web") has the figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import time
@@ -28,6 +30,7 @@ from typing import Any
 from benchmarks.egress_stream import MIB, PeakMemory
 from inspect_gaia._docker import egress
 from inspect_gaia._docker.cleanup import remove_run, run_state
+from inspect_gaia._docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
 from inspect_gaia._docker.egress_record import SandboxRecord
 from inspect_gaia.answer_sources.sources import load_answer_sources
 from support.standins import docker, standins
@@ -47,9 +50,17 @@ def _without_recorder(command: Callable[..., list[str]]) -> Callable[..., list[s
     return before
 
 
-def one_proxy(image: str, network: str, recording: bool, requests: int, mib: int) -> list[float]:
-    """Per-request seconds, then MiB/s, memory at rest and at its highest (MiB)."""
-    rules = {"rules": load_answer_sources().as_json()["rules"]}
+def one_proxy(image: str, network: str, mode: str, requests: int, mib: int) -> list[float]:
+    """Per-request seconds, then MiB/s, memory at rest and at its highest (MiB).
+
+    ``mode``: ``today`` (no recorder), ``recording``, or ``bodies`` (``-T web_record=bodies``,
+    its caps lifted above the large body so that it is kept).
+    """
+    recording = mode != "today"
+    rules: dict[str, Any] = {"rules": load_answer_sources().as_json()["rules"]}
+    if mode == "bodies":
+        rules["bodies"] = True
+        os.environ[BODY_CAP_ENV] = os.environ[RUN_CAP_ENV] = str(2 * (mib + 1) * MIB)
     command = egress._command
     if not recording:
         egress._command = _without_recorder(command)
@@ -84,6 +95,9 @@ def one_proxy(image: str, network: str, recording: bool, requests: int, mib: int
         if recording:
             lines = SandboxRecord(proxy, "bench-client").read().splitlines()
             assert len(lines) >= requests + 1, f"the proxy recorded {len(lines)} requests"
+        if mode == "bodies":  # the large body was kept whole, not only hashed
+            sizes = docker("exec", proxy.proxy, "sh", "-c", f"wc -c {egress.RECORD_DIR}/bodies/*")
+            assert f"{mib * MIB} " in sizes, f"the large body was not kept: {sizes}"
         return [statistics.median(times), _p90(times), rate, idle / MIB, high / MIB]
     finally:
         if client:
@@ -104,13 +118,15 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--mib", type=int, default=1024)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--bodies", action="store_true", help="a third proxy, keeping bodies")
     args = parser.parse_args()
-    figures: dict[bool, list[list[float]]] = {False: [], True: []}
+    modes = ["today", "recording", *(["bodies"] if args.bodies else [])]
+    figures: dict[str, list[list[float]]] = {mode: [] for mode in modes}
     with standins(args.image, ["weather.example", "bulk.example"], label="bench-record") as net:
         for _ in range(args.rounds):
-            for recording in (False, True):
-                figures[recording].append(
-                    one_proxy(args.image, net.network, recording, args.requests, args.mib)
+            for mode in modes:
+                figures[mode].append(
+                    one_proxy(args.image, net.network, mode, args.requests, args.mib)
                 )
     names = [
         "per request, median, ms",
@@ -120,12 +136,14 @@ def main() -> None:
         f"proxy memory at its highest during the {args.mib} MiB body, MiB",
     ]
     scale = [1000.0, 1000.0, 1.0, 1.0, 1.0]
-    print(f"| measure ({args.rounds} rounds, median) | today's proxy | recording | difference |")
-    print("| --- | --- | --- | --- |")
+    heads = {"today": "today's proxy", "recording": "recording", "bodies": "keeping bodies"}
+    print(
+        f"| measure ({args.rounds} rounds, median) | " + " | ".join(heads[m] for m in modes) + " |"
+    )
+    print("| --- " * (len(modes) + 1) + "|")
     for i, name in enumerate(names):
-        before = statistics.median(r[i] for r in figures[False]) * scale[i]
-        after = statistics.median(r[i] for r in figures[True]) * scale[i]
-        print(f"| {name} | {before:.2f} | {after:.2f} | {after - before:+.2f} |")
+        cells = [statistics.median(r[i] for r in figures[m]) * scale[i] for m in modes]
+        print(f"| {name} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
 
 
 if __name__ == "__main__":
