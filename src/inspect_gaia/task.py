@@ -29,6 +29,7 @@ from .errors import GaiaParameterError
 from .hub import DEFAULT_HUB, Hub
 from .k8s import k8s_image_identity
 from .logs.provenance import METADATA_KEY, GaiaProvenance
+from .model_check import check_model
 from .questionset import QuestionSetRecord, apply_question_set
 from .sandbox import (
     DEFAULT_CPUS,
@@ -230,6 +231,7 @@ def gaia_task(params: GaiaParams) -> Task:
         if params.sandbox != "k8s"
         else k8s_image_identity(params.image)
     )
+    check_model()  # last of the checks: what the user set is refused first
     return Task(
         dataset=dataset,
         sandbox=sandbox,
