@@ -21,13 +21,13 @@ from typing import TypeVar
 # our one-line errors (errors.py).
 from inspect_ai._util.error import PrerequisiteError
 
-# The model of the eval being set up (the task is created under it). Public in
-# inspect_ai.model._model only; the task refuses a run with no model or a dead endpoint with it.
-from inspect_ai.model._model import active_model
-
 # The log of the running sample (its id and epoch): gaia-docker names containers after them so
 # `docker ps` shows which sample a container serves. No public accessor exists.
 from inspect_ai.log._samples import sample_active
+
+# The model of the eval being set up (the task is created under it). Public in
+# inspect_ai.model._model only; the task refuses a run with no model or a dead endpoint with it.
+from inspect_ai.model._model import active_model
 
 # Public: the state basic_agent's loop reads, which ``guard_task_state`` (below) re-classes.
 from inspect_ai.solver import TaskState
