@@ -20,6 +20,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
 
+from ._compat import creating_one_task
 from ._docker.engine import image_identity
 from ._param_names import check_unknown
 from ._params import DEFAULT_LEVEL, GaiaParams
@@ -144,10 +145,11 @@ def gaia(
             the default sandbox, network=true and the proxy image (``inspect-gaia image build
             --egress-proxy``); refused with mcp_servers and web_search (they bypass it), not
             with browser and web_reader (they run in the sandbox, behind the proxy).
-        **unknown: Names ``gaia`` does not take: a typo of one of its own, or an inspect
-            option, is refused; any other is ignored with a warning (``_param_names``).
+        **unknown: Names ``gaia`` does not take: a typo of one of its own, an inspect option,
+            or any name when gaia is the run's only task, is refused; any other is ignored with
+            a warning (``_param_names``).
     """
-    check_unknown(unknown, parameter_names(), "gaia")
+    check_unknown(unknown, parameter_names(), "gaia", alone=creating_one_task())
     params = GaiaParams.parse(
         level=level,
         split=split,
