@@ -262,7 +262,7 @@ def test_every_task_parameter_named_in_prose_is_one_gaia_takes() -> None:
     named = 0
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
-        for demo in ("-T levle=1", "-T limit=10", "-T name=value"):  # refusal demos, syntax
+        for demo in ("-T levle=1", "-T limit=10", "-T tools=python", "-T name=value"):  # refusals
             text = text.replace(demo, "")
         for name in TASK_PARAMETER.findall(text):
             named += 1
