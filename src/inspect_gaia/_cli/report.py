@@ -29,8 +29,14 @@ from ._sanitise import printable
 
 GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
 LEVEL_FIELDS = LevelStats.columns()
-KEEP = ("pass@1", "95% CI", "flags", "cost", "$/question", "$/correct")
-"""Columns a narrow terminal drops last: the verdict, its interval and flags, and the cost."""
+KEEP = ("n", "pass@1", "95% CI", "flags", "cost", "$/question", "$/correct")
+"""Columns a narrow terminal drops last: how many questions, the verdict, its interval and flags,
+and the cost."""
+MIXED = (
+    "note: the overview holds groups over different questions (n {counts}): the ones over part "
+    "of their split (flagged) are ranked after the complete ones; --latest keeps the newest "
+    "complete run of each"
+)
 NO_COST = (
     "no cost: the logs carry no prices — give them (dollars per million tokens) with "
     "`inspect-gaia report --model-cost-config prices.yaml`"
@@ -292,6 +298,9 @@ def report(
             note = f"note: no log called {model}; its prices are unused"
             click.echo(printable(note, one_line=True), err=True)
     click.echo(_text(document, fmt, breakdown, flagged_wrong), nl=False)
+    counts = sorted({g["levels"][-1]["questions"] for g in document["groups"]}, reverse=True)
+    if fmt != "json" and len(counts) > 1:
+        click.echo(MIXED.format(counts=", ".join(map(str, counts))), err=True)
     if fmt == "markdown" and not all(group["cost_source"] for group in document["groups"]):
         click.echo(NO_COST, err=True)
     if plot:

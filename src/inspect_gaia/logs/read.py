@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from ..dataset import LEVELS
 from ..errors import GaiaError, short
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
+from .coverage import cancelled
 from .files import UnsafeFile, check_log
 from .foreign import ForeignProvenance, is_inspect_evals_gaia, read_foreign, recorded_metadata
 from .provenance import GaiaProvenance, ProvenanceError
@@ -237,6 +238,8 @@ def _read(path: str | Path) -> RunResults:
         config=config,
         not_run=_not_run(log),
         subset=log.eval.config.limit is not None or log.eval.config.sample_id is not None,
+        questions=log.eval.dataset.samples or 0,
+        cancelled=sum(1 for s in log.samples or [] if cancelled(_message(s))),
     )
 
 
@@ -300,6 +303,8 @@ def _sample_results(
 ) -> tuple[SampleResult, ...]:
     results: dict[tuple[str, int], SampleResult] = {}
     for sample in log.samples or []:
+        if cancelled(_message(sample)):  # not finished: no answer, and no error of the harness
+            continue
         result = _sample_result(sample, path, levels_as_text)
         key = (result.task_id, result.epoch)
         if key in results:
@@ -319,7 +324,7 @@ def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -
         target=str(sample.target),
         answer=answer,
         correct=score is not None and score.value == CORRECT,
-        error=sample.error.message if sample.error else None,
+        error=_message(sample),
         limit=sample.limit.type if sample.limit else None,
         trace=_trace(sample),
         epoch=sample.epoch,
@@ -328,6 +333,10 @@ def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -
         metadata=recorded_metadata(sample),
         contamination=_flags(score.metadata) if score else (),
     )
+
+
+def _message(sample: EvalSample) -> str | None:
+    return sample.error.message if sample.error else None
 
 
 def _flags(metadata: dict[str, Any] | None) -> tuple[Any, ...]:

@@ -3,8 +3,9 @@
 Groups come from ``results.group_runs`` (one per model and settings, and per run where a folder
 holds separate runs of equal settings); each is labelled by what differs from the others of its
 model, leaving out settings at the task's defaults, and by its run where it has one; the groups
-are ranked by overall accuracy. ``--format json`` prints this document as it is; the terminal,
-Markdown and CSV renderers in ``_cli/report.py`` read it.
+are ranked by overall accuracy, those over part of their split (``coverage.partial``: a
+``--limit`` look, one level, a stopped run) after every complete one. ``--format json`` prints
+this document as it is; the terminal, Markdown and CSV renderers in ``_cli/report.py`` read it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from inspect_ai.model import ModelCost
 from .breakdown import where_it_fails
 from .comparability import OWN_HARNESS
 from .contamination import contamination_block
+from .coverage import partial
 from .paired import CONFIDENCE
 from .provenance import default_settings
 from .results import RunGroup
@@ -62,6 +64,7 @@ def report_document(
         repriced = bool(prices) and any(m in (prices or {}) for s in samples for m in s.usage)
         label = [_settings_text(named)] if named else []
         label += [group.run] if group.run else []  # runs of equal settings kept apart
+        flags = group.flags + ([contamination["note"]] if contamination["note"] else [])
         entries.append(
             {
                 "group": group.model + (f" [{', '.join(label)}]" if label else ""),
@@ -72,7 +75,8 @@ def report_document(
                 "image": group.settings.get("image"),
                 "epochs": group.settings["epochs"],
                 "logs": [run.source for run in group.runs],
-                "flags": group.flags + ([contamination["note"]] if contamination["note"] else []),
+                "flags": flags,
+                "partial": partial(flags),
                 "differs": own,
                 "settings": group.settings,
                 "cost_source": None
@@ -106,6 +110,6 @@ def _settings_text(settings: Mapping[str, Any]) -> str:
     return ", ".join(f"{key}={show(value)}" for key, value in settings.items())
 
 
-def _rank(group: Mapping[str, Any]) -> tuple[bool, float, str]:
+def _rank(group: Mapping[str, Any]) -> tuple[bool, bool, float, str]:
     accuracy = group["levels"][-1]["accuracy"]
-    return (accuracy is None, -(accuracy or 0.0), str(group["group"]))
+    return (group["partial"], accuracy is None, -(accuracy or 0.0), str(group["group"]))

@@ -19,6 +19,7 @@ from inspect_ai.model import ModelUsage
 
 from ..errors import GaiaError, few
 from .comparability import Scaffold, comparability_flags
+from .coverage import coverage_flags
 from .files import UnsafeFile, read_text
 from .foreign import ForeignProvenance
 from .provenance import GaiaProvenance, question_set_flag
@@ -98,6 +99,10 @@ class RunResults:
     abandons its queued samples and still ends ``success``."""
     subset: bool = False
     """Run on some of its questions only (``--limit``, ``--sample-id``): a look, not a result."""
+    questions: int = 0
+    """The questions the task selected (inspect's dataset size, before ``--limit``); 0: unknown."""
+    cancelled: int = 0
+    """Samples a stop cancelled: not finished, left out of ``samples`` (see ``coverage``)."""
 
 
 # -- comparability and merging -------------------------------------------------------------------
@@ -148,7 +153,8 @@ class RunGroup:
     def flags(self) -> list[str]:
         """Why the group's score is not a plain pass@1 GAIA score, and which logs may lack some.
 
-        ``comparability_flags`` of the settings, the question set, then the incomplete runs.
+        ``comparability_flags`` of the settings, the question set, what the group covers
+        (``coverage_flags``), then the incomplete runs.
         """
         records = [run.provenance for run in self.runs if run.provenance is not None]
         question_set = question_set_flag(records, {s.task_id for s in self.samples})
@@ -159,6 +165,7 @@ class RunGroup:
             comparability_flags(self.settings)
             + sandbox
             + ([question_set] if question_set else [])
+            + coverage_flags(self.runs, self.samples)
             + [f"incomplete run, questions may be missing: {log}" for log in self.incomplete]
         )
 
@@ -170,13 +177,15 @@ class RunGroup:
         """
 
         def unfinished(run: RunResults) -> bool:
-            return run.status in ("started", "cancelled") or run.not_run > 0
+            return run.status in ("started", "cancelled") or run.not_run > 0 or run.cancelled > 0
+
+        def why(run: RunResults) -> str:
+            counts = [(run.cancelled, "not finished"), (run.not_run, "not run")]
+            return ", ".join([run.status] + [f"{n} samples {what}" for n, what in counts if n])
 
         finished = {r.run_id for r in self.runs if r.run_id and not unfinished(r)}
         return [
-            f"{run.source} ({run.status}, {run.not_run} samples not run)"
-            if run.not_run
-            else f"{run.source} ({run.status})"
+            f"{run.source} ({why(run)})"
             for run in self.runs
             if unfinished(run) and run.run_id not in finished
         ]
