@@ -17,7 +17,7 @@ from ..errors import few
 from ..logs.comparison import compare_document
 from ..logs.sides import COMPARE_FLAGS, answer_key, read_side
 from ..questionset import parse_question_set
-from ._output import MISSING, dump_json, format_option, render, wrap
+from ._output import MISSING, dump_json, echo_skipped, format_option, render, wrap
 from ._plot import plot_option
 from ._sanitise import printable
 
@@ -269,10 +269,7 @@ def compare(
     question_set = parse_question_set(exclude, answers, COMPARE_FLAGS, named=named_set)
     sides = read_side(run_a), read_side(run_b)
     for name, side in zip("AB", sides, strict=True):
-        for skipped in side.skipped:
-            click.echo(
-                printable(f"skipped {skipped.path}: {skipped.reason}", one_line=True), err=True
-            )
+        echo_skipped(side.skipped)
         for line in side.chosen:  # a folder of several runs: which one this side is
             click.echo(printable(f"{name}: {line}", one_line=True), err=True)
     document = compare_document(*sides, answer_key(sides, dataset_path, question_set), epoch)

@@ -23,7 +23,7 @@ from ..logs.report import report_document
 from ..logs.results import group_runs
 from ..logs.stats import LevelStats, read_prices
 from ._failures import BREAKDOWN_COLUMNS, csv_rows, failures_text
-from ._output import MISSING, dump_json, format_option, render
+from ._output import MISSING, dump_json, echo_skipped, format_option, render
 from ._plot import plot_option
 from ._sanitise import printable
 
@@ -275,10 +275,12 @@ def report(
         from ._plot import require_matplotlib
 
         require_matplotlib()
-    prices = read_prices(prices_file) if prices_file else None
+    notes: list[str] = []
+    prices = read_prices(prices_file, notes) if prices_file else None
+    for line in notes:
+        click.echo(printable(line, one_line=True), err=True)
     found = read_inspect_logs(logs)
-    for skipped in found.skipped:
-        click.echo(printable(f"skipped {skipped.path}: {skipped.reason}", one_line=True), err=True)
+    echo_skipped(found.skipped)
     if not found.runs:
         raise GaiaError(
             f"no usable inspect_gaia log in {', '.join(logs)} "

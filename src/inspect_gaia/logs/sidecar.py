@@ -15,9 +15,10 @@ would not pool (two models, two settings) is one of those runs, not a submission
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._compat import DEFAULT_SYSTEM_MESSAGE
 from ..dataset import DEFAULT_INPUT_PROMPT
 from .comparability import OWN_HARNESS
 from .provenance import default_settings
@@ -73,7 +74,8 @@ def sidecar_text(group: RunGroup, output: str, flagged: Sequence[str], written: 
             f"- image: {record.image_identity}, {pinned}{digest}{local}",
             f"- sandbox: {settings['sandbox']}",
             f"- answer sources: {blocked}",
-            f"- system prompt: {_prompt(record.prompt_template_sha256)}",
+            f"- prompt template (the first user message): {_prompt(record.prompt_template_sha256)}",
+            f"- system prompt: {_system_prompt(settings)}",
         ]
     lines.append(
         f"- samples flagged for reading an answer source, packaged with --allow-flagged: "
@@ -106,6 +108,15 @@ def _non_default(settings: dict[str, Any]) -> str:
     return ", ".join(
         f"{key}={'+'.join(value) if isinstance(value, list) else value}"
         for key, value in differ.items()
+    )
+
+
+def _system_prompt(settings: Mapping[str, Any]) -> str:
+    if settings.get("solver"):
+        return "the custom solver's own (not recorded by inspect_gaia)"
+    return "basic_agent's default:\n\n" + "\n".join(
+        f"      {line}"
+        for line in DEFAULT_SYSTEM_MESSAGE.replace("{submit}", "submit").strip().splitlines()
     )
 
 
