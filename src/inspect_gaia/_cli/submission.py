@@ -104,7 +104,7 @@ def submission(
     allow_flagged: bool,
     dataset_path: str | None,
 ) -> None:
-    """Write the GAIA leaderboard file for test-split LOGS (files or a folder), and a note.
+    """Write the GAIA leaderboard file for test-split LOGS, and a note beside it.
 
     One JSON object per line: task_id, model_answer, reasoning_trace. Several logs (e.g. one per
     level) are merged; every task id of the split must appear exactly once. Samples the run
@@ -115,7 +115,8 @@ def submission(
     \b
     Example: a test-split run in a log folder of its own, then its logs
       inspect eval inspect_gaia/gaia -T split=test --model openai/gpt-4o --log-dir logs/test
-      inspect-gaia submission logs/test/ -o submission.jsonl
+      inspect-gaia submission logs/test/*_gaia_*.eval -o submission.jsonl
+    Or the folder, read as report reads one: inspect-gaia submission logs/test/ -o s.jsonl
     Three gaia_levelN runs instead:
       inspect-gaia submission logs/test/*_gaia-level?_*.eval -o submission.jsonl
     """

@@ -16,7 +16,7 @@ from typing import Any
 from inspect_ai.model import ModelCost
 
 from .breakdown import where_it_fails
-from .comparability import OWN_HARNESS
+from .comparability import OWN_HARNESS, tools_label
 from .contamination import contamination_block
 from .coverage import partial
 from .paired import CONFIDENCE
@@ -107,7 +107,10 @@ def _settings_text(settings: Mapping[str, Any]) -> str:
             return "(" + ", ".join(f"{k}={v}" for k, v in value.items()) + ")"
         return ("+".join(map(str, value)) or "none") if isinstance(value, list) else str(value)
 
-    return ", ".join(f"{key}={show(value)}" for key, value in settings.items())
+    return ", ".join(
+        f"{key}={tools_label(value) if key == 'tools' and value is not None else show(value)}"
+        for key, value in settings.items()
+    )
 
 
 def _rank(group: Mapping[str, Any]) -> tuple[bool, bool, float, str]:
