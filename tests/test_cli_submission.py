@@ -214,9 +214,7 @@ def test_the_note_beside_the_submission_says_what_produced_it(tmp_path: Path) ->
         "- answer sources: not blocked (the sandbox could reach them)",
         "- samples flagged for reading an answer source: none",
         "- prompt template (the first user message): inspect_evals' and EvalScope's GAIA prompt:",
-        "- system prompt: basic_agent's default:",
-        "      You are a helpful assistant attempting to submit the correct answer. You have",
-        "      When you have completed the task and have an answer, call the submit()",
+        "- system prompt: inspect's basic_agent default system message (inspect_ai 0.",
         f"- logs: {log}",
     ):
         assert line in note, line

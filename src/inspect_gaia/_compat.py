@@ -9,8 +9,9 @@ one-line change here. Nothing else in the package imports from a ``_``-prefixed 
 One reliance is on behaviour rather than a name: ``basic_agent``'s loop (``guard_task_state``),
 held by a test that runs that loop.
 
-docker-py's internals are listed where they are used, in ``_docker/client.py``'s and
-``_docker/archive.py``'s docstrings.
+docker-py's internals are listed where they are used, in the docstrings of ``_docker/client.py``
+(the Unix-socket adapter's ``get_connection``, the session's ``trust_env``) and
+``_docker/archive.py`` (``_url``, ``_get``, ``_raise_for_status``); no other module uses any.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from ..logs.read import read_inspect_logs
 from ..logs.report import report_document
 from ..logs.results import group_runs
 from ..logs.stats import LevelStats, read_prices
+from ..record import default_settings
 from ._failures import BREAKDOWN_COLUMNS, csv_rows, failures_text
 from ._output import MISSING, dump_json, echo_skipped, format_option, render
 from ._plot import plot_option
@@ -293,7 +294,7 @@ def report(
         groups, left_out = newest_complete(groups, key=lambda g: json.dumps(g.settings))
         for group in left_out:
             click.echo(f"left out by --latest: {describe(group)}", err=True)
-    document = report_document(groups, prices)
+    document = report_document(groups, prices, defaults=default_settings())
     if prices:
         called = {model for run in runs for s in run.samples for model in s.usage}
         for model in sorted(set(prices) - called):

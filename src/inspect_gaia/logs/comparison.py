@@ -22,8 +22,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._official_scorer import question_scorer
 from ..errors import GaiaError
-from ..scorer import question_scorer
 from .comparability import OWN_HARNESS
 from .contamination import contamination_block, flagged
 from .paired import ALPHA, CONFIDENCE, PairedResult, compare_paired, verdict

@@ -20,7 +20,6 @@ from .comparability import OWN_HARNESS, tools_label
 from .contamination import contamination_block
 from .coverage import partial
 from .paired import CONFIDENCE
-from .provenance import default_settings
 from .results import RunGroup
 from .stats import INTERVAL_METHOD, priced, summarise
 
@@ -33,16 +32,20 @@ log records), and a sandbox replaced by inspect's ``--sandbox`` is not the task'
 
 
 def report_document(
-    groups: Sequence[RunGroup], prices: Mapping[str, ModelCost] | None = None
+    groups: Sequence[RunGroup],
+    prices: Mapping[str, ModelCost] | None = None,
+    *,
+    defaults: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The whole report as one JSON-ready document (the schema is in the README).
 
     Args:
         groups: Merged runs, one per model and settings.
         prices: ``--model-cost-config`` prices; they replace the log's cost of the models they name.
+        defaults: The task's defaults among the settings (``record.default_settings``): a label
+            leaves out what is at its default.
     """
     differ = _differing_keys([g.settings for g in groups])
-    defaults = default_settings()
     entries = []
     for group in groups:
         same_model = [  # another harness's group is labelled by its harness, and not compared

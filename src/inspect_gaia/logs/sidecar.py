@@ -18,17 +18,21 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._compat import DEFAULT_SYSTEM_MESSAGE
 from ..dataset import DEFAULT_INPUT_PROMPT
 from .comparability import OWN_HARNESS
-from .provenance import default_settings
 from .results import RunGroup
 
 _UNSHOWN = ("model", "split", "harness", "task_version", "epochs", "image", "sandbox")
 """Settings the note gives lines of their own, not in its list of non-default settings."""
 
 
-def sidecar_text(group: RunGroup, output: str, flagged: Sequence[str], written: int) -> str:
+def sidecar_text(
+    group: RunGroup,
+    output: str,
+    flagged: Sequence[str],
+    written: int,
+    defaults: Mapping[str, Any],
+) -> str:
     """The note for the submission ``output`` of the runs pooled into ``group``.
 
     Args:
@@ -36,6 +40,7 @@ def sidecar_text(group: RunGroup, output: str, flagged: Sequence[str], written: 
         output: The leaderboard file's name, as the note refers to it.
         flagged: Task ids flagged for reading an answer source (packaged with --allow-flagged).
         written: Lines in the leaderboard file.
+        defaults: The task's defaults among the settings (``record.default_settings``).
     """
     settings = group.settings
     record = group.runs[0].provenance
@@ -49,7 +54,7 @@ def sidecar_text(group: RunGroup, output: str, flagged: Sequence[str], written: 
         f"- model: {group.model}",
         f"- split: {group.split}, {written} questions ({levels})",
         f"- scaffold: {_scaffold(settings)}",
-        f"- settings other than the task's defaults: {_non_default(settings) or 'none'}",
+        f"- settings other than the task's defaults: {_non_default(settings, defaults) or 'none'}",
     ]
     if record is None:
         harness = group.runs[0].foreign
@@ -75,7 +80,7 @@ def sidecar_text(group: RunGroup, output: str, flagged: Sequence[str], written: 
             f"- sandbox: {settings['sandbox']}",
             f"- answer sources: {blocked}",
             f"- prompt template (the first user message): {_prompt(record.prompt_template_sha256)}",
-            f"- system prompt: {_system_prompt(settings)}",
+            f"- system prompt: {_system_prompt(settings, record.inspect_ai_version)}",
         ]
     lines.append(
         f"- samples flagged for reading an answer source, packaged with --allow-flagged: "
@@ -98,8 +103,7 @@ def _scaffold(settings: dict[str, Any]) -> str:
     return f"inspect_gaia's agent: inspect's basic_agent with {tools}"
 
 
-def _non_default(settings: dict[str, Any]) -> str:
-    defaults = default_settings()
+def _non_default(settings: dict[str, Any], defaults: Mapping[str, Any]) -> str:
     differ = {
         key: value
         for key, value in settings.items()
@@ -111,13 +115,10 @@ def _non_default(settings: dict[str, Any]) -> str:
     )
 
 
-def _system_prompt(settings: Mapping[str, Any]) -> str:
+def _system_prompt(settings: Mapping[str, Any], inspect_ai_version: str | None) -> str:
     if settings.get("solver"):
         return "the custom solver's own (not recorded by inspect_gaia)"
-    return "basic_agent's default:\n\n" + "\n".join(
-        f"      {line}"
-        for line in DEFAULT_SYSTEM_MESSAGE.replace("{submit}", "submit").strip().splitlines()
-    )
+    return f"inspect's basic_agent default system message (inspect_ai {inspect_ai_version})"
 
 
 def _prompt(sha256: str) -> str:
