@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from inspect_gaia.model_check import GaiaModelError, check_endpoint
-from tests.helpers import MODEL, eval_command, run_eval_cli
-from tests.scenario import GAIA_TINY
+from support.scripted_model import Entry
+from tests.helpers import MODEL, Play, eval_command, eval_gaia, run_eval_cli
+from tests.scenario import GAIA_TINY, LAGOON, VISITS
 
 NO_ENGINE = {"DOCKER_HOST": "tcp://127.0.0.1:9"}
 """An engine address nothing answers at: a run that got as far as a sandbox would say so."""
@@ -80,3 +81,23 @@ def test_an_endpoint_that_listens_passes_and_a_proxied_one_is_left_to_the_proxy(
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
     check_endpoint("m", "http://no-such-host.invalid/v1")  # the proxy resolves it, not us
+
+
+@pytest.mark.docker
+def test_a_refusal_is_about_one_question_the_run_goes_on(
+    sandbox_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    """A model that answers is reached: its refusal of one question scores that one wrong."""
+    scripted(
+        [
+            Entry("invented lagoon", [{"refuse": True}]),
+            Entry("visitors per gallery", [{"submit": "48671"}]),
+        ]
+    )
+    log = eval_gaia(
+        tmp_path, dataset_path=str(GAIA_TINY), image=sandbox_image, ids=[LAGOON, VISITS]
+    )
+    scores = {s.id: s.scores["gaia_scorer"].value for s in log.samples or [] if s.scores}
+    assert scores == {LAGOON: "I", VISITS: "C"}
+    refused = next(s for s in log.samples or [] if s.id == LAGOON)
+    assert refused.error is not None and "refus" in refused.error.message.lower()
