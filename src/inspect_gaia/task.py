@@ -33,6 +33,7 @@ from .hub import DEFAULT_HUB, Hub
 from .k8s import k8s_image_identity
 from .logs.provenance import METADATA_KEY
 from .model_check import check_model
+from .next_steps import after_test_run
 from .options import DEFAULT_LEVEL, DatasetOptions, GaiaParams
 from .questionset import QuestionSetRecord, apply_question_set
 from .record import provenance_of
@@ -237,6 +238,8 @@ def gaia_task(params: GaiaParams) -> Task:
         image_identity(box.image) if box.kind != "k8s" else k8s_image_identity(box.image)
     )
     check_model()  # last of the checks: what the user set is refused first
+    if params.dataset.split == "test":
+        after_test_run()  # the run ends saying how to make the leaderboard file
     return Task(
         dataset=dataset,
         sandbox=sandbox,
