@@ -99,7 +99,7 @@ def write_log(
     the questions the task selected (``questions``: inspect's dataset size, before ``--limit``).
     Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
     ``value`` (``C``/``I``), optionally ``epoch``, ``error``, ``limit``, ``input_tokens``,
-    ``output_tokens``, ``reasoning_tokens``, ``cache_read``, ``cache_write``, ``cost`` (dollars, as
+    ``input`` (the prompt), ``output_tokens``, ``reasoning_tokens``, ``cache_read``, ``cache_write``, ``cost`` (dollars, as
     inspect records a priced call), ``working_time``, ``contamination`` (the score's flags) and ``metadata`` (more sample metadata:
     ``file_name``, ``annotator_metadata``). ``.json`` paths write inspect's JSON format.
     """
@@ -145,7 +145,7 @@ def write_log(
             EvalSample(
                 id=sample["id"],
                 epoch=int(sample.get("epoch", 1)),
-                input="q",
+                input=str(sample.get("input", "q")),
                 target=str(sample["target"]),
                 metadata={"level": sample["level"], "file_name": "", **sample.get("metadata", {})},
                 output=ModelOutput.from_content(model, str(sample.get("answer", ""))),

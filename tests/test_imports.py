@@ -40,6 +40,10 @@ LOGS_MAY_IMPORT = {
         "hub",
         "snapshot_files",
         "answer_sources.detect",
+        # --judge re-scores answers with the judge (a leaf: its prompt and its reading of a
+        # reply), --question-set names a set
+        "judge",
+        "named_sets",
     )
 }
 """What ``logs/`` may import from outside itself (docs/architecture.md prints this list)."""

@@ -4,6 +4,6 @@
 * the commands: ``doctor`` (its checks in ``_checks``), ``download``, ``image``, ``report``,
   ``compare`` and ``submission``;
 * the renderers: ``_output`` (tables fitted to the terminal, Markdown, CSV, JSON), ``_sanitise``
-  (a log's text shown, never obeyed), ``_failures`` (``report --breakdown``) and ``_plot``
-  (charts).
+  (a log's text shown, never obeyed), ``_failures`` (``report --breakdown``), ``_judge``
+  (``--judge`` and ``--question-set`` beside the official score) and ``_plot`` (charts).
 """

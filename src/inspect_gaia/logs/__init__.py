@@ -14,6 +14,8 @@ never runs a task, and imports nothing of the task's wing but the record's vocab
   reached); ``latest``: a folder's newest complete run.
 * ``stats`` (accuracy, interval, tokens, cost), ``vote`` (maj@k), ``nearmiss`` and
   ``breakdown`` (where a run fails), ``contamination`` (flagged samples in reports).
+* ``judged`` (answers re-scored by an LLM judge: cache, calls, cost, judged numbers) and
+  ``subset`` (a run's official score on a named question set), beside the official score.
 * ``report``: the document ``inspect-gaia report`` renders; ``sidecar``: the note ``inspect-gaia
   submission`` writes beside its file.
 * ``sides``, ``leaderboard``, ``paired`` and ``comparison``: any two runs side by side, and the

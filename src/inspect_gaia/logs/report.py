@@ -10,7 +10,7 @@ this document as it is; the terminal, Markdown and CSV renderers in ``_cli/repor
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from inspect_ai.model import ModelCost
@@ -36,6 +36,7 @@ def report_document(
     prices: Mapping[str, ModelCost] | None = None,
     *,
     defaults: Mapping[str, Any],
+    extra: Callable[[RunGroup], Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The whole report as one JSON-ready document (the schema is in the README).
 
@@ -44,6 +45,8 @@ def report_document(
         prices: ``--model-cost-config`` prices; they replace the log's cost of the models they name.
         defaults: The task's defaults among the settings (``record.default_settings``): a label
             leaves out what is at its default.
+        extra: More of a group's entry, beside its official numbers (``--judge``'s ``judge``,
+            ``--question-set``'s ``question_set``); never part of its rank.
     """
     differ = _differing_keys([g.settings for g in groups])
     entries = []
@@ -88,6 +91,7 @@ def report_document(
                 "levels": levels,
                 "contamination": contamination,
                 **(where_it_fails(samples) if group.split != "test" else {}),
+                **(extra(group) if extra else {}),
             }
         )
     entries.sort(key=_rank)
