@@ -28,29 +28,20 @@ def week(tmp_path: Path) -> Path:
     """A folder with a `--limit 2` look, a `-T level=1` run and the full run of one model."""
     folder = tmp_path / "logs"
     folder.mkdir()
-    write_log(
-        folder / "look.eval",
-        _samples("ab", right="ab"),
-        limit=2,
-        questions=9,
-        run_id="look0001",
-        created="2026-12-01T10:00:00+00:00",
-    )
-    write_log(
-        folder / "level1.eval",
-        _samples("abc", right="abc"),
-        params={"level": 1},
-        questions=3,
-        run_id="level001",
-        created="2026-12-02T10:00:00+00:00",
-    )
-    write_log(
-        folder / "full.eval",
-        _samples("abcdefghi", right="abcdefg"),
-        questions=9,
-        run_id="full0001",
-        created="2026-12-03T10:00:00+00:00",
-    )
+    runs: list[tuple[str, str, str, dict[str, Any]]] = [
+        ("look0001", "ab", "ab", {"limit": 2, "questions": 9}),  # --limit 2
+        ("level001", "abc", "abc", {"params": {"level": 1}, "questions": 3}),  # -T level=1
+        ("full0001", "abcdefghi", "abcdefg", {"questions": 9}),  # the full run
+    ]
+    for day, (run_id, asked, right, options) in enumerate(runs, 1):
+        created = f"2026-12-0{day}T10:00:00+00:00"
+        write_log(
+            folder / f"{run_id}.eval",
+            _samples(asked, right),
+            run_id=run_id,
+            created=created,
+            **options,
+        )
     return folder
 
 
