@@ -57,6 +57,27 @@ def coverage_flags(runs: Sequence[RunResults], samples: Sequence[SampleResult]) 
     return flags
 
 
+def incomplete_runs(runs: Sequence[RunResults]) -> list[str]:
+    """The runs that did not finish and that no run of their inspect task id finished.
+
+    Each as ``<log> (<status>[, N samples not finished][, N samples not run])``.
+    """
+
+    def unfinished(run: RunResults) -> bool:
+        return run.status in ("started", "cancelled") or run.not_run > 0 or run.cancelled > 0
+
+    def why(run: RunResults) -> str:
+        counts = [(run.cancelled, "not finished"), (run.not_run, "not run")]
+        return ", ".join([run.status] + [f"{n} samples {what}" for n, what in counts if n])
+
+    finished = {r.run_id for r in runs if r.run_id and not unfinished(r)}
+    return [
+        f"{run.source} ({why(run)})"
+        for run in runs
+        if unfinished(run) and run.run_id not in finished
+    ]
+
+
 def partial(flags: Sequence[str]) -> bool:
     """Whether ``flags`` say a group covers part of its split, or part of its run finished."""
     return any(

@@ -19,8 +19,8 @@ from inspect_ai.model import ModelUsage
 
 from ..dataset import question_text
 from ..errors import GaiaError, few
-from .comparability import Scaffold, comparability_flags
-from .coverage import coverage_flags
+from .comparability import Pooled, Scaffold, comparability_flags
+from .coverage import coverage_flags, incomplete_runs
 from .files import UnsafeFile, read_text
 from .foreign import ForeignProvenance
 from .provenance import GaiaProvenance, question_set_flag
@@ -127,10 +127,9 @@ def comparable_settings(run: RunResults) -> dict[str, Any]:
         "run_config": run.config,
         "scaffold": run.scaffold,
     }
-    if run.provenance is not None:
-        return run.provenance.comparable_settings(**arguments, sandbox_ran=run.sandbox_ran)
-    if run.foreign is not None:
-        return run.foreign.comparable_settings(**arguments)
+    record: Pooled | None = run.provenance if run.provenance is not None else run.foreign
+    if record is not None:
+        return record.comparable_settings(**arguments, sandbox_ran=run.sandbox_ran)
     raise GaiaError(f"{run.source} is not an inspect log: it has no provenance to compare")
 
 
@@ -181,20 +180,7 @@ class RunGroup:
 
         Unfinished: cancelled, still started, or drained (samples never run, status success).
         """
-
-        def unfinished(run: RunResults) -> bool:
-            return run.status in ("started", "cancelled") or run.not_run > 0 or run.cancelled > 0
-
-        def why(run: RunResults) -> str:
-            counts = [(run.cancelled, "not finished"), (run.not_run, "not run")]
-            return ", ".join([run.status] + [f"{n} samples {what}" for n, what in counts if n])
-
-        finished = {r.run_id for r in self.runs if r.run_id and not unfinished(r)}
-        return [
-            f"{run.source} ({why(run)})"
-            for run in self.runs
-            if unfinished(run) and run.run_id not in finished
-        ]
+        return incomplete_runs(self.runs)
 
 
 def group_runs(runs: Sequence[RunResults], in_folder: Collection[str] = ()) -> list[RunGroup]:
