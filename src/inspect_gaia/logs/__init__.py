@@ -13,7 +13,8 @@ never runs a task, and imports nothing of the task's wing but the record's vocab
   ``coverage``: what a group covers (a ``--limit`` look, one level, a stopped run, a model never
   reached); ``latest``: a folder's newest complete run.
 * ``stats`` (accuracy, interval, tokens, cost), ``vote`` (maj@k), ``nearmiss`` and
-  ``breakdown`` (where a run fails), ``contamination`` (flagged samples in reports).
+  ``breakdown`` (where a run fails), ``contamination`` (flagged samples in reports), ``web_reads``
+  (what the samples requested on the web, ``-T web_record``).
 * ``judged`` (answers re-scored by an LLM judge: cache, calls, cost, judged numbers) and
   ``subset`` (a run's official score on a named question set), beside the official score.
 * ``report``: the document ``inspect-gaia report`` renders; ``sidecar``: the note ``inspect-gaia
