@@ -98,8 +98,8 @@ def write_log(
     Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
     ``value`` (``C``/``I``), optionally ``epoch``, ``error``, ``limit``, ``input_tokens``,
     ``input`` (the prompt), ``output_tokens``, ``reasoning_tokens``, ``cache_read``, ``cache_write``, ``cost`` (dollars, as
-    inspect records a priced call), ``working_time``, ``contamination`` (the score's flags) and ``metadata`` (more sample metadata:
-    ``file_name``, ``annotator_metadata``). ``.json`` paths write inspect's JSON format.
+    inspect records a priced call), ``working_time``, ``contamination`` (the score's flags), ``store`` (the sample's store) and
+    ``metadata`` (more sample metadata: ``file_name``, ``annotator_metadata``). ``.json`` paths write inspect's JSON format.
     """
     from inspect_ai.event import Event, ModelEvent
     from inspect_ai.log import (
@@ -171,6 +171,7 @@ def write_log(
                 if sample.get("limit")
                 else None,
                 events=model_calls(),
+                store=dict(sample.get("store", {})),
             )
         )
     log = EvalLog(

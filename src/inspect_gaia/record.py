@@ -96,6 +96,7 @@ def provenance_of(
         )
         if agent.browser or agent.web_reader
         else None,
+        web_record=params.sources.proxied or None,
     )
 
 

@@ -80,6 +80,7 @@ def gaia(
     question_set: str | None = None,
     blocklist: str | None = None,
     block_answer_sources: bool = False,
+    web_record: bool = False,
     **unknown: Any,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
@@ -147,6 +148,11 @@ def gaia(
             the default sandbox, network=true and the proxy image (``inspect-gaia image build
             --egress-proxy``); refused with mcp_servers and web_search (they bypass it), not
             with browser and web_reader (they run in the sandbox, behind the proxy).
+        web_record: Sandboxes reach the network only through the run's egress proxy, which
+            refuses no answer source (the network policy still holds: only ports 80 and 443, no
+            host, loopback or private address) and records every request into its sample, as a
+            ``block_answer_sources`` run does too. Default off; same needs as
+            ``block_answer_sources``. docs/web-record.md.
         **unknown: Names ``gaia`` does not take: a typo of one of its own, or an inspect
             option, is refused; any other is ignored with a warning (``_param_names``).
     """
@@ -179,6 +185,7 @@ def gaia(
         question_set=question_set,
         blocklist=blocklist,
         block_answer_sources=block_answer_sources,
+        web_record=web_record,
     )
     return gaia_task(params)
 

@@ -22,6 +22,7 @@ from ._judge import judge_note, judge_options, judge_prompt, judged_rows, say_fa
 from ._output import MISSING, dump_json, format_option, prices_option, render, wrap
 from ._plot import plot_option
 from ._sanitise import printable
+from ._web import host_lines
 
 NO_DIFFERENCES = "no question answered differently"
 LEVEL_COLUMNS = (
@@ -119,7 +120,7 @@ def _notes(document: Mapping[str, Any]) -> list[str]:
     for name in ("a", "b"):
         if document[name]["flags"]:
             lines.append(f"⚠ {name.upper()}: {'; '.join(document[name]['flags'])}")
-    return lines
+    return lines + host_lines(document.get("web_hosts_differ"))
 
 
 def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool) -> str:

@@ -42,6 +42,7 @@ from ._judge import (
 from ._output import MISSING, dump_json, format_option, prices_option, render
 from ._plot import plot_option
 from ._sanitise import printable
+from ._web import web_table
 
 GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
 LEVEL_FIELDS = LevelStats.columns()
@@ -203,6 +204,8 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
         parts.append(
             render(effort, list(effort[0]), fmt, title="Cost and effort", note=note, keep=KEEP)
         )
+        if group.get("web"):
+            parts.append(web_table(group["web"], fmt))
     return "\n".join(parts)
 
 

@@ -14,6 +14,10 @@ A side whose samples carry contamination flags (an inspect_gaia log) also gets i
 ``contamination`` block (``contamination``) over the compared samples, its one line among
 the side's flags, and per level its accuracy with every flagged sample counted wrong
 (``a_accuracy_flagged_wrong``; ``None`` for a side that records no flags).
+
+Where both sides recorded what their samples requested (``web_record``), ``web_hosts_differ``
+lists the questions whose sides read from different sets of hosts (``None``: a side recorded
+nothing).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from .paired import ALPHA, CONFIDENCE, PairedResult, compare_paired, verdict
 from .results import SampleResult
 from .sides import AnswerKey, Side, check_split
 from .vote import majority_answer
+from .web_reads import host_differences
 
 COMPARE_SCHEMA = 2
 SCORER = "official GAIA scorer (question_scorer), one answer key for both sides"
@@ -168,6 +173,7 @@ def compare_document(a: Side, b: Side, key: AnswerKey, epoch: int | None = None)
             "a": sorted(set(mine) - set(theirs)),
             "b": sorted(set(theirs) - set(mine)),
         },
+        "web_hosts_differ": host_differences(_select(a, epoch), _select(b, epoch), both),
     }
 
 

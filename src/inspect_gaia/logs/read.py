@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from ..dataset import LEVELS, question_text
 from ..errors import GaiaError, short
 from ..judge import JUDGE_SCORER
+from ..web_record import from_store
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
 from .files import UnsafeFile, check_log
 from .foreign import (
@@ -334,6 +335,7 @@ def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -
         working_time=sample.working_time,
         metadata=recorded_metadata(sample),
         contamination=_flags(score.metadata) if score else (),
+        web=from_store(sample.store),
         question=question_text(input_text(sample)),
         judge=_judge_score(sample),
     )

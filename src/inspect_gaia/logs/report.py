@@ -20,6 +20,7 @@ from .contamination import contamination_block
 from .paired import CONFIDENCE
 from .results import RunGroup
 from .stats import INTERVAL_METHOD, priced, summarise
+from .web_reads import record_only, web_block
 
 REPORT_SCHEMA = 1
 
@@ -65,6 +66,7 @@ def report_document(
         levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
         overall_cost = levels[-1]["cost"]
         contamination = contamination_block(samples, graded=group.split != "test")
+        web = web_block(samples, record_only=any(record_only(run) for run in group.runs))
         repriced = bool(prices) and any(m in (prices or {}) for s in samples for m in s.usage)
         label = [_settings_text(named)] if named else []
         label += [group.run] if group.run else []  # runs of equal settings kept apart
@@ -78,7 +80,8 @@ def report_document(
                 "image": group.settings.get("image"),
                 "epochs": group.settings["epochs"],
                 "logs": [run.source for run in group.runs],
-                "flags": group.flags + ([contamination["note"]] if contamination["note"] else []),
+                "flags": group.flags
+                + [note for note in (contamination["note"], web and web["note"]) if note],
                 "differs": own,
                 "settings": group.settings,
                 "cost_source": None
@@ -86,6 +89,7 @@ def report_document(
                 else ("model-cost-config" if repriced else "log"),
                 "levels": levels,
                 "contamination": contamination,
+                "web": web,
                 **(where_it_fails(samples) if group.split != "test" else {}),
                 **(extra(group) if extra else {}),
             }

@@ -19,6 +19,7 @@ from inspect_ai.model import ModelUsage
 
 from ..dataset import question_text
 from ..errors import GaiaError, few
+from ..web_record import WebRequest
 from .comparability import Pooled, Scaffold, comparability_flags
 from .files import UnsafeFile, read_text
 from .foreign import ForeignProvenance
@@ -50,6 +51,9 @@ class SampleResult:
     contamination: tuple[Any, ...] = ()
     """``Score.metadata["contamination"]``: the evidence it looked its answer up (see
     ``contamination``)."""
+    web: tuple[WebRequest, ...] | None = None
+    """What it requested through the run's egress proxy (``web_record``); ``None``: not
+    recorded."""
     question: str = ""
     """The question as the run asked it (without the task's instructions); ``""``: not recorded."""
     judge: Mapping[str, Any] | None = None
