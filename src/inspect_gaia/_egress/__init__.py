@@ -20,10 +20,11 @@ PROXY_IMAGE = f"inspect-gaia/egress-proxy:mitmproxy-{MITMPROXY_VERSION}"
 ADDON_FILES = {
     "addon.py": Path(__file__).resolve().parent / "addon.py",
     "netpolicy.py": Path(__file__).resolve().parent / "netpolicy.py",
+    "failclosed.py": Path(__file__).resolve().parent / "failclosed.py",
     "supervise.py": Path(__file__).resolve().parent / "supervise.py",
     "_urlrules.py": Path(__file__).resolve().parent / "urlrules.py",
 }
 """Copied into the proxy container beside each other, by these names: the addon imports
-``_urlrules`` (``urlrules.py``) and ``netpolicy``, all standard library only;
+``_urlrules`` (``urlrules.py``), ``netpolicy`` and ``failclosed``, all standard library only;
 ``supervise.py`` is the container's command. None is in the image, which holds mitmproxy alone:
 changing them needs no new image."""

@@ -63,6 +63,10 @@ class _Running:
     pid: int
 
 
+_MESSAGE = 4000
+"""Characters of a server's error message the agent is shown."""
+
+
 class _Gone(Exception):
     """The server did not answer: it ended, or passed its time (it is then stopped)."""
 
@@ -227,12 +231,35 @@ async def _request(
         raise _Gone(f"did not answer within {seconds:g} s.") from ex
     if not result.success:
         raise _Gone(result.stderr.strip()[-1500:] or f"the relay exited with {result.returncode}.")
-    answer = json.loads(result.stdout)
+    return _result(result.stdout)
+
+
+def _result(stdout: str) -> dict[str, Any]:
+    """The ``result`` of the relay's answer, which is untrusted: anything in the sandbox may write it.
+
+    Raises:
+        ToolError: The server answered with an error of its own (its message, cut).
+        _Gone: No answer of the relay's shape (the browser session ends; the next call starts a
+            fresh one): not JSON (an answer cut by the exec's output limit too), not an object.
+    """
+    try:
+        answer = json.loads(stdout)
+    except ValueError:
+        raise _Gone(f"its answer was not JSON ({len(stdout):,} characters).") from None
+    if not isinstance(answer, dict):
+        raise _Gone(f"its answer was a JSON {type(answer).__name__}, not an object.")
     if "relay_error" in answer:
-        raise _Gone(str(answer["relay_error"]))
-    if "error" in answer:
-        raise ToolError(str(answer["error"].get("message", answer["error"])))
-    return dict(answer.get("result") or {})
+        raise _Gone(str(answer["relay_error"])[:_MESSAGE])
+    error = answer.get("error")
+    if error is not None:
+        message = error.get("message", error) if isinstance(error, dict) else error
+        raise ToolError(str(message)[:_MESSAGE])
+    result = answer.get("result")
+    if result is None:
+        return {}
+    if not isinstance(result, dict):
+        raise _Gone(f"its result was a JSON {type(result).__name__}, not an object.")
+    return result
 
 
 def _kill(running: _Running) -> None:
@@ -245,10 +272,13 @@ def _kill(running: _Running) -> None:
     background(kill)
 
 
-def _content(items: list[dict[str, Any]]) -> list[Content]:
+def _content(items: Any) -> list[Content]:
     """MCP content as inspect reads it (text, images as data URLs, resources as their text)."""
     content: list[Content] = []
-    for item in items:
+    for item in items if isinstance(items, list) else [items]:
+        if not isinstance(item, dict):
+            content.append(ContentText(text=f"({type(item).__name__} content omitted)"))
+            continue
         kind = item.get("type")
         if kind == "text":
             content.append(ContentText(text=str(item.get("text", ""))))
@@ -257,8 +287,8 @@ def _content(items: list[dict[str, Any]]) -> list[Content]:
             content.append(ContentImage(image=f"data:{mime};base64,{item.get('data', '')}"))
         elif kind == "resource_link":
             content.append(ContentText(text=f"{item.get('description')} ({item.get('uri')})"))
-        elif kind == "resource" and "text" in (item.get("resource") or {}):
-            content.append(ContentText(text=str(item["resource"]["text"])))
+        elif kind == "resource" and isinstance(item.get("resource"), dict):
+            content.append(ContentText(text=str(item["resource"].get("text", ""))))
         else:
             content.append(ContentText(text=f"({kind} content omitted)"))
     return content
