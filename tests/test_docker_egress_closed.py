@@ -20,7 +20,6 @@ from inspect_gaia import gaia
 from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_PATH,
-    ORRINDALE,
     PELLBROOK,
     SALTMERE,
     WAIT_FOR_STANDINS,

@@ -22,13 +22,13 @@ Hook = TypeVar("Hook", bound=Callable[..., Any])
 
 
 def fail_closed(hook: Hook) -> Hook:
-    """``hook`` (a method taking one flow, client or connection), killing its subject if it raises."""
+    """``hook`` (a method of one flow, client or connection), killing its subject if it raises."""
 
     @functools.wraps(hook)
     def guarded(self: Any, subject: Any) -> Any:
         try:
             return hook(self, subject)
-        except Exception as ex:  # noqa: BLE001 - any failure must end the flow, never forward it
+        except Exception as ex:
             kill(subject, f"{hook.__name__}: {type(ex).__name__}: {ex}")
             return None
 
@@ -45,7 +45,7 @@ def kill(subject: Any, why: str) -> None:
         response = getattr(subject, "response", None)
         if response is not None or hasattr(subject, "request"):
             subject.response = None  # an answer the hook made before it failed is not sent either
-    except Exception:  # noqa: BLE001
+    except Exception:
         pass
     try:
         if getattr(subject, "killable", False):
@@ -53,7 +53,7 @@ def kill(subject: Any, why: str) -> None:
         else:
             target = getattr(subject, "server", None) or subject
             target.error = f"inspect_gaia egress proxy failed closed ({why[:200]})"
-    except Exception as ex:  # noqa: BLE001 - the log below still says so
+    except Exception as ex:
         why += f"; and the kill failed: {type(ex).__name__}"
     log({"killed": _what(subject), "why": why[:2000], "client": _client(subject)})
 
@@ -64,7 +64,7 @@ def _what(subject: Any) -> str:
         if request is not None:
             return f"{request.method} {request.pretty_url}"[:2000]
         return type(subject).__name__
-    except Exception:  # noqa: BLE001
+    except Exception:
         return type(subject).__name__
 
 
@@ -72,7 +72,7 @@ def _client(subject: Any) -> str:
     try:
         client = getattr(subject, "client_conn", None) or getattr(subject, "client", None)
         return str((client or subject).peername[0])
-    except Exception:  # noqa: BLE001
+    except Exception:
         return "?"
 
 

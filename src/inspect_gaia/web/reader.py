@@ -58,6 +58,7 @@ async def _launch() -> Launch:
         command="python3",
         args=("-m", "mcp_server_fetch", "--allow-private-ips"),
         env=env,
+        tools=("fetch",),
     )
 
 

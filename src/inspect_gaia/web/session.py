@@ -40,7 +40,7 @@ RELAY = "/tmp/inspect-gaia-mcp-relay.py"
 """Where ``mcp_relay`` is copied in the sandbox."""
 _SERVE = """set -eu
 dir=$(mktemp -d /tmp/gaia-mcp.XXXXXX)
-python3 {relay} serve "$dir" -- {command} </dev/null >"$dir/relay.log" 2>&1 &
+python3 {relay} serve "$dir" {tools}-- {command} </dev/null >"$dir/relay.log" 2>&1 &
 printf '%s\\n%s\\n' "$dir" "$!"
 """
 
@@ -53,6 +53,8 @@ class Launch:
     args: Sequence[str] = ()
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    tools: Sequence[str] = ()
+    """The only tools the relay lets be listed and called (empty: all the server's)."""
 
 
 @dataclass
@@ -182,7 +184,7 @@ class SandboxServer:
             await sandbox().write_file(RELAY, _relay_source())
             command = shlex.join([launch.command, *launch.args])
             started = await sandbox().exec(
-                ["sh", "-c", _SERVE.format(relay=RELAY, command=command)],
+                ["sh", "-c", _SERVE.format(relay=RELAY, tools=_tools(launch), command=command)],
                 env=dict(launch.env),
                 cwd=launch.cwd,
                 timeout=60,
@@ -207,6 +209,10 @@ class SandboxServer:
         if servers.running.get(self.name) is running:
             del servers.running[self.name]
         _kill(running)
+
+
+def _tools(launch: Launch) -> str:
+    return f"--tools {shlex.quote(','.join(launch.tools))} " if launch.tools else ""
 
 
 @functools.cache
@@ -235,7 +241,7 @@ async def _request(
 
 
 def _result(stdout: str) -> dict[str, Any]:
-    """The ``result`` of the relay's answer, which is untrusted: anything in the sandbox may write it.
+    """The ``result`` of the relay's answer: untrusted, as anything in the sandbox may write it.
 
     Raises:
         ToolError: The server answered with an error of its own (its message, cut).
