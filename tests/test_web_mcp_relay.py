@@ -143,13 +143,14 @@ def test_usage_is_refused_in_one_line() -> None:
 def test_an_answer_over_the_bound_is_an_mcp_error_and_characters_go_as_utf8(
     relayed: Path,
 ) -> None:
-    # 2 M CJK characters: 6 MB as UTF-8, 12 MB escaped (past the exec's 10 MiB: the sample ended)
-    text = "漢" * 2_000_000
+    # 1.2 M CJK characters, twice (the SDK answers content and structuredContent): 7.2 MB as
+    # UTF-8, 14.4 MB escaped (past the exec's 10 MiB: the sample ended)
+    text = "漢" * 1_200_000
     done = subprocess.run(
         [sys.executable, RELAY, "call", str(relayed), "60"],
         input=json.dumps(
             {"method": "tools/call", "params": {"name": "echo", "arguments": {"text": text}}}
-        ),
+        ).encode(),
         capture_output=True,
         timeout=90,
     )
@@ -159,7 +160,7 @@ def test_an_answer_over_the_bound_is_an_mcp_error_and_characters_go_as_utf8(
     assert status == 0 and "result" not in answer
     message = answer["error"]["message"]
     assert (
-        message.startswith("the answer is 8.0 MiB, over the relay's 8 MiB")
+        message.startswith("the answer is 16.0 MiB, over the relay's 8 MiB")
         and "ask for less" in message
     )
     assert tool(relayed, "echo", text="still up")[1]["result"]["content"][0]["text"] == "still up"
