@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,7 @@ print(json.dumps(results))
 """
 
 
-def _outputs(messages: list[object]) -> list[str]:
+def _outputs(messages: Sequence[object]) -> list[str]:
     return [m.text for m in messages if isinstance(m, ChatMessageTool)]
 
 

@@ -51,12 +51,16 @@ import asyncio
 import ipaddress
 import json
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from _urlrules import REFUSAL, Rule, parse_rule, request_match  # type: ignore[import-not-found]
-from failclosed import fail_closed, log  # type: ignore[import-not-found]
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
 from netpolicy import AddressPolicy, networks  # type: ignore[import-not-found]
+
+if TYPE_CHECKING:  # the package's name for it; in the proxy's container it sits beside this file
+    from .failclosed import fail_closed, log
+else:
+    from failclosed import fail_closed, log
 
 MAX_TARGET = 32 * 1024
 """Characters of a request's target and names judged at most; a longer request is refused unread

@@ -156,7 +156,7 @@ class _Scan:
     def flags(self) -> list[dict[str, Any]]:
         """Every flag, in message order (a call's before its result's)."""
         found: list[dict[str, Any]] = []
-        calls: dict[str, tuple[list[dict[str, Any]], bool]] = {}
+        calls: dict[str, tuple[list[dict[str, Any]], bool, bool]] = {}
         for index, message in enumerate(self.messages):
             if isinstance(message, ChatMessageAssistant):
                 for call in message.tool_calls or []:
