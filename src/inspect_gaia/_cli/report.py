@@ -284,7 +284,9 @@ def report(
     if latest:
         groups, left_out = newest_complete(groups, key=lambda g: json.dumps(g.settings))
         for group in left_out:
-            click.echo(f"left out by --latest: {describe(group)}", err=True)
+            click.echo(
+                printable(f"left out by --latest: {describe(group)}", one_line=True), err=True
+            )
     document = report_document(groups, prices)
     if prices:
         called = {model for run in runs for s in run.samples for model in s.usage}
