@@ -352,16 +352,22 @@ def _level(sample: EvalSample, path: str | Path, as_text: bool) -> int:
     return level
 
 
+TRACE_PART = 2000
+"""Characters of each part of a trace kept (an assistant's text, a call, a tool's output): a log's
+sample is held as its trace, so a hostile one cannot make the reader hold its text whole."""
+
+
 def _trace(sample: EvalSample) -> str:
     """The agent's reasoning and actions, as text, for the leaderboard's ``reasoning_trace``."""
     lines: list[str] = []
     for message in sample.messages:
         if isinstance(message, ChatMessageAssistant):
             if message.text.strip():
-                lines.append(message.text.strip())
+                lines.append(message.text.strip()[:TRACE_PART])
             for call in message.tool_calls or []:
-                lines.append(f"[{call.function}] {json.dumps(call.arguments, ensure_ascii=False)}")
+                arguments = json.dumps(call.arguments, ensure_ascii=False)
+                lines.append(f"[{call.function}] {arguments[:TRACE_PART]}")
         elif isinstance(message, ChatMessageTool):
             output = message.text.strip()
-            lines.append(f"[{message.function} output] {output[:2000]}")
+            lines.append(f"[{message.function} output] {output[:TRACE_PART]}")
     return "\n".join(lines)
