@@ -81,6 +81,10 @@ results = {
     "header": exchange(get(LISTED, extra=b"X-Note: \xff\xfe\r\n"), b"huggingface.co:80"),
     "absolute form": exchange(get(b"http://huggingface.co" + LISTED + b"?\xff")),
     "target of 40 KiB": exchange(get(b"/" + b"a" * 40960, b"weather.example"), b"weather.example:80"),
+    "two Host headers": exchange(
+        get(LISTED, b"weather.example", b"Host: huggingface.co\r\n"), b"weather.example:80"
+    ),
+    "port 8080": exchange(get(b"http://weather.example:8080/today.txt", b"weather.example:8080")),
 }
 pad = b"X-Pad: " + b"a" * 65536 + b"\r\n"
 flood = [b"GET /flood HTTP/1.1\r\nHost: weather.example\r\n"] + [pad] * (FLOOD_MB * 16)
@@ -151,6 +155,8 @@ def test_nothing_refused_is_forwarded_and_a_flood_leaves_the_others_the_web(
     assert results["target over TLS"].endswith("403 Forbidden"), results
     assert results["header"].endswith("403 Forbidden"), results
     assert results["target of 40 KiB"].endswith("403 Forbidden"), results
+    assert results["two Host headers"].endswith("403 Forbidden"), results
+    assert results["port 8080"].endswith("403 Forbidden"), results
     assert results["head flood"].endswith("431 ") or results["head flood"] in (
         "ConnectionResetError",
         "BrokenPipeError",

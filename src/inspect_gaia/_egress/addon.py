@@ -33,7 +33,8 @@ No way around it, and nothing that can take it down:
   closed (``bound_request_heads``), so one sandbox can neither fill the proxy's memory nor hold its
   event loop;
 
-* ``CONNECT`` only to ports 80 and 443; a tunnel must carry HTTP or TLS (a raw one is closed), and
+* ``CONNECT``, and a plain HTTP request, only to ports 80 and 443, one ``Host`` header at most;
+  a tunnel must carry HTTP or TLS (a raw one is closed), and
   WebSocket is off (mitmproxy keeps every message of a connection in memory);
 * no connection to a loopback, private, link-local or host address (``netpolicy``), judged after
   name resolution: the resolver itself filters what it returns, so a name that resolves to a public
@@ -171,6 +172,10 @@ class AnswerSourceGuard:
         judged = len(request.path or "") + sum(len(host) for host in hosts)
         if judged > MAX_TARGET:
             return self._block(flow, f"a request target over {MAX_TARGET // 1024} KiB")
+        if len(request.headers.get_all("host")) > 1:  # servers read the first, or the last
+            return self._block(flow, "more than one Host header")
+        if request.port not in PORTS:  # absolute-form plain HTTP names its own port
+            return self._block(flow, f"a request to port {request.port} (only 80 and 443)")
         found = request_match(self.rules, request.scheme, hosts, request.path or "/")
         if found is not None:
             return self._refuse(flow, *found)
