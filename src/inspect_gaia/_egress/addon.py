@@ -51,6 +51,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import os
 import socket
 from typing import TYPE_CHECKING, Any
 
@@ -58,10 +59,12 @@ from _urlrules import REFUSAL, Rule, parse_rule, request_match  # type: ignore[i
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
 from netpolicy import AddressPolicy, networks  # type: ignore[import-not-found]
 
-if TYPE_CHECKING:  # the package's name for it; in the proxy's container it sits beside this file
+if TYPE_CHECKING:  # the package's names; in the proxy's container they sit beside this file
     from .failclosed import fail_closed, log
+    from .supervise import CLIENT_FILE, note_client
 else:
     from failclosed import fail_closed, log
+    from supervise import CLIENT_FILE, note_client
 
 MAX_TARGET = 32 * 1024
 """Characters of a request's target and names judged at most; a longer request is refused unread
@@ -86,6 +89,8 @@ class AnswerSourceGuard:
         self.policy = AddressPolicy()
         self.refusing: dict[str, str] = {}
         """Server connections never to be opened (a refused request's body, a raw tunnel): why."""
+        self.last_client = os.open(CLIENT_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        """Where each sandbox's connection and request writes its address (``supervise.py``)."""
 
     def load(self, loader: Any) -> None:
         """Declare the options, and bound the request heads mitmproxy holds."""
@@ -134,6 +139,8 @@ class AnswerSourceGuard:
     @fail_closed
     def client_connected(self, client: Any) -> None:
         """Close a connection from neither the run's sandboxes nor the container itself."""
+        if not self._local(client):
+            note_client(self.last_client, str(client.peername[0]))
         if self.clients is None or self._sandbox(client) or self._local(client):
             return
         client.error = f"{client.peername[0]} is not a sandbox of this run"
@@ -167,6 +174,7 @@ class AnswerSourceGuard:
         if not self._sandbox(flow.client_conn):
             flow.response = http.Response.make(200, ALIVE, {"Content-Type": "text/plain"})
             return
+        note_client(self.last_client, _client(flow))
         hosts = [request.host, request.host_header or "", flow.client_conn.sni or ""]
         hosts.append(getattr(request, "authority", "") or "")
         judged = len(request.path or "") + sum(len(host) for host in hosts)
