@@ -204,7 +204,10 @@ def _read(path: str | Path) -> RunResults:
             f"not an inspect_gaia log (a log of {header.eval.task}, with no gaia task metadata)",
             fix="name inspect_gaia's logs, or a folder of logs (other tasks' are skipped there)",
         )
-    log = header if whole else _inspect_log(path, header_only=False)
+    # events (every model call's input: the bulk of a log) only where the tools offered are read
+    wanted = header.eval.solver or provenance is None
+    skipped = {"store", "attachments"} | (set() if wanted else {"events"})
+    log = header if whole else _inspect_log(path, header_only=False, exclude=skipped)
     config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
     foreign: ForeignProvenance | None = None
     if provenance is not None:
@@ -246,9 +249,12 @@ def _not_run(log: EvalLog) -> int:
     return max(0, planned - len(log.samples or []))
 
 
-def _inspect_log(path: str | Path, *, header_only: bool) -> EvalLog:
+def _inspect_log(
+    path: str | Path, *, header_only: bool, exclude: set[str] | None = None
+) -> EvalLog:
+    """A log as inspect reads it, without the samples' fields in ``exclude`` (never parsed)."""
     try:
-        return read_eval_log(str(path), header_only=header_only)
+        return read_eval_log(str(path), header_only=header_only, exclude_fields=exclude)
     except ValidationError as ex:
         raise LogProblem(path, _invalid(ex), fix=_fix(ex)) from ex
     except FileNotFoundError as ex:
