@@ -32,23 +32,15 @@ from inspect_ai.util import sandbox
 
 from .._docker.egress import CA_FILE
 from ..browser_image import CHROMIUM, PLAYWRIGHT_MCP_CLI
+from . import BROWSER_TOOLS
 from .download import download
 from .pages import Answer, SnapshotTooLarge, page_text
 from .session import Launch, SandboxServer
 
-TOOLS = (
-    "browser_navigate",
-    "browser_navigate_back",
-    "browser_snapshot",
-    "browser_click",
-    "browser_type",
-    "browser_select_option",
-    "browser_press_key",
-    "browser_wait_for",
-    "browser_take_screenshot",
-)
-"""The Playwright MCP tools the harness calls: the relay in the sandbox refuses the others (the
-agent can reach the relay's socket from bash; docs/web-access.md says what that does not stop)."""
+TOOLS = tuple(name for name in BROWSER_TOOLS if name != "browser_download")
+"""The Playwright MCP tools the harness calls (``browser_download`` is ours, with curl): the relay
+in the sandbox refuses the others (the agent can reach the relay's socket from bash:
+docs/web-access.md says what that does not stop)."""
 NAVIGATION_TIMEOUT = 30
 """Seconds a navigation may take before Playwright gives up on it (its default is 60)."""
 ACTION_TIMEOUT = 10

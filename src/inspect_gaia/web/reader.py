@@ -29,6 +29,7 @@ from inspect_ai.util import sandbox
 from .._docker.egress import BUNDLE
 from .._egress.urlrules import REFUSAL_MARKER
 from ..browser_image import READER_DIR
+from . import READER_TOOLS
 from .session import Launch, SandboxServer
 
 CALL_TIMEOUT = 60
@@ -58,7 +59,7 @@ async def _launch() -> Launch:
         command="python3",
         args=("-m", "mcp_server_fetch", "--allow-private-ips"),
         env=env,
-        tools=("fetch",),
+        tools=READER_TOOLS,
     )
 
 
