@@ -27,7 +27,7 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote, urlparse
 
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
@@ -181,11 +181,28 @@ def _unfinished(run: RunResults) -> LogProblem:
 def _read(path: str | Path) -> RunResults:
     """Header, provenance and samples of one log; a log with no sample is returned as it is.
 
-    The file is checked first (``files.check_log``): a FIFO, a device or a zip bomb is refused
-    before inspect opens it.
+    The file is opened once, without blocking, and everything after reads that open file (through
+    ``/proc/self/fd``, where there is one): checked first (``files.check_log``), so a FIFO, a
+    device or a zip bomb is refused before inspect reads it, and a name swapped for a FIFO after
+    the check is never opened again.
     """
     try:
-        check_log(path)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError as ex:
+        raise LogProblem(path, "no such file", fix="check the path") from ex
+    except OSError as ex:
+        raise LogProblem(path, f"cannot be read ({ex.strerror or ex})", fix=_UNSAFE) from ex
+    try:
+        opened = f"/proc/self/fd/{descriptor}"
+        return _read_open(path, opened if os.path.exists(opened) else str(path))
+    finally:
+        os.close(descriptor)
+
+
+def _read_open(path: str | Path, source: str) -> RunResults:
+    """``_read`` of ``path``, held open as ``source``."""
+    try:
+        check_log(source, name=path)
     except UnsafeFile as ex:
         raise LogProblem(path, ex.reason, fix=_UNSAFE) from ex
     except FileNotFoundError as ex:
@@ -193,7 +210,7 @@ def _read(path: str | Path) -> RunResults:
     # A JSON log is read whole at once: inspect streams a JSON header with a prefix per event
     # that grows with the nesting, so a deeply nested file took time and memory quadratic in it.
     whole = Path(path).suffix != ".eval"
-    header = _inspect_log(path, header_only=not whole)
+    header = _inspect_log(path, header_only=not whole, source=source)
     try:
         provenance = GaiaProvenance.from_metadata(header.eval.metadata)
     except ProvenanceError as ex:
@@ -207,7 +224,7 @@ def _read(path: str | Path) -> RunResults:
     # events (every model call's input: the bulk of a log) only where the tools offered are read
     wanted = header.eval.solver or provenance is None
     skipped = {"store", "attachments"} | (set() if wanted else {"events"})
-    log = header if whole else _inspect_log(path, header_only=False, exclude=skipped)
+    log = header if whole else _inspect_log(path, header_only=False, exclude=skipped, source=source)
     config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
     foreign: ForeignProvenance | None = None
     if provenance is not None:
@@ -250,11 +267,18 @@ def _not_run(log: EvalLog) -> int:
 
 
 def _inspect_log(
-    path: str | Path, *, header_only: bool, exclude: set[str] | None = None
+    path: str | Path,
+    *,
+    header_only: bool,
+    exclude: set[str] | None = None,
+    source: str | None = None,
 ) -> EvalLog:
-    """A log as inspect reads it, without the samples' fields in ``exclude`` (never parsed)."""
+    """A log as inspect reads it (from ``source``: the open file), without ``exclude``'s fields."""
+    kind: Literal["eval", "json"] = "eval" if Path(path).suffix == ".eval" else "json"
     try:
-        return read_eval_log(str(path), header_only=header_only, exclude_fields=exclude)
+        return read_eval_log(
+            source or str(path), header_only=header_only, format=kind, exclude_fields=exclude
+        )
     except ValidationError as ex:
         raise LogProblem(path, _invalid(ex), fix=_fix(ex)) from ex
     except FileNotFoundError as ex:
