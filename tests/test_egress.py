@@ -119,5 +119,11 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     assert "gaia_deny=172.17.0.1,172.18.0.1" in command
     assert "gaia_allow=172.30.0.0/16" in command
     # everything the container runs of ours is copied in per run: the image is mitmproxy alone
-    assert set(ADDON_FILES) == {"addon.py", "netpolicy.py", "supervise.py", "_urlrules.py"}
+    assert set(ADDON_FILES) == {
+        "addon.py",
+        "netpolicy.py",
+        "failclosed.py",
+        "supervise.py",
+        "_urlrules.py",
+    }
     assert all(path.is_file() for path in ADDON_FILES.values())
