@@ -53,6 +53,16 @@ Here is the question:
 
 {question}"""  # noqa: E501 -- verbatim from inspect_evals/evalscope, so results compare
 
+QUESTION_MARKER = "Here is the question:"
+"""The line before the question in ``DEFAULT_INPUT_PROMPT`` (and inspect_evals' and EvalScope's)."""
+
+
+def question_text(prompt: str) -> str:
+    """The question in a sample's input: what follows the last ``QUESTION_MARKER``, else all."""
+    _, marker, after = prompt.rpartition(QUESTION_MARKER)
+    return after.strip() if marker else prompt.strip()
+
+
 FILE_HINT = (
     "The following file is referenced in the question below and you will likely need to use it "
     "in order to find the correct answer: {path}"

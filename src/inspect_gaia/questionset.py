@@ -266,7 +266,7 @@ def resolve(
         found: dict[int, int] = {}
         for task_id in kept:
             found[split_levels[task_id]] = found.get(split_levels[task_id], 0) + 1
-        if tuple(sorted(found.items())) != named.levels:
+        if named.levels and tuple(sorted(found.items())) != named.levels:
             raise GaiaParameterError(
                 f"{flags[2]}={named.name}: its questions per level in this snapshot "
                 f"({_per_level(found)}) are not the set's ({_per_level(dict(named.levels))})",

@@ -1,13 +1,14 @@
 """Fail closed: a hook of the egress proxy's addons that raises ends what it was judging.
 
+Runs elsewhere: in the proxy's container, beside the addon; standard library only (``shipped``).
+
 mitmproxy logs an exception raised by an addon's hook as "Addon error" and then carries on as if
 the hook had returned: a request the hook was about to refuse is forwarded unchanged. Every hook of
 the proxy's addons is therefore wrapped in ``fail_closed``: whatever it raises, the flow (HTTP or
 TCP) is killed, or the connection it was deciding on (a client's, a server's) is refused, and the
 proxy logs one JSON line ``{"killed": WHAT, "why": "hook: Type: message", "client": ADDRESS}``.
 
-Standard library only, and no import of mitmproxy: it is copied into the proxy's container beside
-``addon.py`` (``ADDON_FILES``) and works on what mitmproxy hands a hook by its attributes.
+No import of mitmproxy: it works on what mitmproxy hands a hook by its attributes.
 """
 
 from __future__ import annotations

@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._params import GaiaParams
-from ..agent import DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT
+from ..defaults import DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT, DEFAULT_TOOLS
 from ..web import BROWSER_TOOLS
 
 OWN_HARNESS = "inspect_gaia"
@@ -90,9 +89,6 @@ def pooled_settings(
         **run_config,
         **record,
     }
-
-
-DEFAULT_TOOLS: tuple[str, ...] = tuple(GaiaParams().tools)
 
 
 def _named(tools: Sequence[str]) -> list[str]:

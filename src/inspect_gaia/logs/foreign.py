@@ -135,13 +135,17 @@ def read_foreign(log: EvalLog) -> ForeignProvenance:
     )
 
 
+def input_text(sample: EvalSample) -> str:
+    """The text of a sample's input (its messages' text, joined)."""
+    if isinstance(sample.input, str):
+        return sample.input
+    return "\n".join(m.text for m in sample.input if isinstance(m.text, str))
+
+
 def recorded_metadata(sample: EvalSample) -> dict[str, Any]:
     """A sample's metadata, with the attachment's name added when only the prompt names it."""
     metadata = dict(sample.metadata or {})
     if "file_name" not in metadata and "Annotator Metadata" in metadata:
-        text = sample.input if isinstance(sample.input, str) else ""
-        if not text:
-            text = "\n".join(m.text for m in sample.input if isinstance(m.text, str))  # type: ignore[union-attr]
-        match = _FILE.search(text)
+        match = _FILE.search(input_text(sample))
         metadata["file_name"] = match.group(1) if match else ""
     return metadata
