@@ -79,7 +79,7 @@ def parse_params(
             line says what is valid.
     """
     if not isinstance(image, str) or not image.strip():
-        raise GaiaParameterError(f"image must name a Docker image — got {image!r}")
+        raise GaiaParameterError("image must name a Docker image", got=image)
     if (why := check_reference(image)) is not None:
         raise GaiaParameterError(
             f"-T image={image} is not an image reference: {why}",
@@ -91,7 +91,7 @@ def parse_params(
         ("blocklist", blocklist),
     ):
         if text is not None and (not isinstance(text, str) or not text.strip()):
-            raise GaiaParameterError(f"{name} must be a non-empty string — got {text!r}")
+            raise GaiaParameterError(f"{name} must be a non-empty string", got=text)
     dataset = DatasetOptions(
         levels=parse_levels(level),
         split=one_of("split", split, SPLITS),

@@ -321,7 +321,7 @@ def gaia_dataset(
     split = one_of("split", split, SPLITS)
     hub = one_of("hub", hub, HUBS)
     if not levels or any(parse_level(level) != level for level in levels):
-        raise GaiaParameterError(f"levels must be 1, 2 or 3, or a list of them — got {levels!r}")
+        raise GaiaParameterError("levels must be 1, 2 or 3, or a list of them", got=levels)
     root, _ = resolve_snapshot(split, hub, revision, dataset_path)
     wanted = None if ids is None else set(ids)
     samples = load_samples(

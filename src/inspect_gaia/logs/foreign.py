@@ -30,6 +30,7 @@ from inspect_ai.log import EvalLog, EvalSample
 from ..dataset import Split
 from ..errors import short
 from .comparability import Scaffold, pooled_settings
+from .sandbox_ran import SandboxRan
 from .scaffold import offered_tools
 
 HARNESS = "inspect_evals"
@@ -89,8 +90,13 @@ class ForeignProvenance:
         epochs: int,
         run_config: Mapping[str, Any],
         scaffold: Scaffold | None = None,
+        sandbox_ran: SandboxRan | None = None,
     ) -> dict[str, Any]:
-        """What must be equal for pooling (``GaiaProvenance.comparable_settings``'s shape)."""
+        """What must be equal for pooling (``comparability.Pooled``).
+
+        Another harness's settings hold none of the sandbox's (``pooled_settings``' record is
+        ``None``), so the sandbox that ran (``sandbox_ran``) changes nothing here.
+        """
         return pooled_settings(
             model=model,
             split=self.split,

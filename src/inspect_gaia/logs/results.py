@@ -19,7 +19,7 @@ from inspect_ai.model import ModelUsage
 
 from ..dataset import question_text
 from ..errors import GaiaError, few
-from .comparability import Scaffold, comparability_flags
+from .comparability import Pooled, Scaffold, comparability_flags
 from .files import UnsafeFile, read_text
 from .foreign import ForeignProvenance
 from .provenance import GaiaProvenance, question_set_flag
@@ -122,10 +122,9 @@ def comparable_settings(run: RunResults) -> dict[str, Any]:
         "run_config": run.config,
         "scaffold": run.scaffold,
     }
-    if run.provenance is not None:
-        return run.provenance.comparable_settings(**arguments, sandbox_ran=run.sandbox_ran)
-    if run.foreign is not None:
-        return run.foreign.comparable_settings(**arguments)
+    record: Pooled | None = run.provenance if run.provenance is not None else run.foreign
+    if record is not None:
+        return record.comparable_settings(**arguments, sandbox_ran=run.sandbox_ran)
     raise GaiaError(f"{run.source} is not an inspect log: it has no provenance to compare")
 
 
