@@ -230,9 +230,13 @@ def _read_open(path: str | Path, source: str) -> RunResults:
             f"not an inspect_gaia log (a log of {header.eval.task}, with no gaia task metadata)",
             fix="name inspect_gaia's logs, or a folder of logs (other tasks' are skipped there)",
         )
-    # events (every model call's input: the bulk of a log) only where the tools offered are read
+    # events (every model call's input: the bulk of a log) only where the tools offered are read,
+    # the store only where it holds the web the samples read
     wanted = header.eval.solver or provenance is None
-    skipped = {"store", "attachments"} | (set() if wanted else {"events"})
+    recorded = provenance is not None and bool(provenance.web_record)
+    skipped = (
+        {"attachments"} | (set() if recorded else {"store"}) | (set() if wanted else {"events"})
+    )
     log = header if whole else _inspect_log(path, header_only=False, exclude=skipped, source=source)
     config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
     foreign: ForeignProvenance | None = None
