@@ -21,6 +21,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
 
+from ._compat import creating_one_task
 from ._docker.engine import image_identity
 from ._param_names import check_unknown
 from ._params import parse_params
@@ -31,6 +32,8 @@ from .errors import GaiaParameterError
 from .hub import DEFAULT_HUB, Hub
 from .k8s import k8s_image_identity
 from .logs.provenance import METADATA_KEY
+from .model_check import check_model
+from .next_steps import after_test_run
 from .options import DEFAULT_LEVEL, DatasetOptions, GaiaParams
 from .questionset import QuestionSetRecord, apply_question_set
 from .record import provenance_of
@@ -154,10 +157,11 @@ def gaia(
             ``block_answer_sources`` run does too. Default off; same needs as
             ``block_answer_sources``. ``bodies``: the response bodies too, in an archive
             beside the log (docs/web-record.md).
-        **unknown: Names ``gaia`` does not take: a typo of one of its own, or an inspect
-            option, is refused; any other is ignored with a warning (``_param_names``).
+        **unknown: Names ``gaia`` does not take: a typo of one of its own, an inspect option,
+            or any name when gaia is the run's only task, is refused; any other is ignored with
+            a warning (``_param_names``).
     """
-    check_unknown(unknown, parameter_names(), "gaia")
+    check_unknown(unknown, parameter_names(), "gaia", alone=creating_one_task())
     params = parse_params(
         level=level,
         split=split,
@@ -241,6 +245,9 @@ def gaia_task(params: GaiaParams) -> Task:
     image_id, image_digest = (
         image_identity(box.image) if box.kind != "k8s" else k8s_image_identity(box.image)
     )
+    check_model()  # last of the checks: what the user set is refused first
+    if params.dataset.split == "test":
+        after_test_run()  # the run ends saying how to make the leaderboard file
     return Task(
         dataset=dataset,
         sandbox=sandbox,

@@ -9,6 +9,7 @@ over a log it was given.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from ..logs.read import read_inspect_logs
 from ..logs.results import RunResults, group_runs
 from ..logs.sidecar import sidecar_text
 from ..record import default_settings
+from ._output import echo_skipped
 
 
 def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None) -> list[str]:
@@ -58,24 +60,39 @@ def sidecar_path(output: Path) -> Path:
 
 
 def _never_over_an_input(logs: Sequence[str], *targets: Path) -> None:
+    """Refuse a target that is an input: by path, through a symlink, or a hard link (its inode)."""
     inputs = {Path(log).resolve() for log in logs}
     for target in targets:
-        if target.resolve() in inputs:
+        if target.resolve() in inputs or any(_same_file(target, log) for log in logs):
             raise GaiaError(
                 f"{target} is one of the logs given",
                 fix="name another file for the submission (-o)",
             )
 
 
-def _write(target: Path, text: str) -> None:
+def _same_file(target: Path, log: str) -> bool:
     try:
-        target.write_text(text, encoding="utf-8")
+        return os.path.samefile(target, log)
+    except OSError:  # the target does not exist yet
+        return False
+
+
+def _write(target: Path, text: str) -> None:
+    """Write ``text`` to a new file beside ``target``, then rename it to ``target``.
+
+    A hard link to a log is replaced, never written through.
+    """
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
     except OSError as ex:
+        temporary.unlink(missing_ok=True)
         raise GaiaError(f"cannot write {target}: {ex.strerror or ex}") from ex
 
 
 @click.command()
-@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "-o", "--output", required=True, type=click.Path(dir_okay=False), help="JSONL file to write."
 )
@@ -116,10 +133,18 @@ def submission(
     Example: a test-split run in a log folder of its own, then its logs
       inspect eval inspect_gaia/gaia -T split=test --model openai/gpt-4o --log-dir logs/test
       inspect-gaia submission logs/test/*_gaia_*.eval -o submission.jsonl
+    Or the folder, read as report reads one: inspect-gaia submission logs/test/ -o s.jsonl
     Three gaia_levelN runs instead:
       inspect-gaia submission logs/test/*_gaia-level?_*.eval -o submission.jsonl
     """
-    runs = read_inspect_logs(logs).runs  # each file once, however often it is named
+    found = read_inspect_logs(logs)  # each file once, however often it is named
+    echo_skipped(found.skipped)
+    runs = found.runs
+    if not runs:
+        raise GaiaSubmissionError(
+            f"no usable inspect_gaia log in {', '.join(logs)}",
+            fix="name the test-split logs, or the folder `inspect eval --log-dir` wrote them to",
+        )
     _refuse(
         run_problems(
             runs, allow_validation=allow_validation, allow_oracle_retries=allow_oracle_retries
@@ -133,7 +158,7 @@ def submission(
             f"cannot write {output}: no directory {target.parent}", fix="create it first"
         )
     _refuse(answer_problems(runs))  # answers given twice, before the split's ids are read
-    groups = group_runs(runs)
+    groups = group_runs(runs, found.in_folder)
     if len(groups) > 1:
         raise GaiaSubmissionError(
             f"these logs are {len(groups)} runs that report would not pool (other models or "

@@ -37,13 +37,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._compat import sandbox_lifecycle_state
 from .._egress import PROXY_IMAGE
 from ..errors import GaiaError
 from ..sandbox_paths import BUNDLE, CA_FILE
 from ..shipped import PROXY_PROGRAMS, source
 from . import EGRESS_KEY, archive, client
-from .cleanup import RUN_LABEL
+from .cleanup import RUN_LABEL, RunScoped
 from .cleanup import labels as run_labels
 from .egress_archive import body_options
 from .egress_watch import SampleCommands, Watch
@@ -92,17 +91,12 @@ class EgressState:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-_OUTSIDE_ANY_RUN = EgressState()
-_FIRST_USE = threading.Lock()
+_EGRESS_STATE = RunScoped(EgressState)
 
 
 def egress_state() -> EgressState:
-    """This run's state (created once, under a lock: samples ask for it from several threads)."""
-    scope = sandbox_lifecycle_state()
-    if scope is None:
-        return _OUTSIDE_ANY_RUN
-    with _FIRST_USE:
-        return scope.get(EgressState)
+    """This run's state (``cleanup.RunScoped``: made once, samples ask from several threads)."""
+    return _EGRESS_STATE.get()
 
 
 def wanted(service: Mapping[str, Any]) -> dict[str, Any] | None:

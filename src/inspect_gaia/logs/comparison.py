@@ -156,8 +156,8 @@ def compare_document(a: Side, b: Side, key: AnswerKey, epoch: int | None = None)
     ]
     return {
         "schema_version": COMPARE_SCHEMA,
-        "a": _side_info(a, epoch, set(mine)),
-        "b": _side_info(b, epoch, set(theirs)),
+        "a": _side_info(a, epoch, set(mine), same=a.label == b.label),
+        "b": _side_info(b, epoch, set(theirs), same=a.label == b.label),
         "answers": {"split": "validation", "source": key.source, "question_set": key.question_set},
         "method": {
             "scorer": SCORER,
@@ -182,14 +182,20 @@ def _records_flags(side: Side) -> bool:
     return side.harness == OWN_HARNESS
 
 
-def _side_info(side: Side, epoch: int | None, questions: set[str]) -> dict[str, Any]:
+def _side_info(
+    side: Side, epoch: int | None, questions: set[str], same: bool = False
+) -> dict[str, Any]:
+    """What the document says of one side.
+
+    ``same``: both sides have one label (one model, one harness), so each is labelled by its run.
+    """
     contamination = None
     if _records_flags(side):
         compared = [s for s in _select(side, epoch) if s.task_id in questions]
         contamination = contamination_block(compared, graded=True)
     note = contamination and contamination["note"]
     return {
-        "label": side.label,
+        "label": f"{side.label} [{side.run}]" if same and side.run else side.label,
         "harness": side.harness,
         "model": side.model,
         "path": side.path,
