@@ -22,7 +22,7 @@ from inspect_gaia.web_record import ARCHIVE_KEY, from_store
 from support import answer_pages as web
 from support.scripted_model import Entry
 from support.standins import StandIns
-from tests.helpers import Play, eval_gaia, run_leftovers, sample_asking
+from tests.helpers import Play, eval_gaia, invoke, run_leftovers, sample_asking
 
 pytestmark = pytest.mark.docker
 
@@ -53,10 +53,11 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     monkeypatch.setenv(BODY_CAP_ENV, str(2 * MIB))
     monkeypatch.setenv(RUN_CAP_ENV, str(5 * MIB // 2))
     page = web.fetch(web.WEATHER_HOST, web.WEATHER_PATH)
-    reads = f"{web.WAIT_FOR_STANDINS}; {page}; {page}; {_bulk(3)}; {_bulk(1)}; {_bulk(2)}"
+    pages = f"{web.WAIT_FOR_STANDINS}; {page}; {page}"
+    bulk = f"{_bulk(3)}; {_bulk(1)}; {_bulk(2)}"
     scripted(
         [
-            Entry(web.SALTMERE, [{"bash": reads}, {"submit": "Thistlewood"}]),
+            Entry(web.SALTMERE, [{"bash": pages}, {"bash": bulk}, {"submit": "Thistlewood"}]),
             Entry(web.ORRINDALE, [{"submit": "41"}]),
             Entry(web.PELLBROOK, [{"submit": "Nineteen Locks"}]),
         ]
@@ -69,7 +70,7 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     saltmere = sample_asking(log.samples, web.SALTMERE)
     # the sandbox got every byte, kept or not: the caps bound the archive, not the agent's web
     tools = [m.text for m in saltmere.messages if m.role == "tool"]
-    assert any(web.WEATHER in t and f"{3 * MIB} {MIB} {2 * MIB}" in t for t in tools), tools
+    assert web.WEATHER in tools[0] and f"{3 * MIB} {MIB} {2 * MIB}" in tools[1], tools
     assert saltmere.error is None and saltmere.scores
     name = saltmere.store[ARCHIVE_KEY]
     archive = archives / name
@@ -107,10 +108,10 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
         ("1", _zeros(1)): "kept",
         ("2", _zeros(2)): f"over the run's cap ({5 * MIB // 2} bytes)",
     }
-    pages = [x for x in lines if x["url"].endswith(web.WEATHER_PATH)]
-    assert len(pages) == 2
+    fetched = [x for x in lines if x["url"].endswith(web.WEATHER_PATH)]
+    assert len(fetched) == 2
     assert all(
-        ["content-type", "text/plain"] in [[k.lower(), v] for k, v in x["headers"]] for x in pages
+        ["content-type", "text/plain"] in [[k.lower(), v] for k, v in x["headers"]] for x in fetched
     )
     # the sample's store holds every body's hash, as the archive holds them
     requests = from_store(saltmere.store)
@@ -122,3 +123,38 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     run = name.removeprefix("gaia-web-").removesuffix(".tar").rsplit("-", 1)[0]
     assert len(run) == 12, name  # the run label (cleanup.RunState.run_id)
     assert run_leftovers(run) == set()
+
+    # -- replay, the stand-in web gone from the proxy's reach: the recorded web alone --------
+    scripted(
+        [
+            Entry(
+                web.SALTMERE,
+                [
+                    {"bash": pages},
+                    {"bash": f"curl -sS -m 20 http://{web.WEATHER_HOST}/never-read"},
+                    {"submit": "Thistlewood"},
+                ],
+            ),
+            Entry(web.ORRINDALE, [{"submit": "41"}]),
+            Entry(web.PELLBROOK, [{"submit": "Nineteen Locks"}]),
+        ]
+    )
+    again = eval_gaia(
+        tmp_path / "replay",
+        dataset_path=str(web.GAIA_LEAK),
+        image=sandbox_image,
+        web_replay=str(archive),
+    )
+    assert again.status == "success" and again.samples is not None
+    replayed = sample_asking(again.samples, web.SALTMERE)
+    told = [m.text for m in replayed.messages if m.role == "tool"]
+    assert told[0] == tools[0]  # the same page, as the model read it when it was recorded
+    assert "not in the recorded web: http://weather.example/never-read" in told[1]
+    assert [s.scores for s in again.samples] == [s.scores for s in log.samples]
+    assert (again.eval.metadata or {})["gaia"]["web_replay"] == {"archive": name, "sha256": digest}
+    refused = [r for r in from_store(replayed.store) or () if r.decision == "refused"]
+    assert [r.url for r in refused] == [f"http://{web.WEATHER_HOST}/never-read"]
+    code, out, _ = invoke("report", str(log.location), str(again.location), "--format", "json")
+    groups = json.loads(out)["groups"]
+    assert code == 0 and len(groups) == 2  # never pooled with the live run
+    assert [any("replayed web" in f for f in g["flags"]) for g in groups].count(True) == 1

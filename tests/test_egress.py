@@ -129,7 +129,7 @@ def test_the_proxy_image_recipe() -> None:
 
 
 def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None:
-    from inspect_gaia._docker.egress import _command
+    from inspect_gaia._docker.egress import _command, _replay_command
     from inspect_gaia.shipped import PROXY_PROGRAMS
 
     command = _command("10.0.0.0/24", ["172.17.0.1", "172.18.0.1"], ["172.30.0.0/16"], False)
@@ -151,8 +151,17 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
         "failclosed.py",
         "supervise.py",
         "_urlrules.py",
+        "replay.py",
+        "replay_match.py",
     }
     # the guard decides first, the recorder writes down what it decided, into the run's folder
     scripts = [command[i + 1] for i, arg in enumerate(command) if arg == "-s"]
     assert scripts == ["/egress/addon.py", "/egress/record.py"]
+    # a replay: the recorded web in place of the guard (whose options it then has not)
+    replay = _replay_command()
+    assert [replay[i + 1] for i, arg in enumerate(replay) if arg == "-s"] == [
+        "/egress/replay.py",
+        "/egress/record.py",
+    ]
+    assert "gaia_replay=/egress/replay" in replay and not any("gaia_rules" in a for a in replay)
     assert "gaia_record_dir=/egress/record" in command

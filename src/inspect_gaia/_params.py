@@ -10,7 +10,9 @@ parsed into, one record per builder, is ``options``.
 from __future__ import annotations
 
 import importlib.util
+import os
 
+from ._egress.replay_match import archive_index
 from ._values import (
     MCP_SHORTCUTS,
     flag,
@@ -68,6 +70,7 @@ def parse_params(
     blocklist: object,
     block_answer_sources: object,
     web_record: object,
+    web_replay: object,
 ) -> GaiaParams:
     """Parse and validate raw ``-T`` values: ``gaia()``'s arguments, passed on one by one.
 
@@ -126,6 +129,7 @@ def parse_params(
             block_answer_sources=flag("block_answer_sources", block_answer_sources),
             web_record=_web_record(web_record),
             web_bodies=web_record == "bodies",
+            web_replay=_web_replay(web_replay),
             answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
         ),
     )
@@ -140,6 +144,23 @@ def _web_record(value: object) -> bool:
     if not isinstance(value, bool):
         raise GaiaParameterError("web_record must be true, false or bodies", got=value)
     return value
+
+
+def _web_replay(value: object) -> str | None:
+    """``-T web_replay=ARCHIVE``: an archive ``web_record=bodies`` wrote, read whole now."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise GaiaParameterError("web_replay must name an archive file", got=value)
+    path = os.path.abspath(os.path.expanduser(value))
+    try:
+        archive_index(path)
+    except ValueError as ex:
+        raise GaiaParameterError(
+            f"-T web_replay={value}: {ex}",
+            fix="give the .tar a -T web_record=bodies run wrote beside its log",
+        ) from None
+    return path
 
 
 def _check_combinations(params: GaiaParams) -> None:
@@ -218,6 +239,14 @@ def _check_blocking(
 ) -> None:
     """A run behind its egress proxy has no route around it."""
     name = "block_answer_sources" if sources.block_answer_sources else "web_record"
+    if sources.web_replay is not None:
+        name = "web_replay"
+        if sources.block_answer_sources or sources.web_record:
+            raise GaiaParameterError(
+                "web_replay serves only the recorded web: it neither refuses answer sources "
+                "nor records bodies",
+                fix="drop block_answer_sources and web_record, or drop web_replay",
+            )
     refusals = [
         (
             not sandbox.network,

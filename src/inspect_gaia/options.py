@@ -96,6 +96,8 @@ class AnswerSourceOptions:
     """``-T web_record``: the sandboxes behind the run's proxy, refusing nothing, recorded."""
     web_bodies: bool = False
     """``-T web_record=bodies``: the response bodies kept too, in an archive beside the log."""
+    web_replay: str | None = None
+    """``-T web_replay``: the archive (its absolute path) whose recorded web the proxy serves."""
     answer_sources: AnswerSources = field(
         default_factory=load_answer_sources, compare=False, repr=False
     )
@@ -104,7 +106,7 @@ class AnswerSourceOptions:
     @property
     def proxied(self) -> bool:
         """Whether the sandboxes reach the web through the run's proxy, which records it."""
-        return self.block_answer_sources or self.web_record
+        return self.block_answer_sources or self.web_record or self.web_replay is not None
 
     @property
     def egress(self) -> dict[str, Any] | None:
@@ -112,6 +114,8 @@ class AnswerSourceOptions:
         if not self.proxied:
             return None
         rules = self.answer_sources.as_json()["rules"] if self.block_answer_sources else []
+        if self.web_replay is not None:
+            return {"rules": [], "replay": self.web_replay}
         return {"rules": rules, **({"bodies": True} if self.web_bodies else {})}
 
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+import os
 from typing import Any
 
+from ._egress.replay_match import file_sha256
 from .dataset import DEFAULT_INPUT_PROMPT
 from .defaults import DEFAULT_MESSAGE_LIMIT
 from .logs.comparability import INSPECT_LIMITS
@@ -25,6 +27,7 @@ from .logs.provenance import (
     AnswerSourcesRecord,
     GaiaProvenance,
     ProvenanceLimits,
+    WebReplayRecord,
     WebToolsRecord,
 )
 from .options import GaiaParams
@@ -97,6 +100,11 @@ def provenance_of(
         if agent.browser or agent.web_reader
         else None,
         web_record=params.sources.proxied or None,
+        web_replay=None
+        if sources.web_replay is None
+        else WebReplayRecord(
+            archive=os.path.basename(sources.web_replay), sha256=file_sha256(sources.web_replay)
+        ),
     )
 
 

@@ -37,6 +37,8 @@ MCP_RELAY = Program("web.mcp_relay", "mcp_relay.py")
 PROXY_PROGRAMS = (
     Program("_egress.addon", "addon.py", host=("mitmproxy",)),
     Program("_egress.record", "record.py", host=("mitmproxy",)),
+    Program("_egress.replay", "replay.py", host=("mitmproxy",)),
+    Program("_egress.replay_match", "replay_match.py"),
     Program("_egress.netpolicy", "netpolicy.py"),
     Program("_egress.failclosed", "failclosed.py"),
     Program("_egress.supervise", "supervise.py"),

@@ -84,6 +84,7 @@ def gaia(
     blocklist: str | None = None,
     block_answer_sources: bool = False,
     web_record: bool | Literal["bodies"] = False,
+    web_replay: str | None = None,
     **unknown: Any,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
@@ -157,6 +158,10 @@ def gaia(
             ``block_answer_sources`` run does too. Default off; same needs as
             ``block_answer_sources``. ``bodies``: the response bodies too, in an archive
             beside the log (docs/web-record.md).
+        web_replay: An archive ``web_record=bodies`` wrote: the run's proxy serves only its
+            recorded responses (matched by method and normalised URL), and refuses every other
+            request with ``not in the recorded web``; never the live web. Recorded in the log,
+            flagged by ``report``, never pooled with a live run (docs/web-record.md).
         **unknown: Names ``gaia`` does not take: a typo of one of its own, an inspect option,
             or any name when gaia is the run's only task, is refused; any other is ignored with
             a warning (``_param_names``).
@@ -191,6 +196,7 @@ def gaia(
         blocklist=blocklist,
         block_answer_sources=block_answer_sources,
         web_record=web_record,
+        web_replay=web_replay,
     )
     return gaia_task(params)
 

@@ -52,6 +52,8 @@ PORT = 3128
 READY_TIMEOUT = 60.0
 _PROXY_CA = "/egress/conf/mitmproxy-ca-cert.pem"
 RECORD_DIR = "/egress/record"
+REPLAY_DIR = "/egress/replay"
+"""Where a replay's archive is unpacked (``-T web_replay``; ``_egress/replay.py``)."""
 """Where the proxy records each sandbox's requests (``_egress/record.py``, ``egress_record``)."""
 _READY = '{"inspect_gaia": {"up": '
 """The supervisor's line once the proxy answers (``_egress/supervise.py``)."""
@@ -156,27 +158,40 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         outside = str(api.create_network(f"{stem}-out", driver="bridge", labels=labels)["Id"])
         created.append(("network", outside))
         subnet = api.inspect_network(network)["IPAM"]["Config"][0]["Subnet"]
+        replayed = spec.get("replay")
         allow, test_gateways = _test_networks()
         deny = _host_addresses(outside) + test_gateways
         proxy = str(
             api.create_container(
                 PROXY_IMAGE,
-                command=_command(subnet, deny, allow, bool(spec.get("bodies"))),
+                command=_command(subnet, deny, allow, bool(spec.get("bodies")))
+                if replayed is None
+                else _replay_command(),
                 # its log is how the run knows it listens (and counts refusals): unbuffered
                 environment=["PYTHONUNBUFFERED=1"],
                 name=stem,
                 labels=labels,
                 detach=True,
                 host_config=api.create_host_config(
-                    network_mode=outside, init=True, mem_limit=MEMORY, pids_limit=1024
+                    # a replay's proxy has no way out at all: the sandboxes' network alone
+                    network_mode=outside if replayed is None else network,
+                    init=True,
+                    mem_limit=MEMORY,
+                    pids_limit=1024,
                 ),
             )["Id"]
         )
         created.append(("container", proxy))
         files = {f"/egress/{p.name}": source(p).encode() for p in PROXY_PROGRAMS}
         files["/egress/rules.json"] = json.dumps({"rules": spec.get("rules", [])}).encode()
+        if replayed is not None:  # the archive, unpacked as Docker unpacks a tar (streamed)
+            files[f"{REPLAY_DIR}/.archive"] = os.path.basename(replayed).encode()
         api.put_archive(proxy, "/", client.tar_of(files))
-        api.connect_container_to_network(proxy, network)
+        if replayed is None:
+            api.connect_container_to_network(proxy, network)
+        else:
+            with open(replayed, "rb") as unpacked:
+                api.put_archive(proxy, REPLAY_DIR, unpacked)
         api.start(proxy)
         _wait_ready(proxy)
         address = api.inspect_container(proxy)["NetworkSettings"]["Networks"]
@@ -196,6 +211,25 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
 
 
 def _command(subnet: str, deny: list[str], allow: list[str], bodies: bool) -> list[str]:
+    return _mitmdump(
+        # the guard decides, then the recorder writes down what it decided (in this order)
+        *("-s", "/egress/addon.py", "-s", "/egress/record.py"),
+        *("--set", "gaia_rules=/egress/rules.json", "--set", f"gaia_clients={subnet}"),
+        *("--set", f"gaia_deny={','.join(deny)}", "--set", f"gaia_allow={','.join(allow)}"),
+        *("--set", f"gaia_record_dir={RECORD_DIR}"),
+        *(body_options() if bodies else []),
+    )
+
+
+def _replay_command() -> list[str]:
+    """A replay's proxy: the recorded web (``replay.py``) in place of the guard, recorded too."""
+    return _mitmdump(
+        *("-s", "/egress/replay.py", "-s", "/egress/record.py"),
+        *("--set", f"gaia_replay={REPLAY_DIR}", "--set", f"gaia_record_dir={RECORD_DIR}"),
+    )
+
+
+def _mitmdump(*scripts: str) -> list[str]:
     return [
         *("python3", "/egress/supervise.py", str(PORT), "--"),
         "mitmdump",
@@ -205,12 +239,7 @@ def _command(subnet: str, deny: list[str], allow: list[str], bodies: bool) -> li
         *("--set", "connection_strategy=lazy", "--set", "upstream_cert=false"),
         # no body is held whole (the addon streams the rest), and no WebSocket message either
         *("--set", f"stream_large_bodies={STREAM_ABOVE}", "--set", "websocket=false"),
-        # the guard decides, then the recorder writes down what it decided (in this order)
-        *("-s", "/egress/addon.py", "-s", "/egress/record.py"),
-        *("--set", "gaia_rules=/egress/rules.json", "--set", f"gaia_clients={subnet}"),
-        *("--set", f"gaia_deny={','.join(deny)}", "--set", f"gaia_allow={','.join(allow)}"),
-        *("--set", f"gaia_record_dir={RECORD_DIR}"),
-        *(body_options() if bodies else []),
+        *scripts,
         # its own log is warnings only: the container's log is the run's channel from the proxy
         *("--set", "flow_detail=0", "--set", "termlog_verbosity=warn"),
     ]

@@ -72,7 +72,7 @@ class Pooled(Protocol):
 
 _RECORD_ONLY = (
     *("command_timeout", "sandbox", "image", "network", "cpus", "memory", "pids", "disk"),
-    *("prompt_template_sha256", "question_set", "block_answer_sources"),
+    *("prompt_template_sha256", "question_set", "block_answer_sources", "web_replay"),
 )
 """Settings only a ``gaia`` record tells (another harness's run: ``None``)."""
 
@@ -167,6 +167,8 @@ def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
     limit = settings.get("message_limit")
     if limit is not None and limit != DEFAULT_MESSAGE_LIMIT:
         flags.append(f"message limit {limit} (default {DEFAULT_MESSAGE_LIMIT})")
+    if settings.get("web_replay"):
+        flags.append(f"replayed web: archive sha256 {str(settings['web_replay'])[:12]}")
     blocked = settings.get("block_answer_sources")
     if blocked:
         flags.append(

@@ -11,9 +11,9 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
 ``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
-versions; 5: ``web_record``); a record newer than this reader knows is refused with the fix
-(upgrade), never half-read. An older record reads with ``final_answer_ends`` false,
-``image_digest`` unknown (``None``), no ``web_tools`` and no ``web_record``.
+versions; 5: ``web_record``; 6: ``web_replay``); a record newer than this reader knows is refused
+with the fix (upgrade), never half-read. An older record reads with ``final_answer_ends`` false,
+``image_digest`` unknown (``None``), no ``web_tools``, no ``web_record`` and no ``web_replay``.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -37,7 +37,7 @@ from ..sandbox import PROVIDERS, SandboxKind
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -74,6 +74,14 @@ class AnswerSourcesRecord(_Record):
     """``-T blocklist``: the file that extended the package's list."""
     blocked: bool = False
     """``-T block_answer_sources``: sandboxes reached the network only through the run's proxy."""
+
+
+class WebReplayRecord(_Record):
+    """The archive a replayed run served its sandboxes from (``-T web_replay``)."""
+
+    archive: str
+    """Its file name (where it was is the user's machine's)."""
+    sha256: str
 
 
 class WebToolsRecord(_Record):
@@ -131,6 +139,9 @@ class GaiaProvenance(_Record):
     sample's requests into its store (``web_record.STORE_KEY``): ``-T web_record`` (recording
     only) or ``-T block_answer_sources``. ``None`` (not written): no record (and every record
     before 5). The counts are the samples' (a log's header is written before any request)."""
+    web_replay: WebReplayRecord | None = None
+    """The sandboxes read a recorded web, not the live one (``-T web_replay``); ``None`` (not
+    written): the live web (and every record before 6). Never pooled with a live run."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -179,6 +190,7 @@ class GaiaProvenance(_Record):
             "question_set": self.question_set,
             "web_tools": self.web_tools,
             "web_record": self.web_record,
+            "web_replay": self.web_replay,
         }
         return self.model_dump(
             mode="json", exclude={name for name, value in unset.items() if value is None} or None
@@ -241,6 +253,7 @@ class GaiaProvenance(_Record):
                 "prompt_template_sha256": self.prompt_template_sha256,
                 "question_set": self.question_set and self.question_set.fingerprint(),
                 "block_answer_sources": self.blocked_list(sandbox_ran),
+                "web_replay": self.web_replay and self.web_replay.sha256,
             },
         )
 
