@@ -122,6 +122,7 @@ SHARED = {
         "_egress",
         "_docker.engine",
         "_egress.urlrules",
+        "_egress.replay_match",
     )
 }
 """Underscored modules any wing may import (docs/architecture.md, "An underscore")."""
