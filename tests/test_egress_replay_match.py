@@ -12,6 +12,9 @@ import pytest
 
 from inspect_gaia import GaiaParameterError
 from inspect_gaia._egress.replay_match import archive_index, directory_index, match_key
+from inspect_gaia.logs.comparability import comparability_flags
+from inspect_gaia.logs.provenance import GaiaProvenance, WebReplayRecord
+from inspect_gaia.record import provenance_of
 from tests.helpers import parse_params
 
 PAGE = b"Fog over the harbour at dawn."
@@ -116,3 +119,28 @@ def test_a_missing_truncated_or_foreign_archive_is_one_line_before_any_sandbox(
     assert replayed.egress == {"rules": [], "replay": str(whole)} and replayed.proxied
     with pytest.raises(GaiaParameterError, match="web_replay serves only the recorded web"):
         parse_params(web_replay=str(whole), block_answer_sources=True)
+
+
+def test_a_replayed_run_says_so_in_its_record_and_is_never_pooled_with_a_live_one(
+    tmp_path: Path,
+) -> None:
+    archive = _archive(tmp_path / "web.tar", [_line("http://weather.example/x")], {SHA: PAGE})
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+
+    def record(**params: object) -> GaiaProvenance:
+        made = provenance_of(
+            parse_params(**params), prompt="p", image_id="sha256:x", sandbox_provider="gaia-docker"
+        )
+        return GaiaProvenance.from_metadata({"gaia": made.as_metadata()}) or made
+
+    replayed, live = record(web_replay=str(archive)), record(web_record=True)
+    assert replayed.web_replay == WebReplayRecord(archive="web.tar", sha256=digest)
+    assert live.web_replay is None and "web_replay" not in live.as_metadata()
+
+    def settings(run: GaiaProvenance) -> dict[str, object]:
+        return run.comparable_settings(model="m", task_version="1", epochs=1, run_config={})
+
+    assert settings(replayed) != settings(live)
+    assert settings(replayed)["web_replay"] == digest
+    assert f"replayed web: archive sha256 {digest[:12]}" in comparability_flags(settings(replayed))
+    assert not any("replayed" in flag for flag in comparability_flags(settings(live)))

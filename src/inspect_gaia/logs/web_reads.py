@@ -30,7 +30,8 @@ def record_only(run: RunResults) -> bool:
     blocked = (
         record is not None and record.answer_sources is not None and record.answer_sources.blocked
     )
-    return record is not None and bool(record.web_record) and not blocked
+    replayed = record is not None and record.web_replay is not None  # its own flag says it
+    return record is not None and bool(record.web_record) and not blocked and not replayed
 
 
 def read_nothing(requests: Sequence[WebRequest]) -> bool:
