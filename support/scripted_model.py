@@ -11,7 +11,10 @@ Steps: ``{"bash": CMD}`` calls the bash tool; ``{"call": NAME, "args": {...}}`` 
 stripped; ``{"submit_found": REGEX}`` submits REGEX's first group in the last tool result (or
 ``not found``); in a ``call``'s arguments, ``{ref:NAME}`` is the ``[ref=…]`` of the element named
 ``"NAME"`` in the last tool result (a page snapshot), as a model reads it off the page;
-``{"say": TEXT}`` replies with plain text and no tool call; ``{"refuse": True}`` is an empty
+``{"say": TEXT}`` replies with plain text and no tool call; ``{"answer_found": REGEX}`` replies
+``FINAL ANSWER: `` and REGEX's first group in the last tool result, and beside ``bash`` or ``call``
+it is the text of a turn that also calls the tool (an agent CLI's way to answer and finish);
+``{"refuse": True}`` is an empty
 ``content_filter`` turn; ``{"http_error": STATUS}`` fails the request with that HTTP status.
 A step with ``"signal": EVENT`` (a ``threading.Event``) sets it when the step is asked for; one
 with ``"wait": EVENT`` is sent once the event is set (at most ``WAIT`` seconds later): a test's way
@@ -76,8 +79,10 @@ class ScriptedModel:
             step["signal"].set()
         if "wait" in step:
             step["wait"].wait(WAIT)
+        said = _found_answer(step["answer_found"], messages) if "answer_found" in step else None
         if "bash" in step:
-            return _message(tool=("bash", {_bash_arg(request): step["bash"]}), turn=turn)
+            tool = ("bash", {_bash_arg(request): step["bash"]})
+            return _message(content=said, tool=tool, turn=turn)
         if "refuse" in step:
             return {
                 "message": {"role": "assistant", "content": ""},
@@ -87,7 +92,9 @@ class ScriptedModel:
             return {"http_error": int(step["http_error"])}
         if "call" in step:
             args = {k: _refs(v, messages) for k, v in step.get("args", {}).items()}
-            return _message(tool=(step["call"], args), turn=turn)
+            return _message(content=said, tool=(step["call"], args), turn=turn)
+        if said is not None:
+            return _message(content=said)
         if "submit_found" in step:
             found = re.search(step["submit_found"], _last_tool_text(messages))
             answer = found.group(1) if found else "not found"
@@ -98,6 +105,11 @@ class ScriptedModel:
             last_tool = next(m for m in reversed(messages) if m["role"] == "tool")
             return _message(tool=("submit", {"answer": _text(last_tool).strip()}), turn=turn)
         return _message(content=str(step["say"]))
+
+
+def _found_answer(regex: str, messages: list[dict[str, Any]]) -> str:
+    found = re.search(regex, _last_tool_text(messages))
+    return f"FINAL ANSWER: {found.group(1) if found else 'not found'}"
 
 
 def _last_tool_text(messages: list[dict[str, Any]]) -> str:

@@ -36,6 +36,7 @@ from .sandbox import (
     SandboxKind,
     SandboxLimits,
 )
+from .swe_agents import AGENTS, DEFAULT_AGENT, AgentName, check_agent_options
 from .web import BROWSER_TOOLS, READER_TOOLS
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
@@ -69,6 +70,7 @@ class GaiaParams:
     """``-T question_set``, ``-T exclude`` and ``-T answers``: questions left out or corrected."""
     blocklist: str | None = None
     block_answer_sources: bool = False
+    agent: AgentName = DEFAULT_AGENT
     answer_sources: AnswerSources = field(
         default_factory=load_answer_sources, compare=False, repr=False
     )
@@ -105,6 +107,7 @@ class GaiaParams:
         question_set: object,
         blocklist: object,
         block_answer_sources: object,
+        agent: object,
     ) -> GaiaParams:
         """Parse and validate raw ``-T`` values: ``gaia()``'s arguments, passed on one by one.
 
@@ -153,6 +156,7 @@ class GaiaParams:
             question_set=parse_question_set(exclude, answers, named=question_set),
             blocklist=blocklist,  # type: ignore[arg-type]
             block_answer_sources=flag("block_answer_sources", block_answer_sources),
+            agent=one_of("agent", agent, AGENTS),
             answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
         )
         params._check_combinations()
@@ -200,6 +204,7 @@ class GaiaParams:
                     "mcp_servers=fetch needs `mcp-server-fetch`", fix=_MCP_EXTRA
                 )
         self._check_web_tools()
+        check_agent_options(self)
         if self.sandbox == "k8s" and importlib.util.find_spec("k8s_sandbox") is None:
             raise GaiaParameterError(
                 "sandbox=k8s needs inspect-k8s-sandbox",
@@ -286,6 +291,8 @@ class GaiaParams:
     @property
     def tools(self) -> list[str]:
         """The names of the tools offered, in the order the agent gets them."""
+        if self.agent != DEFAULT_AGENT:
+            return [f"agent:{self.agent}"]
         return (
             ["bash", SUBMIT_TOOL]
             + (["python"] if self.python else [])

@@ -41,6 +41,7 @@ from .sandbox import (
     gaia_sandbox,
 )
 from .scorer import gaia_scorer
+from .swe_agents import DEFAULT_AGENT, AgentName, require_agent_image, swe_agent_solver
 from .web import require_web_image
 
 TASK_VERSION = "1.0.0"
@@ -76,6 +77,7 @@ def gaia(
     question_set: str | None = None,
     blocklist: str | None = None,
     block_answer_sources: bool = False,
+    agent: AgentName = DEFAULT_AGENT,
     **unknown: Any,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
@@ -143,6 +145,10 @@ def gaia(
             the default sandbox, network=true and the proxy image (``inspect-gaia image build
             --egress-proxy``); refused with mcp_servers and web_search (they bypass it), not
             with browser and web_reader (they run in the sandbox, behind the proxy).
+        agent: ``basic`` (the default agent: bash and submit), or another agent run in the
+            sample's sandbox with its model calls bridged to ``--model``: ``claude_code``,
+            ``codex_cli`` or ``mini_swe_agent`` (inspect_swe; needs ``inspect-gaia[agents]`` and
+            an image with its CLI: ``inspect-gaia image build --agents``). docs/agents.md.
         **unknown: Names ``gaia`` does not take: a typo of one of its own, or an inspect
             option, is refused; any other is ignored with a warning (``_param_names``).
     """
@@ -175,6 +181,7 @@ def gaia(
         question_set=question_set,
         blocklist=blocklist,
         block_answer_sources=block_answer_sources,
+        agent=agent,
     )
     return gaia_task(params)
 
@@ -219,6 +226,11 @@ def gaia_task(params: GaiaParams) -> Task:
         if (params.browser or params.web_reader) and params.sandbox != "k8s"
         else None
     )
+    agent_version = (
+        require_agent_image(params.image, params.agent)
+        if params.agent != DEFAULT_AGENT and params.sandbox != "k8s"
+        else None
+    )
     dataset, question_set = gaia_questions(params)
     sandbox = gaia_sandbox(
         params.image, params.network, params.limits, params.sandbox, egress=params.egress
@@ -242,7 +254,9 @@ def gaia_task(params: GaiaParams) -> Task:
             mcp_servers=params.mcp_servers,
             browser=params.browser,
             web_reader=params.web_reader,
-        ),
+        )
+        if params.agent == DEFAULT_AGENT
+        else swe_agent_solver(params.agent, command_timeout=params.command_timeout),
         scorer=gaia_scorer(blocklist=params.blocklist),
         # The test split's answers are private: record them, report no accuracy.
         metrics=[] if params.split == "test" else None,
@@ -265,6 +279,7 @@ def gaia_task(params: GaiaParams) -> Task:
                 sandbox_provider=sandbox.type,
                 question_set=question_set,
                 web_versions=web_versions,
+                agent_version=agent_version,
             ).as_metadata()
         },
     )

@@ -10,9 +10,10 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
 ``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
-versions); a record newer than this reader knows is refused with the fix (upgrade), never
-half-read. An older record reads with ``final_answer_ends`` false, ``image_digest`` unknown
-(``None``) and no ``web_tools``.
+versions; 5: ``agent``, another agent than the default and its versions); a record newer than
+this reader knows is refused with the fix (upgrade), never half-read. An older record reads with
+``final_answer_ends`` false, ``image_digest`` unknown (``None``) and no ``web_tools``; one before 5
+ran the default agent.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -38,10 +39,11 @@ from ..errors import GaiaError, short, validation_problem
 from ..imageref import identity, pinned_digest
 from ..questionset import QuestionSetRecord, describe
 from ..sandbox import PROVIDERS, SandboxKind
+from ..swe_agents import DEFAULT_AGENT
 from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -90,6 +92,22 @@ class WebToolsRecord(_Record):
     ``None`` when the image could not be read (no engine, or an image pulled later)."""
 
 
+class AgentRecord(_Record):
+    """``-T agent``: another agent than the default, run in the sandbox through inspect's bridge."""
+
+    name: str
+    cli_version: str | None = None
+    """The CLI's version, from the image's labels; ``None`` when the image could not be read."""
+    inspect_swe_version: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``claude_code 2.1.332 (inspect_swe 0.2.72)``: the agent as a flag names it."""
+        return f"{self.name} {self.cli_version or '(version unknown)'}" + (
+            f" (inspect_swe {self.inspect_swe_version})" if self.inspect_swe_version else ""
+        )
+
+
 class GaiaProvenance(_Record):
     """The ``gaia`` record of a log: dataset, prompt, agent, limits, sandbox and versions."""
 
@@ -130,6 +148,8 @@ class GaiaProvenance(_Record):
     Deviations)."""
     web_tools: WebToolsRecord | None = None
     """``None`` (not written): no browser or reader in the sandbox (and every record before 4)."""
+    agent: AgentRecord | None = None
+    """``None`` (not written): the default agent (and every record before 5)."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -155,6 +175,7 @@ class GaiaProvenance(_Record):
         question_set: QuestionSetRecord | None = None,
         image_digest: str | None = None,
         web_versions: dict[str, str] | None = None,
+        agent_version: str | None = None,
     ) -> GaiaProvenance:
         """The record of a run with ``params``, for the log header.
 
@@ -166,6 +187,7 @@ class GaiaProvenance(_Record):
             sandbox_provider: The sandbox provider's registered name.
             question_set: What ``apply_question_set`` made of ``params.question_set``.
             web_versions: The browser's and reader's versions, from the image's labels.
+            agent_version: ``-T agent``'s CLI version, from the image's labels.
         """
         if (question_set is None) != params.question_set.empty:
             raise ValueError("record the question set that apply_question_set applied")
@@ -209,6 +231,13 @@ class GaiaProvenance(_Record):
             )
             if params.browser or params.web_reader
             else None,
+            agent=None
+            if params.agent == DEFAULT_AGENT
+            else AgentRecord(
+                name=params.agent,
+                cli_version=agent_version,
+                inspect_swe_version=_version("inspect_swe"),
+            ),
         )
 
     @classmethod
@@ -241,7 +270,11 @@ class GaiaProvenance(_Record):
         A run of the split as published writes no ``question_set``, and one without web tools no
         ``web_tools``: their records are what they were.
         """
-        unset = {"question_set": self.question_set, "web_tools": self.web_tools}
+        unset = {
+            "question_set": self.question_set,
+            "web_tools": self.web_tools,
+            "agent": self.agent,
+        }
         return self.model_dump(
             mode="json", exclude={name for name, value in unset.items() if value is None} or None
         )
@@ -303,6 +336,7 @@ class GaiaProvenance(_Record):
                 "prompt_template_sha256": self.prompt_template_sha256,
                 "question_set": self.question_set and self.question_set.fingerprint(),
                 "block_answer_sources": self.blocked_list(sandbox_ran),
+                "agent": self.agent and self.agent.label,
             },
         )
 
