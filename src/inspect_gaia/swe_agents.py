@@ -163,7 +163,15 @@ def swe_agent(name: str, *, command_timeout: int) -> Agent:
     if name == "mini_swe_agent":
         from inspect_swe import mini_swe_agent
 
-        return mini_swe_agent(system_prompt=f"{ANSWER_RULES}\n\n{MINI_EXIT}", version="sandbox")
+        return mini_swe_agent(
+            system_prompt=f"{ANSWER_RULES}\n\n{MINI_EXIT}",
+            version="sandbox",
+            # litellm's name for the bridge's OpenAI chat-completions endpoint, whatever the
+            # eval's provider (inspect_swe names it after the provider: `openai-api/inspect`
+            # is no provider litellm knows)
+            # and no price for that name: mini stops on an unknown cost unless told not to
+            env={"MSWEA_MODEL_NAME": "openai/inspect", "MSWEA_COST_TRACKING": "ignore_errors"},
+        )
     raise ValueError(f"no such agent: {name}")
 
 
