@@ -143,8 +143,25 @@ def require_agent_image(image: str, agent: str) -> str | None:
     return version
 
 
-def swe_agent(name: str, *, command_timeout: int) -> Agent:
-    """inspect_swe's agent ``name`` with GAIA's answer rules, the image's CLI, no hosted tools."""
+CLAUDE_IDENTITY = "claude-sonnet-4-5"
+"""The model Claude Code is told it runs on when the run's model is not a Claude: 2.1.332 refuses
+any other model id (``unrecognized_model``) before its first request. The identity only chooses
+Claude Code's self-description; every request still goes through the bridge to ``--model``."""
+
+
+def claude_identity(served: str) -> str | None:
+    """The identity to present for the served model's name: ``None`` keeps a Claude's own."""
+    return None if served.startswith("claude-") else CLAUDE_IDENTITY
+
+
+def swe_agent(name: str, *, command_timeout: int, served: str = "") -> Agent:
+    """inspect_swe's agent ``name`` with GAIA's answer rules, the image's CLI, no hosted tools.
+
+    Args:
+        name: The agent (one of ``CLIS``).
+        command_timeout: Seconds one shell command may run, where the agent lets it be set.
+        served: The name of the model the run serves (``get_model().name``).
+    """
     if name == "claude_code":
         from inspect_swe import claude_code
 
@@ -153,6 +170,7 @@ def swe_agent(name: str, *, command_timeout: int) -> Agent:
             system_prompt=ANSWER_RULES,
             disallowed_tools=["WebSearch", "WebFetch"],
             version="sandbox",
+            model_config=claude_identity(served),
             # its Bash tool's timeout: the default and the most the model may ask for
             env={"BASH_DEFAULT_TIMEOUT_MS": timeout_ms, "BASH_MAX_TIMEOUT_MS": timeout_ms},
         )
@@ -178,8 +196,18 @@ def swe_agent(name: str, *, command_timeout: int) -> Agent:
 def swe_agent_solver(name: str, *, command_timeout: int) -> Solver:
     """The agent as the task's solver: a sandbox that did not start ends the sample first."""
     from inspect_ai.agent import as_solver
-    from inspect_ai.solver import chain
+    from inspect_ai.model import get_model
+    from inspect_ai.solver import Generate, TaskState, chain, solver
 
     from ._faults import require_started
 
-    return chain(require_started(), as_solver(swe_agent(name, command_timeout=command_timeout)))
+    @solver(name=f"gaia_{name}")
+    def run_agent() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            # built per sample: the served model is known only once the eval runs
+            agent = swe_agent(name, command_timeout=command_timeout, served=get_model().name)
+            return await as_solver(agent)(state, generate)
+
+        return solve
+
+    return chain(require_started(), run_agent())
