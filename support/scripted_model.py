@@ -3,7 +3,7 @@
 Tests drive it through inspect_ai's real ``openai-api`` provider (``openai-api/scripted/<name>``
 with ``SCRIPTED_BASE_URL``/``SCRIPTED_API_KEY``), the same HTTP path a vLLM or OpenAI endpoint
 takes. It keeps no state: each reply is chosen from the conversation it is sent. The question is
-found in the first user message; the scenario entry whose ``match`` occurs in it gives the steps,
+found in the first user message an entry's ``match`` occurs in; that entry gives the steps,
 and the number of assistant turns so far picks the step (the last one repeats).
 
 Steps: ``{"bash": CMD}`` calls the bash tool; ``{"call": NAME, "args": {...}}`` calls any tool;
@@ -62,8 +62,11 @@ class ScriptedModel:
         """The choice that answers ``request``: its entry's step for the turns so far."""
         self.requests.append(request)
         messages: list[dict[str, Any]] = request["messages"]
-        question = next(_text(m) for m in messages if m["role"] == "user")
-        entry = next((e for e in self.entries if e.match in question), None)
+        # the question: the first user message an entry matches (an agent CLI may send its own
+        # instructions as a user message before it), else the first
+        users = [_text(m) for m in messages if m["role"] == "user"]
+        entry = next((e for text in users for e in self.entries if e.match in text), None)
+        question = next((text for text in users if entry and entry.match in text), users[0])
         self.calls.append(entry.match if entry else "")
         self.tools_offered.append(
             [
