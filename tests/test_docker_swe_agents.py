@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai.log import EvalLog
+from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia import gaia
@@ -26,63 +26,92 @@ from support.answer_pages import (
 )
 from support.scripted_model import Entry
 from support.standins import StandIns
-from tests.helpers import Play, eval_gaia, eval_task, invoke, running_containers
-from tests.scenario import GAIA_TINY, VISITS
+from tests.helpers import MODEL, Play, eval_gaia, eval_task, invoke, running_containers
+from tests.scenario import CREW, GAIA_TINY, VISITS
+
+HERONS = "08efad48-7b05-5662-b32c-3635fd01cd40"
+"""gaia-tiny's txt question."""
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 AGENTS_IMAGE = "inspect-gaia/sandbox:bookworm-agents"
-SUM = (
-    "python3 -c \"import csv; print('sum=' + format(sum(int(r['visitors']) for r in "
-    "csv.DictReader(open('/shared_files/9410e454-b071-52ff-ac24-dce9845bebd0.csv'))), ','))\""
-)
-"""The shell command that reads the attachment: the answer is printed after ``sum=``."""
-FOUND = r"sum=([\d,]+)"
-_LIST = {"call": "exec_command", "args": {"cmd": "ls /"}}
-STEPS: dict[str, list[dict[str, Any]]] = {
-    # mini-swe-agent: every turn calls its bash tool; it ends on its exit command
-    "mini_swe_agent": [
-        {"bash": SUM},
-        {"bash": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "answer_found": FOUND},
-    ],
-    # Claude Code: its Bash tool, then a message with no tool call ends it
-    "claude_code": [
-        {"call": "Bash", "args": {"command": SUM, "description": "sum the visitors"}},
-        {"answer_found": FOUND},
-    ],
-    # Codex CLI: its exec_command tool, then a message with no tool call
-    "codex_cli": [{"call": "exec_command", "args": {"cmd": SUM}}, {"answer_found": FOUND}],
+_FILES = "/shared_files"
+# Each agent answers its own gaia-tiny question from its attachment: the three runs go at once.
+QUESTIONS = {
+    "mini_swe_agent": (
+        VISITS,
+        "visitors per gallery",
+        "python3 -c \"import csv; print('answer=' + format(sum(int(r['visitors']) for r in "
+        f"csv.DictReader(open('{_FILES}/{VISITS}.csv'))), ','))\"",
+        "48,671",
+    ),
+    "claude_code": (
+        CREW,
+        "crew of a skiff",
+        f"python3 -c \"import json; c=json.load(open('{_FILES}/{CREW}.json'))['crew']; "
+        "print('answer=' + '; '.join(m['name'] for m in sorted(c, key=lambda m: m['joined'])))\"",
+        "Marisol Vantreek; Odalys Pembury; Fenwick Astolar",
+    ),
+    "codex_cli": (
+        HERONS,
+        "heron or herons",
+        f"echo answer=$(( $(grep -c heron {_FILES}/{HERONS}.txt) * 9173 ))",
+        "27519",
+    ),
 }
+"""Agent: its question's task id, words of it, the shell command that reads the attachment
+(printing ``answer=``), and the right answer."""
+FOUND = r"answer=([^\n]+)"
+_LIST = {"call": "exec_command", "args": {"cmd": "ls /"}}
 
 
-def _run(agent: str, play: Play, tmp_path: Path, **params: Any) -> EvalLog:
-    play([Entry("visitors per gallery", STEPS[agent])])
-    return eval_gaia(
-        tmp_path,
-        dataset_path=str(GAIA_TINY),
-        ids=VISITS,
-        image=AGENTS_IMAGE,
-        agent=agent,
-        **params,
-    )
+def _steps(agent: str, command: str) -> list[dict[str, Any]]:
+    """A shell command that reads the attachment, then the answer, as each CLI takes them."""
+    if agent == "mini_swe_agent":  # every turn calls its bash tool; it ends on its exit command
+        exit_command = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+        return [{"bash": command}, {"bash": exit_command, "answer_found": FOUND}]
+    # Claude Code's Bash, Codex's exec_command; then a message with no tool call ends it
+    if agent == "claude_code":
+        call = {"call": "Bash", "args": {"command": command, "description": "read the file"}}
+    else:
+        call = {"call": "exec_command", "args": {"cmd": command}}
+    return [call, {"answer_found": FOUND}]
 
 
-@pytest.mark.parametrize("agent", ["mini_swe_agent", "claude_code", "codex_cli"])
-def test_agent_reads_the_attachment_and_is_scored_right(
-    agent: str, scripted: Play, tmp_path: Path
+def test_each_agent_reads_the_attachment_and_is_scored_right(
+    scripted: Play, tmp_path: Path
 ) -> None:
-    log = _run(agent, scripted, tmp_path)
-    assert log.status == "success", log.error
-    (sample,) = log.samples or []
-    assert sample.error is None
-    score = (sample.scores or {})["gaia_scorer"]
-    assert (score.answer, score.value) == ("48,671", "C")
-    assert score.metadata and score.metadata["answer_source"] == "final_answer_marker"
-    record = (log.eval.metadata or {})["gaia"]
-    assert record["agent"]["name"] == agent
-    assert record["agent"]["cli_version"] == LABELS[f"inspect_gaia.agents.{agent}"]
-    assert record["agent"]["inspect_swe_version"] == "0.2.72"
-    assert record["tools"] == [f"agent:{agent}"]
+    scripted([Entry(words, _steps(agent, cmd)) for agent, (_, words, cmd, _) in QUESTIONS.items()])
+    tasks = [
+        gaia(dataset_path=str(GAIA_TINY), ids=task_id, image=AGENTS_IMAGE, agent=agent)
+        for agent, (task_id, *_) in QUESTIONS.items()
+    ]
+    logs = inspect_eval(
+        tasks, model=MODEL, log_dir=str(tmp_path), display="none", max_tasks=len(tasks)
+    )
+    for log, (agent, (_, _, _, answer)) in zip(logs, QUESTIONS.items(), strict=True):
+        assert log.status == "success", (agent, log.error)
+        (sample,) = log.samples or []
+        assert sample.error is None, (agent, sample.error)
+        score = (sample.scores or {})["gaia_scorer"]
+        assert (score.answer, score.value) == (answer, "C"), agent
+        assert score.metadata and score.metadata["answer_source"] == "final_answer_marker"
+        assert "contamination" not in score.metadata, "reading its own attachment is no flag"
+        record = (log.eval.metadata or {})["gaia"]
+        assert record["agent"] == {
+            "name": agent,
+            "cli_version": LABELS[f"inspect_gaia.agents.{agent}"],
+            "inspect_swe_version": "0.2.72",
+        }
+        assert record["tools"] == [f"agent:{agent}"]
+    # report keeps each agent apart and names it
+    code, out, _ = invoke("report", str(tmp_path), "--format", "json")
+    assert code == 0
+    flags = sorted(f for group in json.loads(out)["groups"] for f in group["flags"])
+    assert flags == [
+        f"agent: {agent} {LABELS[f'inspect_gaia.agents.{agent}']} (inspect_swe 0.2.72)"
+        for agent in sorted(QUESTIONS)
+    ]
 
 
 def test_an_image_without_the_clis_stops_the_run_before_any_sandbox(sandbox_image: str) -> None:
