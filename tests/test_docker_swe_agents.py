@@ -9,12 +9,14 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai import task_with
 from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia import gaia
 from inspect_gaia._egress.urlrules import REFUSAL_MARKER
 from inspect_gaia.agents_image import LABELS
 from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.swe_agents import AgentName
 from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_HOST,
@@ -26,8 +28,8 @@ from support.answer_pages import (
 )
 from support.scripted_model import Entry
 from support.standins import StandIns
-from tests.helpers import MODEL, Play, eval_gaia, eval_task, invoke, running_containers
-from tests.scenario import CREW, GAIA_TINY, VISITS
+from tests.helpers import MODEL, Play, eval_gaia, invoke, running_containers
+from tests.scenario import CREW, GAIA_TINY, LAGOON, VISITS
 
 HERONS = "08efad48-7b05-5662-b32c-3635fd01cd40"
 """gaia-tiny's txt question."""
@@ -37,7 +39,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 AGENTS_IMAGE = "inspect-gaia/sandbox:bookworm-agents"
 _FILES = "/shared_files"
 # Each agent answers its own gaia-tiny question from its attachment: the three runs go at once.
-QUESTIONS = {
+QUESTIONS: dict[AgentName, tuple[str, str, str, str]] = {
     "mini_swe_agent": (
         VISITS,
         "visitors per gallery",
@@ -61,7 +63,8 @@ QUESTIONS = {
 }
 """Agent: its question's task id, words of it, the shell command that reads the attachment
 (printing ``answer=``), and the right answer."""
-FOUND = r"answer=([^\n]+)"
+FOUND = r"answer=([\w,; ]+)"
+"""The answer in a tool result (mini-swe-agent's is JSON: its newline is ``\\n``)."""
 _LIST = {"call": "exec_command", "args": {"cmd": "ls /"}}
 
 
@@ -78,17 +81,28 @@ def _steps(agent: str, command: str) -> list[dict[str, Any]]:
     return [call, {"answer_found": FOUND}]
 
 
-def test_each_agent_reads_the_attachment_and_is_scored_right(
+def test_each_agent_reads_the_attachment_and_is_scored_right_and_a_limit_stops_one(
     scripted: Play, tmp_path: Path
 ) -> None:
-    scripted([Entry(words, _steps(agent, cmd)) for agent, (_, words, cmd, _) in QUESTIONS.items()])
+    entries = [Entry(words, _steps(agent, cmd)) for agent, (_, words, cmd, _) in QUESTIONS.items()]
+    # and one that never answers: every turn runs a command and says a provisional answer
+    scripted([*entries, Entry("invented lagoon", [{**_LIST, "answer_found": r"\b(bin)\b"}])])
     tasks = [
         gaia(dataset_path=str(GAIA_TINY), ids=task_id, image=AGENTS_IMAGE, agent=agent)
         for agent, (task_id, *_) in QUESTIONS.items()
     ]
-    logs = inspect_eval(
+    endless = gaia(dataset_path=str(GAIA_TINY), ids=LAGOON, image=AGENTS_IMAGE, agent="codex_cli")
+    tasks.append(task_with(endless, message_limit=8))
+    *logs, limited = inspect_eval(
         tasks, model=MODEL, log_dir=str(tmp_path), display="none", max_tasks=len(tasks)
     )
+    # the message limit stops it, and it is scored on what it said
+    (sample,) = limited.samples or []
+    assert sample.limit is not None and sample.limit.type == "message"
+    score = (sample.scores or {})["gaia_scorer"]
+    assert (score.answer, score.value) == ("bin", "I")
+    Path(limited.location).unlink()  # the report below reads the three others
+
     for log, (agent, (_, _, _, answer)) in zip(logs, QUESTIONS.items(), strict=True):
         assert log.status == "success", (agent, log.error)
         (sample,) = log.samples or []
@@ -130,22 +144,6 @@ def test_an_image_without_the_clis_stops_the_run_before_any_sandbox(sandbox_imag
     _, out, _ = invoke("doctor", "--image", AGENTS_IMAGE, "--agents", "--json")
     check = next(c for c in json.loads(out) if c["name"] == "agents")
     assert check["ok"] and "claude_code 2.1.332" in check["detail"], check
-
-
-def test_the_message_limit_stops_an_agent_that_never_answers(
-    scripted: Play, tmp_path: Path
-) -> None:
-    # every turn runs a command (and says a provisional answer): only the limit ends it
-    scripted([Entry("visitors per gallery", [{**_LIST, "answer_found": r"(shared_files)"}])])
-    log = eval_task(
-        gaia(dataset_path=str(GAIA_TINY), ids=VISITS, image=AGENTS_IMAGE, agent="codex_cli"),
-        tmp_path,
-        message_limit=8,
-    )
-    (sample,) = log.samples or []
-    assert sample.limit is not None and sample.limit.type == "message"
-    score = (sample.scores or {})["gaia_scorer"]
-    assert score.answer == "shared_files" and score.value == "I", "scored on what it said"
 
 
 def test_the_agents_shell_goes_through_the_proxy_and_its_reads_are_flagged(
