@@ -14,9 +14,9 @@ import pyarrow.parquet as pq
 from inspect_ai.log import EvalLog
 from inspect_ai.util import SandboxEnvironmentSpec
 
-from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
-from inspect_gaia._params import GaiaParams
-from inspect_gaia.logs.provenance import GaiaProvenance
+from inspect_gaia import DEFAULT_INPUT_PROMPT, _params, gaia
+from inspect_gaia.options import GaiaParams
+from inspect_gaia.record import provenance_of
 from inspect_gaia.sandbox import PROVIDERS
 from inspect_gaia.task import gaia_questions, parameter_names
 from tests.helpers_runs import MODEL
@@ -39,13 +39,13 @@ def rewrite_record(snapshot: Path, which: str, **changes: Any) -> None:
 
 
 def parse_params(**raw: object) -> GaiaParams:
-    """What ``gaia(**raw)`` parses: ``GaiaParams.parse`` with ``gaia()``'s defaults for the rest.
+    """What ``gaia(**raw)`` parses: ``_params.parse_params`` with ``gaia()``'s defaults for the rest.
 
-    ``parse`` has no defaults of its own (a value ``gaia()`` forgot to pass on is a type error).
+    ``parse_params`` has no defaults of its own (a value ``gaia()`` forgot to pass on is a type error).
     """
     signature = inspect.signature(gaia).parameters
     defaults = {name: signature[name].default for name in parameter_names()}
-    return GaiaParams.parse(**{**defaults, **raw})
+    return _params.parse_params(**{**defaults, **raw})
 
 
 # -- logs without a run ----------------------------------------------------------------------------
@@ -58,12 +58,12 @@ def gaia_record(**params: object) -> dict[str, Any]:
     """
     parsed = parse_params(**{"dataset_path": str(GAIA_TINY), **params})
     # -T exclude / -T answers, applied to the questions as the task applies them
-    question_set = None if parsed.question_set.empty else gaia_questions(parsed)[1]
-    return GaiaProvenance.of(
+    question_set = None if parsed.dataset.question_set.empty else gaia_questions(parsed.dataset)[1]
+    return provenance_of(
         parsed,
         prompt=DEFAULT_INPUT_PROMPT,
         image_id=None,
-        sandbox_provider=PROVIDERS[parsed.sandbox],
+        sandbox_provider=PROVIDERS[parsed.sandbox.kind],
         question_set=question_set,
     ).as_metadata()
 
@@ -97,7 +97,7 @@ def write_log(
     each sample's model call offered (``offered_tools``; ``None``: no model call is logged).
     Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
     ``value`` (``C``/``I``), optionally ``epoch``, ``error``, ``limit``, ``input_tokens``,
-    ``output_tokens``, ``reasoning_tokens``, ``cache_read``, ``cache_write``, ``cost`` (dollars, as
+    ``input`` (the prompt), ``output_tokens``, ``reasoning_tokens``, ``cache_read``, ``cache_write``, ``cost`` (dollars, as
     inspect records a priced call), ``working_time``, ``contamination`` (the score's flags) and ``metadata`` (more sample metadata:
     ``file_name``, ``annotator_metadata``). ``.json`` paths write inspect's JSON format.
     """
@@ -143,7 +143,7 @@ def write_log(
             EvalSample(
                 id=sample["id"],
                 epoch=int(sample.get("epoch", 1)),
-                input="q",
+                input=str(sample.get("input", "q")),
                 target=str(sample["target"]),
                 metadata={"level": sample["level"], "file_name": "", **sample.get("metadata", {})},
                 output=ModelOutput.from_content(model, str(sample.get("answer", ""))),

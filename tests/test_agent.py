@@ -111,8 +111,9 @@ def test_web_search_is_offered(gaia_tiny: Path) -> None:
     from inspect_ai.util import registry_info
 
     from inspect_gaia.agent import gaia_tools
+    from inspect_gaia.options import AgentOptions
 
-    names = [registry_info(t).name for t in gaia_tools(web_search=True)]
+    names = [registry_info(t).name for t in gaia_tools(AgentOptions(web_search=True))]
     assert names[0].endswith("bash") and names[1].endswith("web_search")
     task = gaia(dataset_path=str(gaia_tiny), web_search=True, image=SANDBOX_IMAGE)
     assert task.metadata is not None and task.metadata["gaia"]["tools"] == [

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
+
+import pytest
 
 import inspect_gaia
 
@@ -36,3 +39,15 @@ def test_every_wing_folder_is_in_the_wings_table() -> None:
     table = text[text.index("## The wings") : text.index("**The one bridge**")]
     folders = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
     assert {f for f in folders if f"`{f}/`" not in table} == set()
+
+
+FOLDERS = sorted(path for path in PACKAGE.iterdir() if (path / "__init__.py").is_file())
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda folder: folder.name)
+def test_each_wing_folders_init_maps_every_module_of_the_folder(folder: Path) -> None:
+    """Issue #34: ``_docker``'s map named 8 of 12 modules; #44: ``logs``' named 16 of 20."""
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text(encoding="utf-8")))
+    named = set(re.findall(r"``(\w+)(?:\.py)?``", doc or ""))
+    modules = {path.stem for path in folder.glob("*.py")} - {"__init__"}
+    assert modules - named == set(), f"{folder.name}/__init__.py does not name them"

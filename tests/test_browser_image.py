@@ -16,17 +16,14 @@ from inspect_gaia._docker import (
     engine,
 )
 from inspect_gaia.browser_image import (
-    BROWSER_LABEL,
     LABELS,
     NPM_PACKAGES,
     PLAYWRIGHT_MCP_VERSION,
-    READER_LABEL,
     READER_WHEELS,
     base_tag,
     browser_dockerfile,
     browser_tag,
 )
-from inspect_gaia.web import missing_web_tools, web_versions
 from tests.helpers import invoke
 
 
@@ -48,14 +45,6 @@ def test_the_recipe_pins_everything_and_downloads_nothing_at_run_time() -> None:
     assert len(set(NPM_PACKAGES.values())) == 2, "playwright and playwright-core: one version"
     for key, value in LABELS.items():
         assert f'{key}="{value}"' in text
-
-
-def test_labels_say_what_an_image_has() -> None:
-    assert missing_web_tools({}, browser=True, reader=True) == ["browser", "web_reader"]
-    assert missing_web_tools({BROWSER_LABEL: "0.0.76"}, browser=True, reader=True) == ["web_reader"]
-    assert missing_web_tools({READER_LABEL: "x"}, browser=False, reader=True) == []
-    labels = {**LABELS, "inspect_gaia.web.chromium": "156", "maintainer": "someone"}
-    assert web_versions(labels)["chromium"] == "156" and "maintainer" not in web_versions(labels)
 
 
 @pytest.mark.parametrize(

@@ -158,7 +158,7 @@ def test_a_question_set_is_its_own_labelled_group(tmp_path: Path) -> None:
     code, out, err = report(str(tmp_path), "--format", "json")
     assert code == 0, err
     groups = {g["group"]: g for g in json.loads(out)["groups"]}
-    fingerprint = parse_params(**params).question_set.fingerprint()
+    fingerprint = parse_params(**params).dataset.question_set.fingerprint()
     assert fingerprint is not None and fingerprint.startswith("exclude 1 (")
     labelled = f"{MODEL} [question_set={fingerprint}]"
     assert set(groups) == {MODEL, labelled}

@@ -32,6 +32,26 @@ def test_no_other_module_imports_a_private_inspect_module() -> None:
     assert offenders == []
 
 
+DOCKER_PY_INTERNALS = {
+    "_docker/client.py": ("get_connection", "trust_env"),
+    "_docker/archive.py": ("_url", "_get", "_raise_for_status"),
+}
+"""docker-py's internals, by the module that uses them: the three docstrings agree on this."""
+
+
+@pytest.mark.parametrize(("module", "names"), sorted(DOCKER_PY_INTERNALS.items()))
+def test_each_docker_py_internal_is_named_where_used_and_in_compat(
+    module: str, names: tuple[str, ...]
+) -> None:
+    """Issue #44: client.py said only archive reached past docker-py's API, while patching it."""
+    tree = ast.parse((SOURCE / module).read_text(encoding="utf-8"))
+    doc = ast.get_docstring(tree) or ""
+    code = "\n".join(ast.unparse(node) for node in tree.body[1:])  # without the docstring
+    for name in names:
+        assert f"``{name}``" in (compat.__doc__ or "") and name in doc, (module, name)
+        assert f".{name}" in code, (module, name)
+
+
 def test_unproxied_sees_through_inspects_event_recorder() -> None:
     from inspect_gaia._faults import UnstartedSandbox
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from inspect_gaia._docker import EGRESS_KEY
-from inspect_gaia._docker.egress import BUNDLE, CA_FILE, PORT, Egress, sample_kwargs, wanted
+from inspect_gaia._docker.egress import PORT, Egress, sample_kwargs, wanted
 from inspect_gaia._docker.service import create_kwargs, service_config
 from inspect_gaia._egress import MITMPROXY_VERSION
 from inspect_gaia.answer_sources.sources import load_answer_sources
@@ -16,7 +16,9 @@ from inspect_gaia.egress_image import PURE_SOURCES, WHEELS, proxy_dockerfile
 from inspect_gaia.errors import GaiaParameterError
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import GaiaProvenance
+from inspect_gaia.record import provenance_of
 from inspect_gaia.sandbox import gaia_compose, gaia_sandbox
+from inspect_gaia.sandbox_paths import BUNDLE, CA_FILE
 from tests.helpers import invoke, parse_params
 
 REFUSED: list[tuple[dict[str, Any], str]] = [
@@ -42,16 +44,16 @@ def test_the_rules_reach_the_sandbox_spec_and_provenance(tmp_path: Any) -> None:
     extra = tmp_path / "extra.txt"
     extra.write_text("mirror.example/gaia\n")
     params = parse_params(block_answer_sources=True, blocklist=str(extra))
-    assert params.egress is not None
-    assert params.egress["rules"][-1] == ["mirror.example/gaia", "extra.txt (blocklist)"]
-    record = GaiaProvenance.of(params, prompt="p", image_id=None, sandbox_provider="gaia-docker")
+    assert params.sources.egress is not None
+    assert params.sources.egress["rules"][-1] == ["mirror.example/gaia", "extra.txt (blocklist)"]
+    record = provenance_of(params, prompt="p", image_id=None, sandbox_provider="gaia-docker")
     assert record.as_metadata()["answer_sources"]["blocked"] is True
-    service = service_config(gaia_compose(egress=params.egress))
-    assert wanted(service) == params.egress
+    service = service_config(gaia_compose(egress=params.sources.egress))
+    assert wanted(service) == params.sources.egress
     assert "environment" not in create_kwargs(service, "net")  # an extension, not a field
-    assert parse_params().egress is None
+    assert parse_params().sources.egress is None
     assert EGRESS_KEY not in service_config(gaia_compose())
-    spec = gaia_sandbox(egress=params.egress)
+    spec = gaia_sandbox(egress=params.sources.egress)
     assert spec.type == "gaia-docker"
 
 
@@ -71,7 +73,7 @@ def test_a_sandbox_reaches_out_only_through_the_proxy() -> None:
 
 def test_the_report_keeps_blocked_runs_apart_and_says_so() -> None:
     def record(**answer_sources: Any) -> GaiaProvenance:
-        made = GaiaProvenance.of(
+        made = provenance_of(
             parse_params(), prompt="p", image_id=None, sandbox_provider="gaia-docker"
         )
         metadata = made.as_metadata()
@@ -109,7 +111,7 @@ def test_the_proxy_image_recipe() -> None:
 
 def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None:
     from inspect_gaia._docker.egress import _command
-    from inspect_gaia._egress import ADDON_FILES
+    from inspect_gaia.shipped import PROXY_PROGRAMS
 
     command = _command("10.0.0.0/24", ["172.17.0.1", "172.18.0.1"], ["172.30.0.0/16"])
     assert command[:5] == ["python3", "/egress/supervise.py", str(PORT), "--", "mitmdump"]
@@ -119,5 +121,5 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     assert "gaia_deny=172.17.0.1,172.18.0.1" in command
     assert "gaia_allow=172.30.0.0/16" in command
     # everything the container runs of ours is copied in per run: the image is mitmproxy alone
-    assert set(ADDON_FILES) == {"addon.py", "netpolicy.py", "supervise.py", "_urlrules.py"}
-    assert all(path.is_file() for path in ADDON_FILES.values())
+    shipped = {program.name for program in PROXY_PROGRAMS}
+    assert shipped == {"addon.py", "netpolicy.py", "supervise.py", "_urlrules.py"}

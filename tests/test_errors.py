@@ -42,6 +42,17 @@ def test_every_error_class_prints_its_problem_then_its_fix() -> None:
         assert (str(error), error.fix) == (problem, "")
 
 
+def test_a_refused_value_is_quoted_after_the_problem_once_joined_here() -> None:
+    error = GaiaParameterError("max_attempts must be a whole number ≥ 1", "use 1", got=None)
+    assert str(error) == "max_attempts must be a whole number ≥ 1 — got None — use 1"
+    assert error.problem == "max_attempts must be a whole number ≥ 1 — got None"
+    assert str(GaiaError("no value quoted")) == "no value quoted"
+    # only errors.py joins "— got" into a problem: elsewhere the value is given as got=
+    sources = Path(inspect_gaia.__file__).parent.rglob("*.py")
+    hand_joined = {path.name for path in sources if "— got {" in path.read_text(encoding="utf-8")}
+    assert hand_joined == {"errors.py"}
+
+
 def test_the_errors_that_carry_more_keep_it_apart() -> None:
     docker = DockerProblem("sandbox image", "x:1 is not present", "pull it")
     assert (docker.subject, docker.detail) == ("sandbox image", "x:1 is not present")

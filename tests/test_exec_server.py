@@ -20,6 +20,7 @@ import pytest
 
 from inspect_gaia._docker import channel
 from inspect_gaia._docker.exec_server import HEADER
+from inspect_gaia.shipped import EXEC_SERVER, source
 
 
 class Runner:
@@ -30,7 +31,7 @@ class Runner:
         self.process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin, self.stdout = self.process.stdin, self.process.stdout
-        self.stdin.write(json.dumps(channel._SERVER).encode() + b"\n")
+        self.stdin.write(json.dumps(source(EXEC_SERVER)).encode() + b"\n")
         self.stdin.flush()
         self.next_id = 1
 

@@ -16,7 +16,13 @@ import yaml
 
 from inspect_gaia import GaiaParameterError, gaia
 from inspect_gaia.logs.provenance import GaiaProvenance
-from inspect_gaia.named_sets import NAMES, SETS_DIR, load_named_set
+from inspect_gaia.named_sets import (
+    DISPUTE_CLASSES,
+    DISPUTED_FIELDS,
+    NAMES,
+    SETS_DIR,
+    load_named_set,
+)
 from tests.helpers import SANDBOX_IMAGE, invoke, report_json, write_log
 from tests.scenario import CREW, GAIA_TINY, LAGOON, TAVERN, VISITS
 
@@ -29,13 +35,20 @@ SHIPPED = {
         "991ff7775231823b2059e2409e2d9ff70c144932",
     ),
 }
-"""Every shipped set, as docs/question-sets.md documents it."""
+"""Every shipped set of kept questions, as docs/question-sets.md documents it."""
+
+DISPUTED_SETS = {
+    # name: (questions left out, sha256 of the lists)
+    "undisputed": (4, "2e265116e0999f8053c326e9d0ddcc860215204f7af0e44ed4c0e35ff063b532"),
+}
+"""Every shipped set of disputed questions left out, as docs/question-sets.md documents it."""
+DISCUSSIONS = "https://huggingface.co/datasets/gaia-benchmark/GAIA/discussions/"
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def test_the_shipped_sets_are_the_documented_ones() -> None:
-    assert set(NAMES) == set(SHIPPED)
+    assert set(NAMES) == set(SHIPPED) | set(DISPUTED_SETS)
     docs = (Path(__file__).parent.parent / "docs" / "question-sets.md").read_text()
     for name, (count, levels, sha256, commit) in SHIPPED.items():
         named = load_named_set(name)
@@ -51,8 +64,84 @@ def test_the_shipped_sets_are_the_documented_ones() -> None:
 def test_a_shipped_file_holds_ids_and_no_question_or_answer() -> None:
     for path in SETS_DIR.glob("*.yaml"):
         data = yaml.safe_load(path.read_text())
+        if "disputed" in data:
+            assert set(data) <= {"name", "title", "split", "description", "source", "disputed"}
+            continue
         assert set(data) <= {"name", "title", "split", "description", "source", "levels", "keep"}
         assert set(data["source"]) >= {"url", "commit", "path"}
+
+
+def test_the_disputed_list_is_ids_with_a_class_and_a_source_each() -> None:
+    """Exactly the documented fields per entry (never a question or an answer), each cited."""
+    docs = (Path(__file__).parent.parent / "docs" / "question-sets.md").read_text()
+    for name, (count, sha256) in DISPUTED_SETS.items():
+        data = yaml.safe_load((SETS_DIR / f"{name}.yaml").read_text())
+        entries = data["disputed"]
+        assert len(entries) == count and data["split"] == "validation"
+        for entry in entries:
+            assert tuple(entry) == DISPUTED_FIELDS
+            assert UUID.fullmatch(entry["task_id"]) and entry["class"] in DISPUTE_CLASSES
+            assert entry["source"].startswith(DISCUSSIONS) and entry["read"].strip()
+        named = load_named_set(name)
+        assert named.exclude == tuple(sorted(e["task_id"] for e in entries))
+        assert not named.keep and not named.answers and named.levels == ()
+        assert named.sha256 == sha256 and sha256 in docs and f"`{name}`" in docs
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"answer": "x"}, "not exactly task_id, class, source, read"),
+        ({"task_id": "not-an-id"}, "is not a GAIA task id"),
+        ({"class": "boring"}, "is not one of drift, wrong gold"),
+        ({"source": "thread 15"}, "has no source link"),
+    ],
+)
+def test_a_disputed_entry_out_of_schema_is_refused(
+    tmp_path: Path, change: dict[str, str], problem: str
+) -> None:
+    entry = {"task_id": CREW, "class": "wrong gold", "source": DISCUSSIONS + "1", "read": "title"}
+    path = _disputed_set(tmp_path, [entry | change])
+    with pytest.raises(GaiaParameterError, match=problem):
+        load_named_set(str(path))
+
+
+def _disputed_set(tmp_path: Path, entries: list[dict[str, str]], name: str = "tiny-d") -> Path:
+    data = {
+        "name": name,
+        "split": "validation",
+        "source": {"url": DISCUSSIONS},
+        "disputed": entries,
+    }
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def _entry(task_id: str) -> dict[str, str]:
+    return {"task_id": task_id, "class": "drift", "source": DISCUSSIONS + "9", "read": "title"}
+
+
+def test_a_disputed_set_is_applied_labelled_and_a_new_list_never_pools(tmp_path: Path) -> None:
+    first = _disputed_set(tmp_path, [_entry(CREW)])
+    task = gaia(dataset_path=str(GAIA_TINY), image=SANDBOX_IMAGE, question_set=str(first))
+    assert CREW not in {str(s.id) for s in task.dataset} and LAGOON in {
+        str(s.id) for s in task.dataset
+    }
+    record = GaiaProvenance.from_metadata(task.metadata)
+    assert record is not None and record.question_set is not None
+    assert record.question_set.name == "tiny-d"
+    # a newer list (one more disputed id) is a new version: another hash, another pool
+    (tmp_path / "v2").mkdir()
+    second = _disputed_set(tmp_path / "v2", [_entry(CREW), _entry(TAVERN)])
+    assert load_named_set(str(second)).sha256 != load_named_set(str(first)).sha256
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    write_log(logs / "one.eval", LEVEL_1, params={"level": 1, "question_set": str(first)})
+    write_log(logs / "two.eval", LEVEL_1, params={"level": 1, "question_set": str(second)})
+    groups = report_json(str(logs))["groups"]
+    assert len(groups) == 2
+    assert all(any(f.startswith("question set tiny-d:") for f in g["flags"]) for g in groups)
 
 
 LEVEL_1 = [
@@ -157,7 +246,9 @@ def test_a_shipped_set_on_a_snapshot_without_its_questions_is_refused() -> None:
     assert "-T question_set=text-103 names 103 task id(s) not in the validation split" in str(
         caught.value
     )
-    with pytest.raises(GaiaParameterError, match="neither a named set \\(text-103\\) nor a file"):
+    with pytest.raises(
+        GaiaParameterError, match="neither a named set \\(text-103, undisputed\\) nor a file"
+    ):
         gaia(dataset_path=str(GAIA_TINY), image=SANDBOX_IMAGE, question_set="text-104")
     code, _, err = invoke("compare", "a.eval", "b.eval", "--question-set", "text-104")
     assert code == 1 and err.startswith("inspect-gaia: --question-set=text-104 is neither")

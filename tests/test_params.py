@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from inspect_gaia import GaiaParameterError, gaia
-from inspect_gaia._params import GaiaParams
+from inspect_gaia._params import parse_params as parse_raw
 from inspect_gaia._values import MCP_SHORTCUTS, parse_ids, parse_levels, parse_mcp_servers
+from inspect_gaia.options import GaiaParams
 from inspect_gaia.sandbox import SandboxLimits
 from inspect_gaia.task import parameter_names
 from tests.helpers import parse_params
@@ -64,7 +65,7 @@ def test_parse_mcp_servers() -> None:
 
 
 def test_gaia_and_parse_take_the_same_parameters() -> None:
-    parse = inspect.signature(GaiaParams.parse).parameters
+    parse = inspect.signature(parse_raw).parameters
     assert list(parameter_names()) == list(parse)
     # besides them, gaia() takes every other name, to refuse typos itself (_param_names)
     (rest,) = set(inspect.signature(gaia).parameters) - set(parse)
@@ -78,7 +79,7 @@ def test_gaia_passes_each_parameter_on_as_itself() -> None:
     (call,) = [
         node
         for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Call) and ast.unparse(node.func) == "GaiaParams.parse"
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "parse_params"
     ]
     assert [(k.arg, ast.unparse(k.value)) for k in call.keywords] == [
         (name, name) for name in parameter_names()
@@ -89,15 +90,20 @@ def test_defaults() -> None:
     params = parse_params()
     # gaia()'s defaults, parsed, are GaiaParams' own: the two cannot drift apart
     assert params == GaiaParams()
-    assert (params.levels, params.split, params.hub, params.sandbox) == (
+    assert (
+        params.dataset.levels,
+        params.dataset.split,
+        params.dataset.hub,
+        params.sandbox.kind,
+    ) == (
         (1, 2, 3),
         "validation",
         "huggingface",
         "docker",
     )
-    assert params.limits == SandboxLimits(cpus=2.0, memory="4g", pids=1024, disk=None)
-    assert params.tools == ["bash", "submit"]
-    assert not params.multimodal and not params.view_file
+    assert params.sandbox.limits == SandboxLimits(cpus=2.0, memory="4g", pids=1024, disk=None)
+    assert params.agent.tools == ["bash", "submit"]
+    assert not params.dataset.multimodal and not params.agent.view_file
 
 
 # (-T values, what the one line must say): each is one of the refusals `inspect eval` prints.
@@ -201,7 +207,7 @@ def test_limits_are_checked_against_what_docker_accepts(
         assert text.startswith(f"-T {name}={value} is not a ") and "\n" not in text
         assert "give " in text and "or null for none" in text
     else:
-        assert getattr(parse_params(**{name: value}).limits, name) == docker
+        assert getattr(parse_params(**{name: value}).sandbox.limits, name) == docker
 
 
 DOCKER_REFUSES: set[tuple[str, object]] = {
@@ -237,13 +243,13 @@ def test_the_limits_table_is_what_docker_does(sandbox_image: str) -> None:
 
     for name, value, docker in DOCKER_LIMITS:
         if docker is not None and name != "disk":  # disk: test_docker_engine, test_sandbox
-            assert starts(parse_params(**{name: value}).limits), (name, value)
+            assert starts(parse_params(**{name: value}).sandbox.limits), (name, value)
         elif (name, value) in DOCKER_REFUSES:
             assert not starts(SandboxLimits(**{name: value})), (name, value)  # type: ignore[arg-type]
 
 
 def test_max_attempts_above_one_is_fine_on_validation() -> None:
-    assert parse_params(max_attempts=2).max_attempts == 2
+    assert parse_params(max_attempts=2).agent.max_attempts == 2
 
 
 def test_missing_optional_packages_name_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -258,19 +264,19 @@ def test_missing_optional_packages_name_the_extra(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(GaiaParameterError, match=r"pip install 'inspect-gaia\[k8s\]'"):
         parse_params(sandbox="k8s")
     # the in-sandbox tools are reached through the relay in the sandbox: no host MCP client
-    assert "browser_navigate" in parse_params(browser=True, web_reader=True).tools
+    assert "browser_navigate" in parse_params(browser=True, web_reader=True).agent.tools
 
 
 def test_the_in_sandbox_web_tools_go_with_blocking() -> None:
     """Unlike the host-side mcp_servers and the provider's web_search, the browser and the
     reader run in the sandbox, behind the run's proxy: allowed with block_answer_sources."""
     params = parse_params(browser=True, web_reader=True, block_answer_sources=True)
-    assert params.tools[:2] == ["bash", "submit"] and params.tools[-1] == "fetch"
-    assert "browser_navigate" in params.tools and params.egress is not None
+    assert params.agent.tools[:2] == ["bash", "submit"] and params.agent.tools[-1] == "fetch"
+    assert "browser_navigate" in params.agent.tools and params.sources.egress is not None
 
 
 def test_limits_can_be_lifted() -> None:
     params = parse_params(cpus=None, memory=None, pids=None)
-    assert params.limits == SandboxLimits(cpus=None, memory=None, pids=None)
-    assert params.limits.effective_cpus() is None
-    assert parse_params(cpus=1000).limits.effective_cpus() == float(os.cpu_count() or 1)
+    assert params.sandbox.limits == SandboxLimits(cpus=None, memory=None, pids=None)
+    assert params.sandbox.limits.effective_cpus() is None
+    assert parse_params(cpus=1000).sandbox.limits.effective_cpus() == float(os.cpu_count() or 1)

@@ -11,16 +11,16 @@ from inspect_ai.log import read_eval_log
 from pydantic import ValidationError
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
-from inspect_gaia.agent import DEFAULT_MESSAGE_LIMIT
+from inspect_gaia.defaults import DEFAULT_MESSAGE_LIMIT
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import (
     SCHEMA_VERSION,
     GaiaProvenance,
     ProvenanceError,
-    default_settings,
 )
 from inspect_gaia.logs.read import read_inspect_log
 from inspect_gaia.logs.results import comparable_settings
+from inspect_gaia.record import default_settings, provenance_of
 from tests.helpers import MODEL, TWO_SAMPLES, gaia_record, parse_params, write_log
 from tests.scenario import GAIA_TINY
 
@@ -29,7 +29,7 @@ OLD_LOG = Path(__file__).parent / "fixtures" / "provenance-v1.eval"
 
 
 def _of(**params: object) -> GaiaProvenance:
-    return GaiaProvenance.of(
+    return provenance_of(
         parse_params(**params),
         prompt="p",
         image_id="sha256:x",
@@ -66,7 +66,7 @@ def test_the_record_of_a_run() -> None:
 
 def test_the_web_tools_and_their_versions_are_recorded_only_when_offered() -> None:
     versions = {"chromium": "156.0", "playwright_mcp": "0.0.76", "mcp_server_fetch": "2026.10.24"}
-    record = GaiaProvenance.of(
+    record = provenance_of(
         parse_params(browser=True, web_reader=True),
         prompt="p",
         image_id=None,
@@ -93,7 +93,7 @@ def test_the_task_writes_the_record() -> None:
     assert written["schema_version"] == SCHEMA_VERSION and written["levels"] == [2]
     record = GaiaProvenance.from_metadata(task.metadata)
     assert record is not None and record.tools == ("bash", "submit", "python")
-    expected = GaiaProvenance.of(
+    expected = provenance_of(
         parse_params(dataset_path=str(GAIA_TINY), level=2, python=True),
         prompt=DEFAULT_INPUT_PROMPT,
         image_id=record.image_id,
@@ -129,7 +129,7 @@ def test_a_log_written_by_inspect_gaia_0_1_0_still_reads() -> None:
     assert len(run.samples) == 4 and sum(s.correct for s in run.samples) == 3
     assert {s.level for s in run.samples} == {1, 2}
     # the same settings and the same image today: the same comparable settings, so they pool
-    new = GaiaProvenance.of(
+    new = provenance_of(
         parse_params(
             level="1,2",
             dataset_path="tests/fixtures/gaia-tiny",

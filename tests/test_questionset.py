@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from inspect_gaia import GaiaParameterError, gaia
-from inspect_gaia._params import GaiaParams
 from inspect_gaia.dataset import split_levels
 from inspect_gaia.logs.provenance import GaiaProvenance, ProvenanceError, question_set_flag
+from inspect_gaia.options import GaiaParams
 from inspect_gaia.questionset import (
     QuestionSet,
     QuestionSetRecord,
@@ -18,6 +18,7 @@ from inspect_gaia.questionset import (
     parse_answers,
     parse_exclude,
 )
+from inspect_gaia.record import provenance_of
 from tests.helpers import SANDBOX_IMAGE, gaia_record, parse_params
 from tests.scenario import GAIA_TINY, LAGOON, TAVERN
 
@@ -77,11 +78,11 @@ def test_params_parse_both_and_refuse_answers_on_the_test_split(tmp_path: Path) 
     answers = tmp_path / "a.json"
     answers.write_text('{"x": "1"}')
     params = parse_params(exclude="a,b", answers=str(answers))
-    assert params.question_set == QuestionSet(("a", "b"), None, (("x", "1"),), str(answers))
-    assert GaiaParams().question_set.empty
+    assert params.dataset.question_set == QuestionSet(("a", "b"), None, (("x", "1"),), str(answers))
+    assert GaiaParams().dataset.question_set.empty
     with pytest.raises(GaiaParameterError, match="test split's are private"):
         parse_params(split="test", answers=str(answers))
-    assert parse_params(split="test", exclude="a").question_set.exclude == ("a",)
+    assert parse_params(split="test", exclude="a").dataset.question_set.exclude == ("a",)
 
 
 def test_the_task_leaves_out_corrects_and_records(tmp_path: Path) -> None:
@@ -108,7 +109,8 @@ def test_the_task_leaves_out_corrects_and_records(tmp_path: Path) -> None:
     assert fingerprint is not None
     assert fingerprint.startswith("exclude 1 (") and "answers 1 (" in fingerprint
     assert (
-        fingerprint == parse_params(exclude=LAGOON, answers=str(answers)).question_set.fingerprint()
+        fingerprint
+        == parse_params(exclude=LAGOON, answers=str(answers)).dataset.question_set.fingerprint()
     )
     # at level 1 the excluded lagoon is one of the two questions; the tavern is not asked
     level1 = gaia(dataset_path=str(GAIA_TINY), image=SANDBOX_IMAGE, level=1, exclude=LAGOON)
@@ -135,7 +137,7 @@ def test_a_damaged_question_set_record_is_one_line_naming_the_field() -> None:
 
 def test_the_record_is_built_from_what_was_applied() -> None:
     with pytest.raises(ValueError, match="record the question set that apply_question_set applied"):
-        GaiaProvenance.of(
+        provenance_of(
             parse_params(exclude=LAGOON),
             prompt="p",
             image_id=None,

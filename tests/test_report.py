@@ -17,7 +17,10 @@ from inspect_gaia.logs.read import read_inspect_log
 from inspect_gaia.logs.report import REPORT_SCHEMA, report_document
 from inspect_gaia.logs.results import RunGroup, group_runs
 from inspect_gaia.logs.stats import INTERVAL_METHOD
+from inspect_gaia.record import default_settings
 from tests.helpers import MODEL, RUN_SAMPLES, TWO_SAMPLES, write_log
+
+DEFAULTS = default_settings()
 
 ALL_RIGHT = [
     {"id": "a", "level": 1, "target": "1", "answer": "1", "value": "C"},
@@ -37,7 +40,7 @@ def groups(
 
 
 def test_the_document_is_versioned_and_names_its_interval(tmp_path: Path) -> None:
-    document = report_document(groups(tmp_path, ("run", RUN_SAMPLES, {})))
+    document = report_document(groups(tmp_path, ("run", RUN_SAMPLES, {})), defaults=DEFAULTS)
     assert document["schema_version"] == REPORT_SCHEMA
     assert document["interval"] == {
         "method": INTERVAL_METHOD,
@@ -59,7 +62,8 @@ def test_groups_are_ranked_by_overall_accuracy_and_labelled_by_what_differs(tmp_
             ("default", TWO_SAMPLES, {}),
             ("python", ALL_RIGHT, {"params": {"python": True}}),
             ("other", RUN_SAMPLES, {"model": "openai-api/other/model"}),
-        )
+        ),
+        defaults=DEFAULTS,
     )
     labels = [group["group"] for group in document["groups"]]
     # the better run first; a setting at the task's default is not named in a label
@@ -71,16 +75,18 @@ def test_groups_are_ranked_by_overall_accuracy_and_labelled_by_what_differs(tmp_
 def test_prices_replace_the_logs_cost_and_say_so(tmp_path: Path) -> None:
     priced = [dict(s, input_tokens=1_000_000, output_tokens=0) for s in TWO_SAMPLES]
     prices = {MODEL: ModelCost(input=2.0, output=8.0, input_cache_read=0, input_cache_write=0)}
-    (group,) = report_document(groups(tmp_path, ("run", priced, {})), prices)["groups"]
+    (group,) = report_document(groups(tmp_path, ("run", priced, {})), prices, defaults=DEFAULTS)[
+        "groups"
+    ]
     assert group["cost_source"] == "model-cost-config"
     assert group["levels"][-1]["cost"] == pytest.approx(4.0)
 
 
 def test_the_test_split_has_no_accuracy_and_no_breakdown(tmp_path: Path) -> None:
     ungraded = [dict(s, target="?", value="I") for s in TWO_SAMPLES]
-    (group,) = report_document(groups(tmp_path, ("run", ungraded, {"params": {"split": "test"}})))[
-        "groups"
-    ]
+    (group,) = report_document(
+        groups(tmp_path, ("run", ungraded, {"params": {"split": "test"}})), defaults=DEFAULTS
+    )["groups"]
     assert group["split"] == "test"
     assert group["levels"][-1]["accuracy"] is None
     assert "near_misses" not in group

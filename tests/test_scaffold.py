@@ -10,10 +10,10 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from inspect_gaia.logs.comparability import comparability_flags
-from inspect_gaia.logs.provenance import default_settings
 from inspect_gaia.logs.read import read_inspect_log
 from inspect_gaia.logs.results import comparable_settings
 from inspect_gaia.logs.scaffold import offered_tools
+from inspect_gaia.record import default_settings
 from support.scripted_model import Entry, ScriptedModel
 from tests.helpers import MODEL, RUN_SAMPLES, eval_command, eval_gaia, invoke, write_log
 from tests.scenario import GAIA_TINY

@@ -15,6 +15,7 @@ from inspect_gaia._egress.urlrules import match_url, parse_rule
 from inspect_gaia.answer_sources.detect import contamination
 from inspect_gaia.answer_sources.sources import PACKAGE_LIST, load_answer_sources
 from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.record import provenance_of
 from tests.helpers import parse_params
 
 # One URL per kind of place the package's list names (none of them is ever fetched).
@@ -154,14 +155,13 @@ def test_a_bad_user_file_is_one_line(tmp_path: Path) -> None:
 
 
 def test_the_task_parameter_and_its_provenance(tmp_path: Path) -> None:
-    from inspect_gaia._params import GaiaParams
+    from inspect_gaia.options import GaiaParams
 
     extra = tmp_path / "extra.txt"
     extra.write_text("mirror.example/gaia\n")
-    from inspect_gaia.logs.provenance import GaiaProvenance
 
     def record(params: GaiaParams) -> dict[str, Any]:
-        made = GaiaProvenance.of(params, prompt="p", image_id=None, sandbox_provider="x")
+        made = provenance_of(params, prompt="p", image_id=None, sandbox_provider="x")
         return made.as_metadata()
 
     default = record(parse_params())
@@ -171,7 +171,7 @@ def test_the_task_parameter_and_its_provenance(tmp_path: Path) -> None:
         "blocked": False,
     }
     params = parse_params(blocklist=str(extra))
-    assert params.answer_sources.rules[-1].pattern == "mirror.example/gaia"
+    assert params.sources.answer_sources.rules[-1].pattern == "mirror.example/gaia"
     meta = record(params)
     assert meta["answer_sources"]["list_sha256"] == load_answer_sources(str(extra)).sha256
     assert meta["answer_sources"]["blocklist"] == str(extra)

@@ -20,6 +20,7 @@ from inspect_gaia.agents_image import (
 from inspect_gaia.errors import GaiaParameterError
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import AgentRecord, GaiaProvenance
+from inspect_gaia.record import provenance_of
 from inspect_gaia.swe_agents import AGENTS, CLIS, agent_versions, swe_agent
 from tests.helpers import parse_params
 
@@ -41,7 +42,7 @@ def test_the_default_agents_tools_are_refused_beside_another_agent(
 ) -> None:
     with pytest.raises(GaiaParameterError) as caught:
         parse_params(agent="claude_code", **{option: value})
-    shown = "view_file" if option == "multimodal" else option
+    shown = option
     assert str(caught.value).startswith(f"-T {shown} is a tool of the default agent;")
     assert str(caught.value).endswith(f"— drop -T {shown}, or drop -T agent")
 
@@ -67,8 +68,8 @@ def test_an_unknown_agent_is_refused_with_the_names() -> None:
 
 def test_the_default_agent_is_unchanged() -> None:
     params = parse_params()
-    assert params.agent == "basic" and params.tools == ["bash", "submit"]
-    assert parse_params(agent="claude_code").tools == ["agent:claude_code"]
+    assert params.agent.name == "basic" and params.agent.tools == ["bash", "submit"]
+    assert parse_params(agent="claude_code").agent.tools == ["agent:claude_code"]
 
 
 def test_each_agent_is_inspect_swes_with_the_cli_of_the_image() -> None:
@@ -81,7 +82,7 @@ def test_each_agent_is_inspect_swes_with_the_cli_of_the_image() -> None:
 
 def test_the_record_names_the_agent_and_its_versions() -> None:
     params = parse_params(agent="codex_cli")
-    record = GaiaProvenance.of(
+    record = provenance_of(
         params,
         prompt="p",
         image_id=None,
@@ -93,7 +94,7 @@ def test_the_record_names_the_agent_and_its_versions() -> None:
     )
     again = GaiaProvenance.from_metadata({"gaia": record.as_metadata()})
     assert again == record
-    default = GaiaProvenance.of(
+    default = provenance_of(
         parse_params(), prompt="p", image_id=None, sandbox_provider="gaia-docker"
     )
     assert default.agent is None and "agent" not in default.as_metadata()
@@ -102,7 +103,7 @@ def test_the_record_names_the_agent_and_its_versions() -> None:
 def test_an_agents_run_is_its_own_group_and_flagged() -> None:
     settings = {}
     for agent in ("basic", "claude_code", "mini_swe_agent"):
-        record = GaiaProvenance.of(
+        record = provenance_of(
             parse_params(agent=agent),
             prompt="p",
             image_id=None,

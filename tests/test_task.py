@@ -9,7 +9,7 @@ from inspect_ai import Task
 from inspect_ai.util import ComposeConfig
 
 from inspect_gaia import GaiaError, gaia, gaia_level1, gaia_level2, gaia_level3
-from inspect_gaia.agent import DEFAULT_MESSAGE_LIMIT
+from inspect_gaia.defaults import DEFAULT_MESSAGE_LIMIT
 from tests.helpers import SANDBOX_IMAGE
 
 

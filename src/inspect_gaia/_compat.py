@@ -9,8 +9,9 @@ one-line change here. Nothing else in the package imports from a ``_``-prefixed 
 One reliance is on behaviour rather than a name: ``basic_agent``'s loop (``guard_task_state``),
 held by a test that runs that loop.
 
-docker-py's internals are listed where they are used, in ``_docker/client.py``'s and
-``_docker/archive.py``'s docstrings.
+docker-py's internals are listed where they are used, in the docstrings of ``_docker/client.py``
+(the Unix-socket adapter's ``get_connection``, the session's ``trust_env``) and
+``_docker/archive.py`` (``_url``, ``_get``, ``_raise_for_status``); no other module uses any.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ from inspect_ai._util.error import PrerequisiteError
 # The log of the running sample (its id and epoch): gaia-docker names containers after them so
 # `docker ps` shows which sample a container serves. No public accessor exists.
 from inspect_ai.log._samples import sample_active
+
+# How model_graded_qa reads a grader's reply (the last `GRADE: X` wins): the judge (judge.py) reads
+# its replies the same way rather than with a pattern of its own. Not exported by inspect_ai.scorer.
+from inspect_ai.scorer._model import DEFAULT_GRADE_PATTERN
 
 # Public: the state basic_agent's loop reads, which ``guard_task_state`` (below) re-classes.
 from inspect_ai.solver import TaskState
@@ -102,6 +107,7 @@ def compose_project(environment: DockerSandboxEnvironment) -> str:
 
 __all__ = [
     "CircularByteBuffer",
+    "DEFAULT_GRADE_PATTERN",
     "DEFAULT_SYSTEM_MESSAGE",
     "DockerSandboxEnvironment",
     "InjectedWrapper",

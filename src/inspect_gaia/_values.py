@@ -50,11 +50,11 @@ def parse_levels(level: object) -> tuple[int, ...]:
         value = parse_level(item)
         if value is None:
             raise GaiaParameterError(
-                f"level must be 1, 2 or 3, or a list of them such as 1,2 — got {level!r}"
+                "level must be 1, 2 or 3, or a list of them such as 1,2", got=level
             )
         levels.add(value)
     if not levels:
-        raise GaiaParameterError(f"level must name at least one of 1, 2, 3 — got {level!r}")
+        raise GaiaParameterError("level must name at least one of 1, 2, 3", got=level)
     return tuple(sorted(levels))
 
 
@@ -108,14 +108,14 @@ def as_list(value: object) -> list[object]:
 def positive_int(name: str, value: object) -> int:
     """A whole number ≥ 1, or a one-line refusal naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise GaiaParameterError(f"{name} must be a whole number ≥ 1 — got {value!r}")
+        raise GaiaParameterError(f"{name} must be a whole number ≥ 1", got=value)
     return value
 
 
 def flag(name: str, value: object) -> bool:
     """``true`` or ``false``, or a one-line refusal naming ``name``."""
     if not isinstance(value, bool):
-        raise GaiaParameterError(f"{name} must be true or false — got {value!r}")
+        raise GaiaParameterError(f"{name} must be true or false", got=value)
     return value
 
 

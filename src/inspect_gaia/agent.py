@@ -21,57 +21,37 @@ from inspect_ai.tool import web_search as web_search_tool
 
 from ._compat import DEFAULT_SYSTEM_MESSAGE, guard_task_state
 from ._faults import ending_on_sandbox_loss, require_started
+from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, SUBMIT_TOOL
 from .media import view_file as view_file_tool
-
-DEFAULT_COMMAND_TIMEOUT = 180
-"""Seconds one bash (or python) command may run: inspect_evals' default (its ``code_timeout``).
-
-evalscope 1.14.1's ``bash`` gives a command 60 s unless the model asks for more or the run sets
-``agent_config.command_timeout`` (the README's EvalScope command sets 180).
-"""
-DEFAULT_MAX_ATTEMPTS = 1
-"""Submissions allowed per sample: pass@1."""
-DEFAULT_MESSAGE_LIMIT = 100
-"""Messages per sample (``Task(message_limit=...)``, so ``--message-limit`` overrides it): the
-design card's."""
-SUBMIT_TOOL = "submit"
-"""The name of the tool whose call is the agent's answer (the scorer and the detection read it)."""
+from .options import AgentOptions
 
 
-def gaia_tools(
-    *,
-    command_timeout: int = DEFAULT_COMMAND_TIMEOUT,
-    python: bool = False,
-    web_search: bool = False,
-    view_file: bool = False,
-    mcp_servers: Sequence[Sequence[str]] = (),
-    browser: bool = False,
-    web_reader: bool = False,
-) -> list[Tool]:
+def gaia_tools(options: AgentOptions) -> list[Tool]:
     """The tools offered besides ``submit``: ``bash`` always, the others when asked for.
 
     The tools that run in the sandbox end the sample when it is lost (``ending_on_sandbox_loss``).
-    The arguments are ``gaia_agent``'s.
+    Their names, in the same order, are ``options.tools``.
     """
-    tools: list[Any] = [ending_on_sandbox_loss(bash(timeout=command_timeout))]
-    if python:
-        tools.append(ending_on_sandbox_loss(python_tool(timeout=command_timeout)))
-    if web_search:
+    timeout = options.command_timeout
+    tools: list[Any] = [ending_on_sandbox_loss(bash(timeout=timeout))]
+    if options.python:
+        tools.append(ending_on_sandbox_loss(python_tool(timeout=timeout)))
+    if options.web_search:
         tools.append(web_search_tool())
-    if view_file:
+    if options.view_file:
         tools.append(ending_on_sandbox_loss(view_file_tool()))
-    if mcp_servers:  # the MCP client is an optional extra, imported only when used
+    if options.mcp_servers:  # the MCP client is an optional extra, imported only when used
         from inspect_ai.tool import mcp_server_stdio, mcp_tools
 
         tools += [
             mcp_tools(mcp_server_stdio(command=command[0], args=list(command[1:])))
-            for command in mcp_servers
+            for command in options.mcp_servers
         ]
-    if browser:
+    if options.browser:
         from .web.browser import browser_tools
 
         tools += [ending_on_sandbox_loss(t) for t in browser_tools()]
-    if web_reader:
+    if options.web_reader:
         from .web.reader import reader_tools
 
         tools += [ending_on_sandbox_loss(t) for t in reader_tools()]
@@ -187,20 +167,28 @@ def gaia_agent(
         browser: Also offer the browser's tools (``web.browser``), run in the sandbox.
         web_reader: Also offer ``fetch`` (``web.reader``), run in the sandbox.
     """
+    return build_agent(
+        AgentOptions(
+            command_timeout=command_timeout,
+            max_attempts=max_attempts,
+            python=python,
+            web_search=web_search,
+            view_file=view_file,
+            mcp_servers=tuple(tuple(command) for command in mcp_servers),
+            browser=browser,
+            web_reader=web_reader,
+        )
+    )
+
+
+def build_agent(options: AgentOptions) -> Solver:
+    """``gaia_agent`` for a parsed record (``task.gaia_task`` hands it ``params.agent``)."""
     return basic_agent(
         init=[
             system_message(DEFAULT_SYSTEM_MESSAGE, submit=SUBMIT_TOOL),
             require_started(),
             idle_guard(),
         ],
-        tools=gaia_tools(
-            command_timeout=command_timeout,
-            python=python,
-            web_search=web_search,
-            view_file=view_file,
-            mcp_servers=mcp_servers,
-            browser=browser,
-            web_reader=web_reader,
-        ),
-        max_attempts=max_attempts,
+        tools=gaia_tools(options),
+        max_attempts=options.max_attempts,
     )

@@ -41,6 +41,14 @@ from ._docker import (
 )
 from .errors import GaiaError
 from .image import DEBIAN_SUITE, Log, build_dockerfile, run_step
+from .sandbox_paths import (
+    BROWSER_LABEL,
+    LABEL_PREFIX,
+    PLAYWRIGHT_MCP_CLI,
+    PLAYWRIGHT_MCP_DIR,
+    READER_DIR,
+    READER_LABEL,
+)
 
 PLAYWRIGHT_MCP_VERSION = "0.0.76"
 PLAYWRIGHT_VERSION = "1.61.0-alpha-1781023400000"
@@ -110,17 +118,6 @@ PLATFORMS = (
     "manylinux2014",
 )
 
-PLAYWRIGHT_MCP_DIR = "/opt/playwright-mcp"
-PLAYWRIGHT_MCP_CLI = f"{PLAYWRIGHT_MCP_DIR}/node_modules/@playwright/mcp/cli.js"
-READER_DIR = "/opt/gaia-web-reader"
-CHROMIUM = "/usr/bin/chromium"
-
-LABEL_PREFIX = "inspect_gaia.web."
-"""Every version label of the browser image starts so (``web_tools.image_versions`` reads them)."""
-BROWSER_LABEL = f"{LABEL_PREFIX}playwright_mcp"
-"""Present only on an image with the browser: what the run's image check looks for."""
-READER_LABEL = f"{LABEL_PREFIX}mcp_server_fetch"
-"""Present only on an image with the page reader."""
 LABELS = {
     BROWSER_LABEL: PLAYWRIGHT_MCP_VERSION,
     f"{LABEL_PREFIX}playwright": PLAYWRIGHT_VERSION,

@@ -53,6 +53,16 @@ Here is the question:
 
 {question}"""  # noqa: E501 -- verbatim from inspect_evals/evalscope, so results compare
 
+QUESTION_MARKER = "Here is the question:"
+"""The line before the question in ``DEFAULT_INPUT_PROMPT`` (and inspect_evals' and EvalScope's)."""
+
+
+def question_text(prompt: str) -> str:
+    """The question in a sample's input: what follows the last ``QUESTION_MARKER``, else all."""
+    _, marker, after = prompt.rpartition(QUESTION_MARKER)
+    return after.strip() if marker else prompt.strip()
+
+
 FILE_HINT = (
     "The following file is referenced in the question below and you will likely need to use it "
     "in order to find the correct answer: {path}"
@@ -311,7 +321,7 @@ def gaia_dataset(
     split = one_of("split", split, SPLITS)
     hub = one_of("hub", hub, HUBS)
     if not levels or any(parse_level(level) != level for level in levels):
-        raise GaiaParameterError(f"levels must be 1, 2 or 3, or a list of them — got {levels!r}")
+        raise GaiaParameterError("levels must be 1, 2 or 3, or a list of them", got=levels)
     root, _ = resolve_snapshot(split, hub, revision, dataset_path)
     wanted = None if ids is None else set(ids)
     samples = load_samples(

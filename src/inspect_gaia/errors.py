@@ -21,19 +21,26 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
+_NOTHING = object()
+"""``got`` not given: no value is quoted (``None`` is a value a user can give)."""
+
+
 class GaiaError(PrerequisiteError):
     """Base class of inspect_gaia's errors: what is wrong, and what to do about it.
 
     ``str(error)`` is the one line, ``problem — fix`` (the problem alone when there is no fix);
-    the parts stay apart for a caller that lays them out itself (``doctor``'s check lines).
+    the parts stay apart for a caller that lays them out itself (``doctor``'s check lines). A
+    value that was refused is given as ``got`` and quoted after the problem (``— got 'x'``).
     """
 
-    def __init__(self, problem: str, fix: str = "") -> None:
-        """Keep both parts, and the joined line both for inspect's display and for ``str()``.
+    def __init__(self, problem: str, fix: str = "", *, got: object = _NOTHING) -> None:
+        """Keep the parts, and the joined line both for inspect's display and for ``str()``.
 
         inspect prints ``.message`` through rich, which reads ``[mcp]`` in ``inspect-gaia[mcp]``
         as markup and drops it; escaped there, every bracket prints as written.
         """
+        if got is not _NOTHING:
+            problem = f"{problem} — got {got!r}"
         self.problem = problem
         self.fix = fix
         line = f"{problem} — {fix}" if fix else problem
@@ -69,7 +76,7 @@ def one_of(name: str, value: object, choices: Sequence[_Choice]) -> _Choice:
     for choice in choices:
         if value == choice:
             return choice
-    raise GaiaParameterError(f"{name} must be one of {', '.join(choices)} — got {value!r}")
+    raise GaiaParameterError(f"{name} must be one of {', '.join(choices)}", got=value)
 
 
 def short(value: object, width: int = 40) -> str:

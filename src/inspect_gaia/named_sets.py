@@ -17,6 +17,12 @@ The set's ``sha256`` is over its lists as data (sorted JSON of split, keep, excl
 not over the file's bytes, so a comment or a reordering keeps it; the log records it with the
 name and source (``questionset.QuestionSetRecord``).
 
+A set may instead list the questions it leaves out as ``disputed`` entries (``undisputed``: the
+validation questions whose gold is publicly disputed), each with exactly ``task_id``, ``class``
+(one of ``DISPUTE_CLASSES``), ``source`` (the link where it is argued) and ``read`` (what of the
+source was read); the ids are its ``exclude``. Such a set's levels are not counted against the
+snapshot (the sources do not all give a question's level): its ids are checked one by one.
+
 Not shipped: GAIA-Verified's exclusions and corrections (27 of the 165 validation questions found
 defective), whose task-id lists could not be found in a public repository to check; a set with a
 wrong list is worse than none (docs/question-sets.md).
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +45,20 @@ from .errors import GaiaParameterError
 SETS_DIR = Path(__file__).resolve().parent / "question_sets"
 """The named sets shipped in the package, one YAML file each, named ``<name>.yaml``."""
 NAMES: tuple[str, ...] = tuple(sorted(p.stem for p in SETS_DIR.glob("*.yaml")))
+DISPUTE_CLASSES = (
+    "drift",
+    "wrong gold",
+    "question does not yield the gold",
+    "format",
+    "several answers",
+)
+"""Why a gold is disputed: GAIA-Verified's classes (its source moved; the gold was wrong when
+written; the question as asked does not lead to it; it breaks GAIA's format rules; more than one
+answer is right)."""
+DISPUTED_FIELDS = ("task_id", "class", "source", "read")
+"""The fields of a ``disputed`` entry, and no others: never a question or an answer."""
+TASK_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""A GAIA task id: a lower-case UUID."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +136,11 @@ def _named_set(data: Mapping[str, Any], where: str) -> NamedSet:
         raise GaiaParameterError(f"question set {where}: source has no URL a reader can check")
     keep = _ids(data.get("keep"), "keep", where)
     exclude = _ids(data.get("exclude"), "exclude", where)
+    disputed = data.get("disputed")
+    if disputed is not None:
+        if exclude:
+            raise GaiaParameterError(f"question set {where} has both exclude and disputed")
+        exclude = _ids([_disputed_id(e, where) for e in disputed or []], "disputed", where)
     answers = data.get("answers") or {}
     if not isinstance(answers, dict) or not all(
         isinstance(k, str) and isinstance(v, (str, int, float)) for k, v in answers.items()
@@ -128,7 +154,7 @@ def _named_set(data: Mapping[str, Any], where: str) -> NamedSet:
         )
     if not (keep or exclude or answers):
         raise GaiaParameterError(f"question set {where} names no question")
-    levels = data.get("levels")
+    levels = data.get("levels", {} if disputed is not None else None)
     if not isinstance(levels, dict) or not all(
         isinstance(k, int) and isinstance(v, int) for k, v in levels.items()
     ):
@@ -147,3 +173,22 @@ def _named_set(data: Mapping[str, Any], where: str) -> NamedSet:
         sha256=digest(split, keep, exclude, corrected),
         file=where,
     )
+
+
+def _disputed_id(entry: object, where: str) -> object:
+    """The task id of one ``disputed`` entry, whose fields are exactly ``DISPUTED_FIELDS``."""
+    if not isinstance(entry, Mapping) or set(entry) != set(DISPUTED_FIELDS):
+        raise GaiaParameterError(
+            f"question set {where}: a disputed entry is not exactly {', '.join(DISPUTED_FIELDS)}"
+        )
+    task_id, source = entry["task_id"], entry["source"]
+    if not isinstance(task_id, str) or not TASK_ID.fullmatch(task_id):
+        raise GaiaParameterError(f"question set {where}: {task_id!r} is not a GAIA task id")
+    if entry["class"] not in DISPUTE_CLASSES:
+        raise GaiaParameterError(
+            f"question set {where}: the class of {task_id} is not one of "
+            + ", ".join(DISPUTE_CLASSES)
+        )
+    if not isinstance(source, str) or not source.startswith("https://"):
+        raise GaiaParameterError(f"question set {where}: {task_id} has no source link")
+    return task_id

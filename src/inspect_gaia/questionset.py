@@ -123,8 +123,8 @@ def parse_answers(
         return (), None
     if not isinstance(value, str) or not Path(value).expanduser().is_file():
         raise GaiaParameterError(
-            f"{flag} must be a file of corrected answers (JSON {{task_id: answer}} or JSON lines) "
-            f"— got {value!r}"
+            f"{flag} must be a file of corrected answers (JSON {{task_id: answer}} or JSON lines)",
+            got=value,
         )
     source = str(Path(value).expanduser())
     text = _read(Path(source), flag)
@@ -170,7 +170,7 @@ def parse_question_set(
     ids, exclude_source = parse_exclude(exclude, exclude_flag)
     corrected, answers_source = parse_answers(answers, answers_flag)
     if named is not None and (not isinstance(named, str) or not named.strip()):
-        raise GaiaParameterError(f"{named_flag} must name a question set — got {named!r}")
+        raise GaiaParameterError(f"{named_flag} must name a question set", got=named)
     named_set = load_named_set(named.strip(), named_flag) if isinstance(named, str) else None
     return QuestionSet(ids, exclude_source, corrected, answers_source, named_set)
 
@@ -266,7 +266,7 @@ def resolve(
         found: dict[int, int] = {}
         for task_id in kept:
             found[split_levels[task_id]] = found.get(split_levels[task_id], 0) + 1
-        if tuple(sorted(found.items())) != named.levels:
+        if named.levels and tuple(sorted(found.items())) != named.levels:
             raise GaiaParameterError(
                 f"{flags[2]}={named.name}: its questions per level in this snapshot "
                 f"({_per_level(found)}) are not the set's ({_per_level(dict(named.levels))})",

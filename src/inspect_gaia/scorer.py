@@ -25,9 +25,10 @@ from inspect_ai.solver import TaskState
 
 from ._faults import not_started
 from ._official_scorer import question_scorer
-from .agent import FINAL_ANSWER, SUBMIT_TOOL
+from .agent import FINAL_ANSWER
 from .answer_sources.detect import contamination
 from .answer_sources.sources import load_answer_sources
+from .defaults import SUBMIT_TOOL
 
 __all__ = ["contamination", "final_answer", "gaia_scorer", "question_scorer"]
 

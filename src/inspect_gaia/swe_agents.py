@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from inspect_ai.agent import Agent
     from inspect_ai.solver import Solver
 
-    from ._params import GaiaParams
+    from .options import AgentOptions
 
 AgentName = Literal["basic", "claude_code", "codex_cli", "mini_swe_agent"]
 AGENTS: tuple[AgentName, ...] = get_args(AgentName)
@@ -66,18 +66,11 @@ MINI_EXIT = (
 """mini-swe-agent ends on a command, not on a message without one (its own convention)."""
 
 
-_DEFAULT_AGENT_ONLY = (
-    ("python", "python"),
-    ("web_search", "web_search"),
-    ("mcp_servers", "mcp_servers"),
-    ("browser", "browser"),
-    ("web_reader", "web_reader"),
-    ("view_file", "offers_view_file"),
-)
-"""The default agent's opt-in tools (``-T`` name, ``GaiaParams`` attribute)."""
+_DEFAULT_AGENT_ONLY = ("python", "web_search", "mcp_servers", "browser", "web_reader", "view_file")
+"""The default agent's opt-in tools (``-T`` names, ``AgentOptions`` fields)."""
 
 
-def check_agent_options(params: GaiaParams) -> None:
+def check_agent_options(agent: AgentOptions, multimodal: bool) -> None:
     """Another agent brings its own tools: the default agent's options are refused with it.
 
     ``web_search`` is refused by name: it is the model provider's hosted search, which the other
@@ -86,19 +79,19 @@ def check_agent_options(params: GaiaParams) -> None:
     Raises:
         GaiaParameterError: An option of the default agent was given with another agent.
     """
-    if params.agent == DEFAULT_AGENT:
+    if agent.name == DEFAULT_AGENT:
         return
-    for name, attribute in _DEFAULT_AGENT_ONLY:
-        if getattr(params, attribute):
-            hosted = " (hosted search stays off for every agent)" if name == "web_search" else ""
-            raise GaiaParameterError(
-                f"-T {name} is a tool of the default agent; agent={params.agent} brings its own "
-                f"(a shell in the sandbox){hosted}",
-                fix=f"drop -T {name}, or drop -T agent",
-            )
-    if params.max_attempts > 1:
+    asked = [name for name in _DEFAULT_AGENT_ONLY if getattr(agent, name)]
+    for name in ["multimodal"] if multimodal else asked:
+        hosted = " (hosted search stays off for every agent)" if name == "web_search" else ""
         raise GaiaParameterError(
-            f"max_attempts counts the default agent's submissions; agent={params.agent} answers "
+            f"-T {name} is a tool of the default agent; agent={agent.name} brings its own "
+            f"(a shell in the sandbox){hosted}",
+            fix=f"drop -T {name}, or drop -T agent",
+        )
+    if agent.max_attempts > 1:
+        raise GaiaParameterError(
+            f"max_attempts counts the default agent's submissions; agent={agent.name} answers "
             "once, in its last message",
             fix="drop -T max_attempts, or drop -T agent",
         )

@@ -3,10 +3,11 @@
 ``inspect eval inspect_gaia/gaia -T level=1 --model <provider/model>``
 
 The task reads top-down as the design card: ``gaia`` parses its parameters once
-(``_params.GaiaParams``), then ``gaia_task`` builds the dataset (``dataset``, ``questionset``), the
-sandbox (``sandbox``), the agent (``agent``) and the scorer (``scorer``), and writes the run's
-typed record (``logs.provenance``) into the log. Where the default run differs from inspect_evals'
-and EvalScope's GAIA is listed once, in the README's "Deviations" section.
+(``_params.parse_params``, into one record per builder: ``options``), then ``gaia_task`` hands
+each builder its record: the dataset (``dataset``, ``questionset``), the sandbox (``sandbox``),
+the agent (``agent``) and the scorer (``scorer``), and writes the run's typed record (``record``)
+into the log. Where the default run differs from inspect_evals' and EvalScope's GAIA is listed
+once, in the README's "Deviations" section.
 """
 
 from __future__ import annotations
@@ -22,14 +23,17 @@ from inspect_ai.model import GenerateConfig
 
 from ._docker.engine import image_identity
 from ._param_names import check_unknown
-from ._params import DEFAULT_LEVEL, GaiaParams
-from .agent import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT, gaia_agent
+from ._params import parse_params
+from .agent import build_agent
 from .dataset import DEFAULT_INPUT_PROMPT, DEFAULT_SPLIT, Split, gaia_dataset, split_levels
+from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT
 from .errors import GaiaParameterError
 from .hub import DEFAULT_HUB, Hub
 from .k8s import k8s_image_identity
-from .logs.provenance import METADATA_KEY, GaiaProvenance
+from .logs.provenance import METADATA_KEY
+from .options import DEFAULT_LEVEL, DatasetOptions, GaiaParams
 from .questionset import QuestionSetRecord, apply_question_set
+from .record import provenance_of
 from .sandbox import (
     DEFAULT_CPUS,
     DEFAULT_IMAGE,
@@ -42,7 +46,7 @@ from .sandbox import (
 )
 from .scorer import gaia_scorer
 from .swe_agents import DEFAULT_AGENT, AgentName, require_agent_image, swe_agent_solver
-from .web import require_web_image
+from .web.image_check import require_web_image
 
 TASK_VERSION = "1.0.0"
 """Bumped when results stop being comparable with earlier versions (see the README changelog)."""
@@ -153,7 +157,7 @@ def gaia(
             option, is refused; any other is ignored with a warning (``_param_names``).
     """
     check_unknown(unknown, parameter_names(), "gaia")
-    params = GaiaParams.parse(
+    params = parse_params(
         level=level,
         split=split,
         hub=hub,
@@ -195,8 +199,8 @@ def parameter_names() -> tuple[str, ...]:
     )
 
 
-def gaia_questions(params: GaiaParams) -> tuple[Dataset, QuestionSetRecord | None]:
-    """The questions ``params`` select, and the record of their question set (``-T exclude``...).
+def gaia_questions(options: DatasetOptions) -> tuple[Dataset, QuestionSetRecord | None]:
+    """The questions ``options`` select, and the record of their question set (``-T exclude``...).
 
     Raises:
         GaiaParameterError: An id of ``-T exclude``/``-T answers`` is not in the split, or no
@@ -204,62 +208,52 @@ def gaia_questions(params: GaiaParams) -> tuple[Dataset, QuestionSetRecord | Non
         GaiaDatasetError: The snapshot cannot be read.
     """
     dataset = gaia_dataset(
-        split=params.split,
-        levels=params.levels,
-        ids=params.ids,
-        hub=params.hub,
-        revision=params.revision,
-        dataset_path=params.dataset_path,
+        split=options.split,
+        levels=options.levels,
+        ids=options.ids,
+        hub=options.hub,
+        revision=options.revision,
+        dataset_path=options.dataset_path,
         input_prompt=DEFAULT_INPUT_PROMPT,
-        multimodal=params.multimodal,
+        multimodal=options.multimodal,
     )
-    if params.question_set.empty:
+    if options.question_set.empty:
         return dataset, None
-    levels = split_levels(Path(str(dataset.location)), params.split)
-    return apply_question_set(dataset, params.question_set, params.split, levels)
+    levels = split_levels(Path(str(dataset.location)), options.split)
+    return apply_question_set(dataset, options.question_set, options.split, levels)
 
 
 def gaia_task(params: GaiaParams) -> Task:
-    """The Task for parsed parameters: the dataset, the sandbox, the agent and the scorer."""
+    """The Task for parsed parameters: each builder gets its record (``options``)."""
+    box, agent = params.sandbox, params.agent
     web_versions = (
-        require_web_image(params.image, params.browser, params.web_reader)
-        if (params.browser or params.web_reader) and params.sandbox != "k8s"
+        require_web_image(box.image, agent.browser, agent.web_reader)
+        if (agent.browser or agent.web_reader) and box.kind != "k8s"
         else None
     )
     agent_version = (
-        require_agent_image(params.image, params.agent)
-        if params.agent != DEFAULT_AGENT and params.sandbox != "k8s"
+        require_agent_image(box.image, agent.name)
+        if agent.name != DEFAULT_AGENT and box.kind != "k8s"
         else None
     )
-    dataset, question_set = gaia_questions(params)
+    dataset, question_set = gaia_questions(params.dataset)
     sandbox = gaia_sandbox(
-        params.image, params.network, params.limits, params.sandbox, egress=params.egress
+        box.image, box.network, box.limits, box.kind, egress=params.sources.egress
     )
     # The engine's id and digest of the image, recorded when the engine has it; the provider
     # checks the image (and pulls or refuses) before any sample. A cluster pulls its own.
     image_id, image_digest = (
-        image_identity(params.image)
-        if params.sandbox != "k8s"
-        else k8s_image_identity(params.image)
+        image_identity(box.image) if box.kind != "k8s" else k8s_image_identity(box.image)
     )
     return Task(
         dataset=dataset,
         sandbox=sandbox,
-        solver=gaia_agent(
-            command_timeout=params.command_timeout,
-            max_attempts=params.max_attempts,
-            python=params.python,
-            web_search=params.web_search,
-            view_file=params.offers_view_file,
-            mcp_servers=params.mcp_servers,
-            browser=params.browser,
-            web_reader=params.web_reader,
-        )
-        if params.agent == DEFAULT_AGENT
-        else swe_agent_solver(params.agent, command_timeout=params.command_timeout),
-        scorer=gaia_scorer(blocklist=params.blocklist),
+        solver=build_agent(agent)
+        if agent.name == DEFAULT_AGENT
+        else swe_agent_solver(agent.name, command_timeout=agent.command_timeout),
+        scorer=gaia_scorer(blocklist=params.sources.blocklist),
         # The test split's answers are private: record them, report no accuracy.
-        metrics=[] if params.split == "test" else None,
+        metrics=[] if params.dataset.split == "test" else None,
         message_limit=DEFAULT_MESSAGE_LIMIT,
         # A sample that errors (a dead container, a refused model call, a sandbox that did not
         # start) is still scored, so accuracy keeps every selected sample in its denominator; the
@@ -271,7 +265,7 @@ def gaia_task(params: GaiaParams) -> Task:
         config=GenerateConfig(fail_on_refusal=True),
         version=TASK_VERSION,
         metadata={
-            METADATA_KEY: GaiaProvenance.of(
+            METADATA_KEY: provenance_of(
                 params,
                 prompt=DEFAULT_INPUT_PROMPT,
                 image_id=image_id,

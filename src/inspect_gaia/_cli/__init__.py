@@ -1,1 +1,9 @@
-"""The ``inspect-gaia`` command line."""
+"""The ``inspect-gaia`` command line: one module per command, loaded on first use.
+
+* ``main``: the group, and ``COMMANDS``, where each command's module is named;
+* the commands: ``doctor`` (its checks in ``_checks``), ``download``, ``image``, ``report``,
+  ``compare`` and ``submission``;
+* the renderers: ``_output`` (tables fitted to the terminal, Markdown, CSV, JSON), ``_sanitise``
+  (a log's text shown, never obeyed), ``_failures`` (``report --breakdown``), ``_judge``
+  (``--judge`` and ``--question-set`` beside the official score) and ``_plot`` (charts).
+"""

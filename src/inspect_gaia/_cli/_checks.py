@@ -15,7 +15,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._docker import client, engine
+from .._docker import OFFLINE_BROWSER_TAG, client, engine
 from .._docker.cleanup import unverifiable
 from .._flags import flag
 from ..dataset import metadata_file
@@ -183,13 +183,10 @@ def _engine_reason(problem: str | None) -> str | None:
 
 def check_web_tools(image: str) -> Check:
     """The image has the browser and the page reader (``-T browser``, ``-T web_reader``)."""
-    from ..browser_image import browser_tag
-    from ..web import missing_web_tools, web_versions
+    from ..web.image_check import missing_web_tools, web_versions
 
     labels = engine.local_image_labels(image)
-    build = (
-        f"`inspect-gaia image build --offline --browser`, then --image {browser_tag(offline=True)}"
-    )
+    build = f"`inspect-gaia image build --offline --browser`, then --image {OFFLINE_BROWSER_TAG}"
     if labels is None:
         return Check("browser", False, f"{image} is not on this machine", f"build one with {build}")
     missing = missing_web_tools(labels, browser=True, reader=True)

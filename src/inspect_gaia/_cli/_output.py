@@ -8,8 +8,8 @@ import json
 import math
 import re
 import textwrap
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import click
 from rich.cells import cell_len
@@ -19,6 +19,7 @@ from rich.text import Text
 
 from ._sanitise import json_text, markdown_cell, markdown_text, printable
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 FORMATS: tuple[str, ...] = ("table", "markdown", "csv", "json")
 MISSING = "—"
 """How a missing value (no answers on the test split, no price) shows in a human table."""
@@ -31,6 +32,16 @@ format_option = click.option(
     show_default=True,
     help="Terminal table, Markdown, CSV (one table) or JSON (one document).",
 )
+
+
+def prices_option(help: str) -> Callable[[_F], _F]:
+    """``--model-cost-config FILE``: prices in inspect's format, read with ``stats.read_prices``."""
+    return click.option(
+        "--model-cost-config",
+        "prices_file",
+        type=click.Path(exists=True, dir_okay=False),
+        help=help,
+    )
 
 
 def _cell(value: Any, precise: bool = False) -> str:

@@ -14,10 +14,12 @@ from typing import Any
 import click
 
 from ..errors import few
-from ..logs.comparison import compare_document
+from ..logs.comparison import compare_document, judge_sides
 from ..logs.sides import COMPARE_FLAGS, answer_key, read_side
+from ..logs.stats import read_prices
 from ..questionset import parse_question_set
-from ._output import MISSING, dump_json, format_option, render, wrap
+from ._judge import judge_note, judge_options, judge_prompt, judged_rows, say_failures
+from ._output import MISSING, dump_json, format_option, prices_option, render, wrap
 from ._plot import plot_option
 from ._sanitise import printable
 
@@ -149,7 +151,14 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool) -> str:
         empty=NO_DIFFERENCES,
         keep=("target", "a_answer", "a_score", "b_answer", "b_score"),
     )
-    return levels + "\n" + differences_table
+    judged = ""
+    if document.get("judge"):
+        judge = document["judge"]
+        rows = judged_rows(judge)
+        note = judge_note(judge)
+        title = f"Second opinion, {judge['label']} (the official scores above are the scores)"
+        judged = "\n" + render(rows, list(rows[0]), fmt, title=title, note=printable(note))
+    return levels + "\n" + differences_table + judged
 
 
 SHORT_ID = 8
@@ -235,6 +244,11 @@ def _lacking(document: Mapping[str, Any]) -> list[str]:
     help="Also give each inspect_gaia side's accuracy with every sample flagged for reading an "
     "answer source counted wrong (JSON always has it).",
 )
+@judge_options
+@prices_option(
+    "The judge's prices in inspect's --model-cost-config format ($ per 1M tokens), for "
+    "--judge's cost in dollars."
+)
 def compare(
     run_a: str,
     run_b: str,
@@ -247,6 +261,10 @@ def compare(
     answers: str | None,
     plot: str | None,
     flagged_wrong: bool,
+    judge_model: str | None,
+    judge_prompt_file: str | None,
+    judge_concurrency: int,
+    prices_file: str | None,
 ) -> None:
     """Put two GAIA runs A and B side by side on the questions both answered.
 
@@ -267,6 +285,8 @@ def compare(
 
         require_matplotlib()
     question_set = parse_question_set(exclude, answers, COMPARE_FLAGS, named=named_set)
+    prompt = judge_prompt(judge_model, judge_prompt_file)
+    prices = read_prices(prices_file) if prices_file else None
     sides = read_side(run_a), read_side(run_b)
     for name, side in zip("AB", sides, strict=True):
         for skipped in side.skipped:
@@ -275,7 +295,12 @@ def compare(
             )
         for line in side.chosen:  # a folder of several runs: which one this side is
             click.echo(printable(f"{name}: {line}", one_line=True), err=True)
-    document = compare_document(*sides, answer_key(sides, dataset_path, question_set), epoch)
+    key = answer_key(sides, dataset_path, question_set)
+    document = compare_document(*sides, key, epoch)
+    if judge_model is not None and prompt is not None:
+        block, run = judge_sides(*sides, key, epoch, judge_model, prompt, judge_concurrency)
+        say_failures(run)
+        document["judge"] = {**block, "cost": run.cost(prices)}
     click.echo(_text(document, fmt, table, flagged_wrong), nl=False)
     for line in _lacking(document):
         click.echo(printable(line, one_line=True), err=True)

@@ -22,8 +22,24 @@ from ..logs.read import read_inspect_logs
 from ..logs.report import report_document
 from ..logs.results import group_runs
 from ..logs.stats import LevelStats, read_prices
+from ..named_sets import load_named_set
+from ..record import default_settings
 from ._failures import BREAKDOWN_COLUMNS, csv_rows, failures_text
-from ._output import MISSING, dump_json, format_option, render
+from ._judge import (
+    CSV_FIELDS as JUDGE_FIELDS,
+)
+from ._judge import (
+    SET_CSV_FIELDS,
+    beside_cells,
+    csv_cells,
+    judge_note,
+    judge_options,
+    judge_prompt,
+    report_beside,
+    say_failures,
+    with_beside,
+)
+from ._output import MISSING, dump_json, format_option, prices_option, render
 from ._plot import plot_option
 from ._sanitise import printable
 
@@ -153,7 +169,7 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
     groups = document["groups"]
     parts = []
     if len(groups) > 1:
-        rows = [_leaderboard_row(g) for g in groups]
+        rows = [with_beside([_leaderboard_row(g)], g, "95% CI")[0] for g in groups]
         note = (
             f"groups differ in {', '.join(document['settings_differ'])}: not directly comparable"
             if set(document["settings_differ"]) - {"model"}
@@ -172,8 +188,14 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
         rows = [_accuracy_row(level) for level in group["levels"]]
         if flagged_wrong:
             rows = with_flagged_wrong(rows, group["contamination"], fmt)
-        keep = (*KEEP, FLAGGED_WRONG_COLUMN)
-        note = "\n".join(([f"⚠ {flags}"] if flags else []) + ([VOTE_NOTE] if k > 1 else []))
+        rows = with_beside(rows, group, "95% CI")
+        keep = (*KEEP, FLAGGED_WRONG_COLUMN, *beside_cells(group, "all"))
+        beside = [group["question_set"]["note"]] if group.get("question_set") else []
+        if document.get("judge"):
+            beside.append(judge_note(document["judge"]))
+        note = "\n".join(
+            ([f"⚠ {flags}"] if flags else []) + ([VOTE_NOTE] if k > 1 else []) + beside
+        )
         parts.append(render(rows, list(rows[0]), fmt, title=title, note=note, keep=keep))
         effort = [_effort_row(level) for level in group["levels"]]
         # in Markdown, on stderr instead (report): the document is for pasting as it is
@@ -187,7 +209,10 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
 def _csv_rows(document: Mapping[str, Any], flagged_wrong: bool = False) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for group in document["groups"]:
-        own = [{**{c: group[c] for c in GROUP_COLUMNS}, **level} for level in group["levels"]]
+        own = [
+            {**{c: group[c] for c in GROUP_COLUMNS}, **level, **csv_cells(group, level["level"])}
+            for level in group["levels"]
+        ]
         rows += with_flagged_wrong(own, group["contamination"], "csv") if flagged_wrong else own
     return rows
 
@@ -200,6 +225,8 @@ def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong:
         return render(csv_rows(document), ("group", *BREAKDOWN_COLUMNS), "csv")
     if fmt == "csv":
         columns = GROUP_COLUMNS + LEVEL_FIELDS + (CSV_FIELDS if flagged_wrong else ())
+        columns += JUDGE_FIELDS if document.get("judge") else ()
+        columns += SET_CSV_FIELDS if any(g.get("question_set") for g in document["groups"]) else ()
         return render(_csv_rows(document, flagged_wrong), columns, "csv")
     return _human(document, fmt, flagged_wrong) + (
         failures_text(document, fmt) if breakdown else ""
@@ -209,12 +236,9 @@ def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong:
 @click.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @format_option
-@click.option(
-    "--model-cost-config",
-    "prices_file",
-    type=click.Path(exists=True, dir_okay=False),
-    help="Prices in inspect's --model-cost-config format ($ per 1M tokens, per model); they "
-    "replace the logs' cost for the models they name.",
+@prices_option(
+    "Prices in inspect's --model-cost-config format ($ per 1M tokens, per model); they "
+    "replace the logs' cost for the models they name (and price --judge)."
 )
 @plot_option(
     "Also write a chart (PNG, SVG, PDF or JPEG, by the name's extension): accuracy per level "
@@ -239,6 +263,13 @@ def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong:
     help="Of separate runs of one model and settings in a folder, report only the newest complete "
     "one (finished, not a --limit look); each run left out is named on stderr.",
 )
+@click.option(
+    "--question-set",
+    "named_set",
+    help="Also give each group's official score on a named question set (undisputed, text-103) "
+    "or a set file, beside the full figure.",
+)
+@judge_options
 def report(
     logs: tuple[str, ...],
     fmt: str,
@@ -247,6 +278,10 @@ def report(
     breakdown: bool,
     flagged_wrong: bool,
     latest: bool,
+    named_set: str | None,
+    judge_model: str | None,
+    judge_prompt_file: str | None,
+    judge_concurrency: int,
 ) -> None:
     """Accuracy, its spread and its cost per model and level, from GAIA LOGS.
 
@@ -270,6 +305,8 @@ def report(
 
         require_matplotlib()
     prices = read_prices(prices_file) if prices_file else None
+    prompt = judge_prompt(judge_model, judge_prompt_file)
+    named = load_named_set(named_set, "--question-set") if named_set else None
     found = read_inspect_logs(logs)
     for skipped in found.skipped:
         click.echo(printable(f"skipped {skipped.path}: {skipped.reason}", one_line=True), err=True)
@@ -285,7 +322,11 @@ def report(
         groups, left_out = newest_complete(groups, key=lambda g: json.dumps(g.settings))
         for group in left_out:
             click.echo(f"left out by --latest: {describe(group)}", err=True)
-    document = report_document(groups, prices)
+    extra, judged = report_beside(groups, named, judge_model, prompt, judge_concurrency)
+    document = report_document(groups, prices, defaults=default_settings(), extra=extra)
+    if judged is not None:
+        say_failures(judged)
+        document["judge"] = {**judged.describe(), "cost": judged.cost(prices)}
     if prices:
         called = {model for run in runs for s in run.samples for model in s.usage}
         for model in sorted(set(prices) - called):

@@ -27,6 +27,7 @@ from ..logs.leaderboard import (
 from ..logs.read import read_inspect_logs
 from ..logs.results import RunResults, group_runs
 from ..logs.sidecar import sidecar_text
+from ..record import default_settings
 
 
 def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None) -> list[str]:
@@ -145,7 +146,7 @@ def submission(
     written = submission_file(runs, split_ids)
     flagged = flagged_ids(runs)
     _write(target, written.text)
-    _write(note, sidecar_text(groups[0], target.name, flagged, written.answers))
+    _write(note, sidecar_text(groups[0], target.name, flagged, written.answers, default_settings()))
     click.echo(f"wrote {written.answers} answers to {output}, and what produced them to {note}")
     if flagged:
         click.echo(

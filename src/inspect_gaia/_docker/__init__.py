@@ -10,8 +10,9 @@ The map (a test holds it to the folder: every module is named here):
   compose config a log holds), ``cleanup`` (labels, the run's state and network, run-scoped
   removal, the orphan sweep);
 * talking to the engine: ``client`` (the docker SDK's calls, on worker threads), ``archive``
-  (files in and out; the one module with docker-py internals), ``exec_stream`` (the Engine's exec
-  protocol, spoken once and asynchronously: the engine's address, an exec's start, its framing),
+  (files in and out; with ``client``, the modules that use docker-py internals), ``exec_stream``
+  (the Engine's exec protocol, spoken once and asynchronously: the engine's address, an exec's
+  start, its framing),
   ``engine`` (every engine and image check and diagnosis, shared by the task, both providers and
   ``doctor``);
 * ``egress`` and ``egress_watch``: the run's egress proxy (``-T block_answer_sources=true``), a

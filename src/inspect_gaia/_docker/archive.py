@@ -1,8 +1,9 @@
 """Files in and out of a container through the engine's archive endpoint (``docker cp``'s).
 
-Three internals of docker-py are used here as in ``client``: ``APIClient._url``/``_get``/
-``_raise_for_status``, for an archive download whose response must be closed on every path (an
-archive left unread holds the container's lock, and the next exec waits for it).
+Three internals of docker-py are used here (``client`` uses two others: ``get_connection``,
+``trust_env``): ``APIClient._url``/``_get``/``_raise_for_status``, for an archive download whose
+response must be closed on every path (an archive left unread holds the container's lock, and the
+next exec waits for it).
 """
 
 from __future__ import annotations

@@ -24,19 +24,18 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import anyio
 from inspect_ai.util import ExecResult, SandboxEnvironmentLimits, SandboxUnavailableError
 
 from .._compat import CircularByteBuffer, InjectedWrapper, classify_exec_failure
+from ..shipped import EXEC_SERVER, source
 from . import client, engine, exec_stream
 from .exec_server import HEADER as _HEADER
 from .exec_stream import GONE, STDERR, STDOUT, Attached
 
 logger = logging.getLogger(__name__)
 
-_SERVER = (Path(__file__).parent / "exec_server.py").read_text()
 _BOOT = "import sys,json;exec(json.loads(sys.stdin.buffer.readline()))"
 RUNNER = ["python3", "-I", "-S", "-c", _BOOT]
 """The runner's command line, as ``ps`` in the sandbox shows it."""
@@ -82,7 +81,7 @@ class ExecChannel:
         try:
             attached = await exec_stream.attach(container, RUNNER, stdin=True)
             channel = cls(attached)
-            await channel._send_raw(json.dumps(_SERVER).encode() + b"\n")
+            await channel._send_raw(json.dumps(source(EXEC_SERVER)).encode() + b"\n")
             with anyio.fail_after(_START_WITHIN):
                 while not channel.hello and not channel.broken:
                     await channel._receive()

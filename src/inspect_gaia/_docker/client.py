@@ -4,8 +4,9 @@ Everything here runs on a worker thread (``call``). The SDK's low-level ``APICli
 its object layer: one HTTP request per step and nothing fetched that is not used. Commands do not
 come here: an exec is spoken by ``exec_stream``, asynchronously, without the SDK. The SDK talks to
 the engine ``exec_stream.engine_address()`` names, and every request goes through the Unix-socket
-adapter's ``get_connection``, replaced so that all share one connection pool
-(``_tune_unix_socket``). Only ``archive`` reaches past docker-py's public API.
+adapter's ``get_connection``, replaced so that all share one connection pool, with the session's
+``trust_env`` off (``_tune_unix_socket``): the two docker-py internals used here. ``archive`` uses
+three more (``_url``, ``_get``, ``_raise_for_status``); no other module reaches past its public API.
 """
 
 from __future__ import annotations

@@ -38,8 +38,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._compat import sandbox_lifecycle_state
-from .._egress import ADDON_FILES, PROXY_IMAGE
+from .._egress import PROXY_IMAGE
 from ..errors import GaiaError
+from ..sandbox_paths import BUNDLE, CA_FILE
+from ..shipped import PROXY_PROGRAMS, source
 from . import EGRESS_KEY, archive, client
 from .cleanup import RUN_LABEL
 from .cleanup import labels as run_labels
@@ -47,10 +49,6 @@ from .egress_watch import SampleCommands, Watch
 
 EGRESS_LABEL = "inspect_gaia.egress"
 PORT = 3128
-CA_FILE = "/usr/local/share/ca-certificates/inspect-gaia-egress.crt"
-"""Where a sandbox gets the run's CA (``update-ca-certificates`` keeps it)."""
-BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
-"""Debian's (and the ``python`` images') CA bundle: the image's, plus the run's CA."""
 READY_TIMEOUT = 60.0
 _PROXY_CA = "/egress/conf/mitmproxy-ca-cert.pem"
 _READY = '{"inspect_gaia": {"up": '
@@ -176,7 +174,7 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
             )["Id"]
         )
         created.append(("container", proxy))
-        files = {f"/egress/{name}": path.read_bytes() for name, path in ADDON_FILES.items()}
+        files = {f"/egress/{p.name}": source(p).encode() for p in PROXY_PROGRAMS}
         files["/egress/rules.json"] = json.dumps({"rules": spec.get("rules", [])}).encode()
         api.put_archive(proxy, "/", client.tar_of(files))
         api.connect_container_to_network(proxy, network)

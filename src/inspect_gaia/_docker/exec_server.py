@@ -1,5 +1,7 @@
 """The command runner gaia-docker starts once in each sandbox (``channel`` is the host's side).
 
+Runs elsewhere: in each sandbox, under the image's ``python3``; standard library only (``shipped``).
+
 It runs inside the sample's container, under the image's ``python3`` (standard library only, so
 any Python 3.7+ will do), started by one ``docker exec`` whose stdin and stdout carry frames both
 ways. Each command then costs one fork in the container instead of a ``docker exec`` (an API

@@ -83,7 +83,7 @@ def service_config(config: SandboxEnvironmentConfigType | None) -> dict[str, Any
     if isinstance(config, str):
         config = parse_compose_yaml(config, multiple_services=True)
     if not isinstance(config, ComposeConfig):
-        raise GaiaError(f"the {PROVIDER} sandbox takes a compose file — got {type(config)}")
+        raise GaiaError(f"the {PROVIDER} sandbox takes a compose file", got=type(config))
     if set(config.services) != {"default"}:
         raise GaiaError(
             f"the {PROVIDER} sandbox runs one service named `default`",

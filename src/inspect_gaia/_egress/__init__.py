@@ -3,27 +3,15 @@
 ``egress_image`` (a module above, as it builds on ``image``) builds the proxy's image (mitmproxy,
 from PyPI); ``addon.py`` is the mitmproxy addon that refuses known answer sources and private
 addresses (``netpolicy.py``), ``supervise.py`` keeps mitmdump answering; all are copied into each
-run's proxy container with ``urlrules.py``: the URL rules, standard library only, which the
-scorer's detection (``answer_sources/``) and the in-sandbox page reader (``web/``) import too, so
-the proxy refuses exactly what the detection flags. The container's lifecycle is the Docker
-provider's: ``_docker/egress.py``, watched by ``_docker/egress_watch.py``.
+run's proxy container (``shipped.PROXY_PROGRAMS``: none is in the image, which holds mitmproxy
+alone, so changing them needs no new image) with ``urlrules.py``: the URL rules, standard library
+only, which the scorer's detection (``answer_sources/``) and the in-sandbox page reader (``web/``)
+import too, so the proxy refuses exactly what the detection flags. The container's lifecycle is
+the Docker provider's: ``_docker/egress.py``, watched by ``_docker/egress_watch.py``.
 """
-
-from pathlib import Path
 
 MITMPROXY_VERSION = "11.0.2"
 """The newest mitmproxy for Python 3.11 (Debian bookworm's, the image's base); 11.1+ need 3.12."""
 
 PROXY_IMAGE = f"inspect-gaia/egress-proxy:mitmproxy-{MITMPROXY_VERSION}"
 """The proxy image a run starts (``inspect-gaia image build --egress-proxy [--offline]``)."""
-
-ADDON_FILES = {
-    "addon.py": Path(__file__).resolve().parent / "addon.py",
-    "netpolicy.py": Path(__file__).resolve().parent / "netpolicy.py",
-    "supervise.py": Path(__file__).resolve().parent / "supervise.py",
-    "_urlrules.py": Path(__file__).resolve().parent / "urlrules.py",
-}
-"""Copied into the proxy container beside each other, by these names: the addon imports
-``_urlrules`` (``urlrules.py``) and ``netpolicy``, all standard library only;
-``supervise.py`` is the container's command. None is in the image, which holds mitmproxy alone:
-changing them needs no new image."""

@@ -1,5 +1,7 @@
 """mitmproxy addon of inspect_gaia's egress proxy: refuse known GAIA answer sources, pass the rest.
 
+Runs elsewhere: in the proxy's container, under mitmproxy; standard library only (``shipped``).
+
 Runs inside the run's proxy container (``mitmdump -s addon.py``, kept answering by
 ``supervise.py``), beside ``_urlrules.py`` and ``netpolicy.py``, with:
 

@@ -1,5 +1,7 @@
 """Which addresses the egress proxy connects to: the public internet's, never the host's or a LAN's.
 
+Runs elsewhere: in the proxy's container, beside the addon; standard library only (``shipped``).
+
 Standard library only: copied into the proxy's container beside the addon, which asks
 ``AddressPolicy.refusal`` about every address a server name resolved to, and every address a
 request names, before it connects (``addon.py``).

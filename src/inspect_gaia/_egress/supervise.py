@@ -1,5 +1,7 @@
 """Keeps the egress proxy answering: mitmdump restarted in place when it dies or hangs.
 
+Runs elsewhere: in the proxy's container, its command; standard library only (``shipped``).
+
 Standard library only: the proxy container's command is
 ``python3 supervise.py PORT -- mitmdump ARGS…`` (under Docker's init). It starts mitmdump and asks
 it, every ``PROBE_EVERY`` seconds, whether it answers (a request from the container's own loopback,

@@ -1,5 +1,7 @@
 """URL rules for known GAIA answer sources: parsing, normalising, matching, finding URLs in text.
 
+Runs elsewhere: in the proxy's container, and imported here; standard library only (``shipped``).
+
 Standard library only, and no import from the package: the same file is copied into the egress
 proxy's container, where its mitmproxy addon imports it, so a URL is judged alike by the scorer
 (after the run) and by the proxy (during it).

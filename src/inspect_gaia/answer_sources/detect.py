@@ -44,8 +44,8 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool,
 from inspect_ai.solver import TaskState
 
 from .._egress.urlrules import REFUSAL, Rule, all_matches, find_urls, normalise
-from ..agent import SUBMIT_TOOL
 from ..dataset import DEFAULT_INPUT_PROMPT
+from ..defaults import SUBMIT_TOOL
 from .matching import (
     PREFIX_CHARS,
     WINDOW,

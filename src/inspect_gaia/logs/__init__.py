@@ -1,15 +1,22 @@
 """Reading GAIA runs back: logs and other harnesses' output, their numbers, reports and comparisons.
 
 The one bridge from the task is ``provenance.GaiaProvenance``, the typed record ``task.gaia_task``
-writes into every log's task metadata; everything here reads logs and never runs a task.
+writes into every log's task metadata (``record.provenance_of``); everything here reads logs and
+never runs a task, and imports nothing of the task's wing but the record's vocabulary and the leaves
+(docs/architecture.md lists them; tests/test_imports.py holds the list).
 
 * ``provenance``: the record; ``comparability``: which settings may be pooled and which runs
-  are flagged; ``scaffold``: the solver a run really used.
-* ``read``: inspect_gaia's own logs, every field checked; ``foreign``: inspect_evals' ``gaia``
-  logs; ``results``: per-sample results of any of them, and runs grouped by model and settings.
+  are flagged; ``scaffold`` and ``sandbox_ran``: the solver and the sandbox a run really used.
+* ``files``: a log (or another harness's output) opened safely, whatever is in it; ``read``:
+  inspect_gaia's own logs, every field checked; ``foreign``: inspect_evals' ``gaia`` logs;
+  ``results``: per-sample results of any of them, and runs grouped by model and settings;
+  ``latest``: a folder's newest complete run.
 * ``stats`` (accuracy, interval, tokens, cost), ``vote`` (maj@k), ``nearmiss`` and
   ``breakdown`` (where a run fails), ``contamination`` (flagged samples in reports).
-* ``report``: the document ``inspect-gaia report`` renders.
+* ``judged`` (answers re-scored by an LLM judge: cache, calls, cost, judged numbers) and
+  ``subset`` (a run's official score on a named question set), beside the official score.
+* ``report``: the document ``inspect-gaia report`` renders; ``sidecar``: the note ``inspect-gaia
+  submission`` writes beside its file.
 * ``sides``, ``leaderboard``, ``paired`` and ``comparison``: any two runs side by side, and the
   document ``inspect-gaia compare`` renders.
 """

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .._params import GaiaParams
-from ..agent import DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT
+from ..defaults import DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT, DEFAULT_TOOLS
 from ..web import BROWSER_TOOLS
+
+if TYPE_CHECKING:
+    from .sandbox_ran import SandboxRan
 
 OWN_HARNESS = "inspect_gaia"
 """The harness of a run with a ``gaia`` record; another harness's runs are never pooled with it."""
@@ -45,6 +47,27 @@ class Scaffold:
     solver_args: dict[str, Any] | None
     tools: tuple[str, ...] | None
     """Offered in the samples' model calls, in first-offered order; ``None``: no call logged."""
+
+
+class Pooled(Protocol):
+    """A run's record that says what must be equal to pool the run: every harness's has one.
+
+    ``provenance.GaiaProvenance`` (this package's runs) and ``foreign.ForeignProvenance`` (another
+    harness's); ``results.comparable_settings`` asks whichever a run has.
+    """
+
+    def comparable_settings(
+        self,
+        *,
+        model: str,
+        task_version: str,
+        epochs: int,
+        run_config: Mapping[str, Any],
+        scaffold: Scaffold | None = None,
+        sandbox_ran: SandboxRan | None = None,
+    ) -> dict[str, Any]:
+        """The settings in ``pooled_settings``' shape."""
+        ...
 
 
 _RECORD_ONLY = (
@@ -90,9 +113,6 @@ def pooled_settings(
         **run_config,
         **record,
     }
-
-
-DEFAULT_TOOLS: tuple[str, ...] = tuple(GaiaParams().tools)
 
 
 def _named(tools: Sequence[str]) -> list[str]:

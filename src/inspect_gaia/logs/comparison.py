@@ -22,10 +22,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._official_scorer import question_scorer
 from ..errors import GaiaError
-from ..scorer import question_scorer
+from ..judge import JudgePrompt
 from .comparability import OWN_HARNESS
 from .contamination import contamination_block, flagged
+from .judged import JudgeRun, judge_samples, judged_block
 from .paired import ALPHA, CONFIDENCE, PairedResult, compare_paired, verdict
 from .results import SampleResult
 from .sides import AnswerKey, Side, check_split
@@ -206,3 +208,40 @@ def _sentence(result: PairedResult) -> str:
         f"{_signed(result.ci_high)}), p = {result.p_value:.3g} over {result.n} questions "
         f"({result.a_only} right for A only, {result.b_only} for B only): {verdict(result)}"
     )
+
+
+def judge_sides(
+    a: Side,
+    b: Side,
+    key: AnswerKey,
+    epoch: int | None,
+    model: str,
+    prompt: JudgePrompt,
+    concurrency: int,
+) -> tuple[dict[str, Any], JudgeRun]:
+    """Both sides' answers on the questions both answered, graded by one judge on one key.
+
+    The judge sees the key's gold (and question), as the official re-scoring does, so the two
+    sides differ only by their answers. The document's ``judge`` block: the judge, and per side
+    its judged numbers and where judge and official scorer disagree (``judged.judged_levels``).
+    """
+    chosen = {
+        name: [s for s in _select(side, epoch) if s.task_id in key.questions]
+        for name, side in (("a", a), ("b", b))
+    }
+    both = {s.task_id for s in chosen["a"]} & {s.task_id for s in chosen["b"]}
+
+    def gold(sample: SampleResult) -> tuple[str, str]:
+        question = key.questions[sample.task_id]
+        return question.answer, question.question
+
+    def official(sample: SampleResult) -> bool:
+        return question_scorer(sample.answer, key.questions[sample.task_id].answer)[0]
+
+    compared = {name: [s for s in samples if s.task_id in both] for name, samples in chosen.items()}
+    run = judge_samples(compared["a"] + compared["b"], gold, model, prompt, concurrency)
+    block = {
+        **run.describe(),
+        **{name: judged_block(samples, gold, official, run) for name, samples in compared.items()},
+    }
+    return block, run

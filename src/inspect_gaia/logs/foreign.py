@@ -30,6 +30,7 @@ from inspect_ai.log import EvalLog, EvalSample
 from ..dataset import Split
 from ..errors import short
 from .comparability import Scaffold, pooled_settings
+from .sandbox_ran import SandboxRan
 from .scaffold import offered_tools
 
 HARNESS = "inspect_evals"
@@ -89,8 +90,13 @@ class ForeignProvenance:
         epochs: int,
         run_config: Mapping[str, Any],
         scaffold: Scaffold | None = None,
+        sandbox_ran: SandboxRan | None = None,
     ) -> dict[str, Any]:
-        """What must be equal for pooling (``GaiaProvenance.comparable_settings``'s shape)."""
+        """What must be equal for pooling (``comparability.Pooled``).
+
+        Another harness's settings hold none of the sandbox's (``pooled_settings``' record is
+        ``None``), so the sandbox that ran (``sandbox_ran``) changes nothing here.
+        """
         return pooled_settings(
             model=model,
             split=self.split,
@@ -135,13 +141,17 @@ def read_foreign(log: EvalLog) -> ForeignProvenance:
     )
 
 
+def input_text(sample: EvalSample) -> str:
+    """The text of a sample's input (its messages' text, joined)."""
+    if isinstance(sample.input, str):
+        return sample.input
+    return "\n".join(m.text for m in sample.input if isinstance(m.text, str))
+
+
 def recorded_metadata(sample: EvalSample) -> dict[str, Any]:
     """A sample's metadata, with the attachment's name added when only the prompt names it."""
     metadata = dict(sample.metadata or {})
     if "file_name" not in metadata and "Annotator Metadata" in metadata:
-        text = sample.input if isinstance(sample.input, str) else ""
-        if not text:
-            text = "\n".join(m.text for m in sample.input if isinstance(m.text, str))  # type: ignore[union-attr]
-        match = _FILE.search(text)
+        match = _FILE.search(input_text(sample))
         metadata["file_name"] = match.group(1) if match else ""
     return metadata

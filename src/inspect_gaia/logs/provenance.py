@@ -1,7 +1,8 @@
 """What produced a run: the typed ``gaia`` record in each log's task metadata, and what it decides.
 
-``GaiaProvenance`` is written once, from the parsed parameters (``GaiaProvenance.of``), into the
-log header (``inspect view`` shows it under the task's info), and validated whenever a log is read
+``GaiaProvenance`` is written once, from the parsed parameters (``record.provenance_of``, in the
+task's wing: reading a record never loads what writes it), into the log header (``inspect view``
+shows it under the task's info), and validated whenever a log is read
 (``GaiaProvenance.from_metadata``), so ``report``, ``compare`` and ``submission`` read typed fields
 rather than string keys, and a damaged or hand-edited record is one line naming the field.
 
@@ -18,29 +19,23 @@ ran the default agent.
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
 which say why a score is not a plain pass@1 GAIA score). What only records can tell is here: the
-task's own defaults among those settings (``default_settings``, from a default run's record) and the
-question set a group of runs asked (``question_set_flag``).
+question set a group of runs asked (``question_set_flag``); the task's own defaults among those
+settings are a default run's record (``record.default_settings``), handed in by the command line.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import importlib.metadata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .._params import GaiaParams
-from ..agent import DEFAULT_MESSAGE_LIMIT
-from ..dataset import DEFAULT_INPUT_PROMPT, LEVELS, Split
+from ..dataset import LEVELS, Split
 from ..errors import GaiaError, short, validation_problem
 from ..imageref import identity, pinned_digest
 from ..questionset import QuestionSetRecord, describe
 from ..sandbox import PROVIDERS, SandboxKind
-from ..swe_agents import DEFAULT_AGENT
-from .comparability import INSPECT_LIMITS, OWN_HARNESS, Scaffold, pooled_settings
+from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
 SCHEMA_VERSION = 5
@@ -147,9 +142,9 @@ class GaiaProvenance(_Record):
     limit. Not a pooling setting: the answer scored is the same, only the cost differs (README,
     Deviations)."""
     web_tools: WebToolsRecord | None = None
-    """``None`` (not written): no browser or reader in the sandbox (and every record before 4)."""
     agent: AgentRecord | None = None
     """``None`` (not written): the default agent (and every record before 5)."""
+    """``None`` (not written): no browser or reader in the sandbox (and every record before 4)."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -163,82 +158,6 @@ class GaiaProvenance(_Record):
         if not set(levels) <= set(LEVELS):
             raise ValueError("not a list of GAIA levels (1, 2, 3)")
         return levels
-
-    @classmethod
-    def of(
-        cls,
-        params: GaiaParams,
-        *,
-        prompt: str,
-        image_id: str | None,
-        sandbox_provider: str,
-        question_set: QuestionSetRecord | None = None,
-        image_digest: str | None = None,
-        web_versions: dict[str, str] | None = None,
-        agent_version: str | None = None,
-    ) -> GaiaProvenance:
-        """The record of a run with ``params``, for the log header.
-
-        Args:
-            params: The parsed parameters.
-            prompt: The prompt template (recorded as its hash).
-            image_id: The sandbox image's id, when an engine answered.
-            image_digest: Its registry digest, when known (``engine.image_identity``).
-            sandbox_provider: The sandbox provider's registered name.
-            question_set: What ``apply_question_set`` made of ``params.question_set``.
-            web_versions: The browser's and reader's versions, from the image's labels.
-            agent_version: ``-T agent``'s CLI version, from the image's labels.
-        """
-        if (question_set is None) != params.question_set.empty:
-            raise ValueError("record the question set that apply_question_set applied")
-        return cls(
-            schema_version=SCHEMA_VERSION,
-            split=params.split,
-            levels=params.levels,
-            hub="local" if params.dataset_path else params.hub,
-            revision=params.revision_read,
-            dataset_path=params.dataset_path,
-            prompt_template_sha256=hashlib.sha256(prompt.encode()).hexdigest(),
-            tools=tuple(params.tools),
-            multimodal=params.multimodal,
-            view_file=params.offers_view_file,
-            limits=ProvenanceLimits(
-                message_limit=DEFAULT_MESSAGE_LIMIT,
-                command_timeout=params.command_timeout,
-                max_attempts=params.max_attempts,
-                cpus=params.limits.effective_cpus(),
-                memory=params.limits.memory,
-                pids=params.limits.pids,
-                disk=params.limits.disk,
-            ),
-            sandbox=params.sandbox,
-            sandbox_provider=sandbox_provider,
-            image=params.image,
-            image_id=image_id,
-            image_digest=image_digest,
-            network=params.network,
-            inspect_ai_version=_version("inspect_ai"),
-            inspect_gaia_version=_version("inspect-gaia"),
-            question_set=question_set,
-            answer_sources=AnswerSourcesRecord(
-                list_sha256=params.answer_sources.sha256,
-                blocklist=params.blocklist,
-                blocked=params.block_answer_sources,
-            ),
-            final_answer_ends=True,
-            web_tools=WebToolsRecord(
-                browser=params.browser, web_reader=params.web_reader, versions=web_versions
-            )
-            if params.browser or params.web_reader
-            else None,
-            agent=None
-            if params.agent == DEFAULT_AGENT
-            else AgentRecord(
-                name=params.agent,
-                cli_version=agent_version,
-                inspect_swe_version=_version("inspect_swe"),
-            ),
-        )
 
     @classmethod
     def from_metadata(cls, metadata: Mapping[str, Any] | None) -> GaiaProvenance | None:
@@ -382,23 +301,6 @@ class ProvenanceError(GaiaError):
     """
 
 
-@functools.cache
-def default_settings() -> dict[str, Any]:
-    """The task's defaults among ``comparable_settings`` (a report labels a group off these).
-
-    Model and task version are not defaults of the task: a label names them whenever they differ.
-    """
-    default = GaiaProvenance.of(
-        GaiaParams(),
-        prompt=DEFAULT_INPUT_PROMPT,
-        image_id=None,
-        sandbox_provider=PROVIDERS["docker"],
-    )
-    config = {name: None for name in INSPECT_LIMITS} | {"message_limit": DEFAULT_MESSAGE_LIMIT}
-    settings = default.comparable_settings(model="", task_version="", epochs=1, run_config=config)
-    return {k: v for k, v in settings.items() if k not in ("model", "task_version")}
-
-
 def question_set_flag(records: Sequence[GaiaProvenance], questions: Iterable[str]) -> str | None:
     """``question set: 147 of 165, 9 answers corrected`` (or ``question set text-103: …``).
 
@@ -417,16 +319,3 @@ def question_set_flag(records: Sequence[GaiaProvenance], questions: Iterable[str
     of = sum(sets[0].split_questions.get(str(level), 0) for level in levels)
     corrected = {task_id for found in sets for task_id in found.corrected if task_id in present}
     return describe(len(present), of, len(corrected), sets[0].name)
-
-
-def _version(package: str) -> str | None:
-    if package == "inspect_ai":
-        # the module attribute, not importlib.metadata: parsing inspect_ai's long METADATA costs
-        # ~0.2 s inside a starting eval
-        import inspect_ai
-
-        return str(inspect_ai.__version__)
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return None

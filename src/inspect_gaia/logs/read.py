@@ -35,11 +35,18 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 from inspect_ai.scorer import CORRECT
 from pydantic import ValidationError
 
-from ..dataset import LEVELS
+from ..dataset import LEVELS, question_text
 from ..errors import GaiaError, short
+from ..judge import JUDGE_SCORER
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
 from .files import UnsafeFile, check_log
-from .foreign import ForeignProvenance, is_inspect_evals_gaia, read_foreign, recorded_metadata
+from .foreign import (
+    ForeignProvenance,
+    input_text,
+    is_inspect_evals_gaia,
+    read_foreign,
+    recorded_metadata,
+)
 from .provenance import GaiaProvenance, ProvenanceError
 from .results import RunResults, SampleResult
 from .sandbox_ran import read_sandbox
@@ -327,7 +334,17 @@ def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -
         working_time=sample.working_time,
         metadata=recorded_metadata(sample),
         contamination=_flags(score.metadata) if score else (),
+        question=question_text(input_text(sample)),
+        judge=_judge_score(sample),
     )
+
+
+def _judge_score(sample: EvalSample) -> dict[str, Any] | None:
+    """The sample's ``gaia_judge`` score (``inspect score --scorer inspect_gaia/gaia_judge``)."""
+    score = (sample.scores or {}).get(JUDGE_SCORER)
+    if score is None:
+        return None
+    return {"value": score.value, **(score.metadata or {})}
 
 
 def _flags(metadata: dict[str, Any] | None) -> tuple[Any, ...]:

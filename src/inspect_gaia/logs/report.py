@@ -9,7 +9,7 @@ Markdown and CSV renderers in ``_cli/report.py`` read it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from inspect_ai.model import ModelCost
@@ -18,7 +18,6 @@ from .breakdown import where_it_fails
 from .comparability import OWN_HARNESS
 from .contamination import contamination_block
 from .paired import CONFIDENCE
-from .provenance import default_settings
 from .results import RunGroup
 from .stats import INTERVAL_METHOD, priced, summarise
 
@@ -31,16 +30,23 @@ log records), and a sandbox replaced by inspect's ``--sandbox`` is not the task'
 
 
 def report_document(
-    groups: Sequence[RunGroup], prices: Mapping[str, ModelCost] | None = None
+    groups: Sequence[RunGroup],
+    prices: Mapping[str, ModelCost] | None = None,
+    *,
+    defaults: Mapping[str, Any],
+    extra: Callable[[RunGroup], Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The whole report as one JSON-ready document (the schema is in the README).
 
     Args:
         groups: Merged runs, one per model and settings.
         prices: ``--model-cost-config`` prices; they replace the log's cost of the models they name.
+        defaults: The task's defaults among the settings (``record.default_settings``): a label
+            leaves out what is at its default.
+        extra: More of a group's entry, beside its official numbers (``--judge``'s ``judge``,
+            ``--question-set``'s ``question_set``); never part of its rank.
     """
     differ = _differing_keys([g.settings for g in groups])
-    defaults = default_settings()
     entries = []
     for group in groups:
         same_model = [  # another harness's group is labelled by its harness, and not compared
@@ -81,6 +87,7 @@ def report_document(
                 "levels": levels,
                 "contamination": contamination,
                 **(where_it_fails(samples) if group.split != "test" else {}),
+                **(extra(group) if extra else {}),
             }
         )
     entries.sort(key=_rank)

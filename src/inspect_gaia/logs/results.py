@@ -17,8 +17,9 @@ from typing import Any
 
 from inspect_ai.model import ModelUsage
 
+from ..dataset import question_text
 from ..errors import GaiaError, few
-from .comparability import Scaffold, comparability_flags
+from .comparability import Pooled, Scaffold, comparability_flags
 from .files import UnsafeFile, read_text
 from .foreign import ForeignProvenance
 from .provenance import GaiaProvenance, question_set_flag
@@ -49,6 +50,11 @@ class SampleResult:
     contamination: tuple[Any, ...] = ()
     """``Score.metadata["contamination"]``: the evidence it looked its answer up (see
     ``contamination``)."""
+    question: str = ""
+    """The question as the run asked it (without the task's instructions); ``""``: not recorded."""
+    judge: Mapping[str, Any] | None = None
+    """The log's ``gaia_judge`` score: ``value`` (``C``/``I``/``N``), ``judge_model``,
+    ``prompt_sha256`` (see ``judged.logged_verdict``)."""
 
     @property
     def failed(self) -> bool:
@@ -116,10 +122,9 @@ def comparable_settings(run: RunResults) -> dict[str, Any]:
         "run_config": run.config,
         "scaffold": run.scaffold,
     }
-    if run.provenance is not None:
-        return run.provenance.comparable_settings(**arguments, sandbox_ran=run.sandbox_ran)
-    if run.foreign is not None:
-        return run.foreign.comparable_settings(**arguments)
+    record: Pooled | None = run.provenance if run.provenance is not None else run.foreign
+    if record is not None:
+        return record.comparable_settings(**arguments, sandbox_ran=run.sandbox_ran)
     raise GaiaError(f"{run.source} is not an inspect log: it has no provenance to compare")
 
 
@@ -353,6 +358,10 @@ def _evalscope_review(line: str, file_level: str, file: Path, number: int) -> Sa
         value = score["value"]
         accuracy = float(value.get("acc", 0.0) if isinstance(value, dict) else value)
         level = int(metadata.get("level") or file_level)
+        asked = next(
+            (m.get("content") for m in review.get("messages") or [] if m.get("role") == "user"),
+            None,
+        )
     except json.JSONDecodeError as ex:
         raise GaiaError(
             f"{file}, line {number}: not JSON ({ex.msg})", fix="is the run complete?"
@@ -374,6 +383,7 @@ def _evalscope_review(line: str, file_level: str, file: Path, number: int) -> Sa
         answer=score.get("extracted_prediction"),
         correct=accuracy == 1.0,
         metadata=metadata,
+        question=question_text(asked) if isinstance(asked, str) else "",
     )
 
 

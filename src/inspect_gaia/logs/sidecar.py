@@ -15,19 +15,24 @@ would not pool (two models, two settings) is one of those runs, not a submission
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..dataset import DEFAULT_INPUT_PROMPT
 from .comparability import OWN_HARNESS
-from .provenance import default_settings
 from .results import RunGroup
 
 _UNSHOWN = ("model", "split", "harness", "task_version", "epochs", "image", "sandbox")
 """Settings the note gives lines of their own, not in its list of non-default settings."""
 
 
-def sidecar_text(group: RunGroup, output: str, flagged: Sequence[str], written: int) -> str:
+def sidecar_text(
+    group: RunGroup,
+    output: str,
+    flagged: Sequence[str],
+    written: int,
+    defaults: Mapping[str, Any],
+) -> str:
     """The note for the submission ``output`` of the runs pooled into ``group``.
 
     Args:
@@ -35,6 +40,7 @@ def sidecar_text(group: RunGroup, output: str, flagged: Sequence[str], written: 
         output: The leaderboard file's name, as the note refers to it.
         flagged: Task ids flagged for reading an answer source (packaged with --allow-flagged).
         written: Lines in the leaderboard file.
+        defaults: The task's defaults among the settings (``record.default_settings``).
     """
     settings = group.settings
     record = group.runs[0].provenance
@@ -48,7 +54,7 @@ def sidecar_text(group: RunGroup, output: str, flagged: Sequence[str], written: 
         f"- model: {group.model}",
         f"- split: {group.split}, {written} questions ({levels})",
         f"- scaffold: {_scaffold(settings)}",
-        f"- settings other than the task's defaults: {_non_default(settings) or 'none'}",
+        f"- settings other than the task's defaults: {_non_default(settings, defaults) or 'none'}",
     ]
     if record is None:
         harness = group.runs[0].foreign
@@ -96,8 +102,7 @@ def _scaffold(settings: dict[str, Any]) -> str:
     return f"inspect_gaia's agent: inspect's basic_agent with {tools}"
 
 
-def _non_default(settings: dict[str, Any]) -> str:
-    defaults = default_settings()
+def _non_default(settings: dict[str, Any], defaults: Mapping[str, Any]) -> str:
     differ = {
         key: value
         for key, value in settings.items()

@@ -23,7 +23,7 @@ so. ``--question-set``, ``--exclude`` and ``--answers`` make it a question set.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +136,8 @@ class Question:
     level: int
     answer: str
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    question: str = ""
+    """The question's text (for ``--judge``); ``""`` when neither snapshot nor run has it."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,7 @@ def _from_snapshot(root: Path) -> dict[str, Question]:
             record.level,
             record.answer,
             {"file_name": record.file_name, "annotator_metadata": record.annotator_metadata},
+            record.question,
         )
     return questions
 
@@ -189,7 +192,8 @@ def _from_sides(sides: Sequence[Side]) -> dict[str, Question]:
             )
         for sample in side.samples:
             known = questions.setdefault(
-                sample.task_id, Question(sample.level, sample.target, sample.metadata)
+                sample.task_id,
+                Question(sample.level, sample.target, sample.metadata, sample.question),
             )
             if known.answer != sample.target:
                 raise GaiaError(
@@ -218,7 +222,7 @@ def answer_key(
     levels = {task_id: q.level for task_id, q in questions.items()}
     excluded, corrected = resolve(question_set, SPLIT, levels, COMPARE_FLAGS)
     kept = {
-        task_id: Question(q.level, corrected.get(task_id, q.answer), q.metadata)
+        task_id: replace(q, answer=corrected.get(task_id, q.answer))
         for task_id, q in questions.items()
         if task_id not in excluded
     }

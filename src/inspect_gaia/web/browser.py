@@ -30,8 +30,7 @@ from inspect_ai.model import ContentImage, ContentText
 from inspect_ai.tool import Tool, ToolError, ToolResult, tool
 from inspect_ai.util import sandbox
 
-from .._docker.egress import CA_FILE
-from ..browser_image import CHROMIUM, PLAYWRIGHT_MCP_CLI
+from ..sandbox_paths import CA_FILE, CHROMIUM, PLAYWRIGHT_MCP_CLI
 from .download import download
 from .pages import Answer, SnapshotTooLarge, page_text
 from .session import Launch, SandboxServer

@@ -1,5 +1,7 @@
 """Runs inside the sandbox: holds one stdio MCP server and relays requests to it over a socket.
 
+Runs elsewhere: in the sample's sandbox, under its ``python3``; standard library only (``shipped``).
+
 Copied into the sample's sandbox and run with its ``python3`` (standard library only, nothing of
 this package is importable there). ``serve DIR -- COMMAND …`` starts the server, initialises the
 MCP session with it once, then answers on the Unix socket ``DIR/relay.sock``: each connection

@@ -26,9 +26,8 @@ from inspect_ai.model import ContentText
 from inspect_ai.tool import Tool, ToolError, tool
 from inspect_ai.util import sandbox
 
-from .._docker.egress import BUNDLE
 from .._egress.urlrules import REFUSAL_MARKER
-from ..browser_image import READER_DIR
+from ..sandbox_paths import BUNDLE, READER_DIR
 from .session import Launch, SandboxServer
 
 CALL_TIMEOUT = 60

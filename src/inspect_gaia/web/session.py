@@ -20,13 +20,11 @@ leaves it running.
 
 from __future__ import annotations
 
-import functools
 import json
 import shlex
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import anyio
@@ -35,6 +33,7 @@ from inspect_ai.tool import ToolError
 from inspect_ai.util import background, sandbox
 
 from .._compat import sample_active
+from ..shipped import MCP_RELAY, source
 
 RELAY = "/tmp/inspect-gaia-mcp-relay.py"
 """Where ``mcp_relay`` is copied in the sandbox."""
@@ -175,7 +174,7 @@ class SandboxServer:
     async def _start(self) -> _Running:
         try:
             launch = await self.launch()
-            await sandbox().write_file(RELAY, _relay_source())
+            await sandbox().write_file(RELAY, source(MCP_RELAY))
             command = shlex.join([launch.command, *launch.args])
             started = await sandbox().exec(
                 ["sh", "-c", _SERVE.format(relay=RELAY, command=command)],
@@ -203,11 +202,6 @@ class SandboxServer:
         if servers.running.get(self.name) is running:
             del servers.running[self.name]
         _kill(running)
-
-
-@functools.cache
-def _relay_source() -> str:
-    return resources.files(__package__).joinpath("mcp_relay.py").read_text("utf-8")
 
 
 async def _request(

@@ -1,0 +1,120 @@
+"""The parsed parameters, grouped by the builder that reads them: one record per builder.
+
+``_params.parse_params`` fills these from ``gaia()``'s raw ``-T`` values (validated, canonical
+types); ``task.gaia_task`` hands each builder its own record: the questions (``DatasetOptions``),
+the sandbox (``SandboxOptions``), the agent and its tools (``AgentOptions``, read by
+``agent.build_agent``) and the known answer sources (``AnswerSourceOptions``). Every default is the
+task's (``gaia()``'s signature), so ``GaiaParams()`` is a default run's parameters: the record
+(``record.default_settings``) builds one without loading the parser.
+
+A new tool toggle is one field of ``AgentOptions`` (and its name in ``AgentOptions.tools``); the
+recipe in docs/architecture.md names the other places.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .answer_sources.sources import AnswerSources, load_answer_sources
+from .dataset import DEFAULT_SPLIT, LEVELS, Split
+from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_TOOLS
+from .hub import DEFAULT_HUB, Hub, resolved_revision
+from .questionset import QuestionSet
+from .sandbox import DEFAULT_IMAGE, DEFAULT_NETWORK, DEFAULT_SANDBOX, SandboxKind, SandboxLimits
+from .swe_agents import DEFAULT_AGENT, AgentName
+from .web import BROWSER_TOOLS, READER_TOOLS
+
+DEFAULT_LEVEL: tuple[int, ...] = LEVELS
+
+
+@dataclass(frozen=True)
+class DatasetOptions:
+    """Which questions, from where, and how they are asked (``task.gaia_questions``)."""
+
+    levels: tuple[int, ...] = DEFAULT_LEVEL
+    split: Split = DEFAULT_SPLIT
+    hub: Hub = DEFAULT_HUB
+    dataset_path: str | None = None
+    revision: str | None = None
+    ids: tuple[str, ...] | None = None
+    multimodal: bool = False
+    question_set: QuestionSet = field(default_factory=QuestionSet)
+    """``-T question_set``, ``-T exclude`` and ``-T answers``: questions left out or corrected."""
+
+    @property
+    def revision_read(self) -> str:
+        """The revision a run reads: as asked, else ``local`` for a local copy, else the pin."""
+        return resolved_revision(self.hub, self.revision, self.dataset_path)
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """Each sample's sandbox (``sandbox.gaia_sandbox``'s arguments)."""
+
+    image: str = DEFAULT_IMAGE
+    network: bool = DEFAULT_NETWORK
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    kind: SandboxKind = DEFAULT_SANDBOX
+    """``-T sandbox``: ``docker``, ``compose`` or ``k8s``."""
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """The agent's limits and the tools it is offered (``agent.build_agent``, ``gaia_tools``)."""
+
+    command_timeout: int = DEFAULT_COMMAND_TIMEOUT
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    python: bool = False
+    web_search: bool = False
+    view_file: bool = False
+    """Whether the agent gets ``view_file``: ``-T view_file``, or implied by ``-T multimodal``."""
+    mcp_servers: tuple[tuple[str, ...], ...] = ()
+    browser: bool = False
+    web_reader: bool = False
+    name: AgentName = DEFAULT_AGENT
+    """``-T agent``: ``basic`` (these tools), or an agent CLI with its own (``swe_agents``)."""
+
+    @property
+    def tools(self) -> list[str]:
+        """The names of the tools offered, in the order the agent gets them (``gaia_tools``)."""
+        if self.name != DEFAULT_AGENT:
+            return [f"agent:{self.name}"]
+        return (
+            list(DEFAULT_TOOLS)
+            + (["python"] if self.python else [])
+            + (["web_search"] if self.web_search else [])
+            + (["view_file"] if self.view_file else [])
+            + [f"mcp:{' '.join(command)}" for command in self.mcp_servers]
+            + (list(BROWSER_TOOLS) if self.browser else [])
+            + (list(READER_TOOLS) if self.web_reader else [])
+        )
+
+
+@dataclass(frozen=True)
+class AnswerSourceOptions:
+    """The known answer sources a sample is flagged for reading, and whether they are blocked."""
+
+    blocklist: str | None = None
+    block_answer_sources: bool = False
+    answer_sources: AnswerSources = field(
+        default_factory=load_answer_sources, compare=False, repr=False
+    )
+    """The known answer sources (the package's list, plus ``blocklist``), read once."""
+
+    @property
+    def egress(self) -> dict[str, Any] | None:
+        """The sandbox's egress rules when the run blocks answer sources, else ``None``."""
+        if not self.block_answer_sources:
+            return None
+        return {"rules": self.answer_sources.as_json()["rules"]}
+
+
+@dataclass(frozen=True)
+class GaiaParams:
+    """Every task parameter, parsed and validated (see ``gaia``'s docstring for their meaning)."""
+
+    dataset: DatasetOptions = field(default_factory=DatasetOptions)
+    sandbox: SandboxOptions = field(default_factory=SandboxOptions)
+    agent: AgentOptions = field(default_factory=AgentOptions)
+    sources: AnswerSourceOptions = field(default_factory=AnswerSourceOptions)

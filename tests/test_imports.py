@@ -1,0 +1,185 @@
+"""The page's import rules, held (docs/architecture.md): underscores, and the readers' bridge.
+
+An underscored module is imported only from its own wing (the page's wings table), but for the
+shared leaves and crossings ``SHARED`` and ``CROSSINGS`` list, which the page prints.
+
+``logs/`` imports from the rest of the package only the modules ``LOGS_MAY_IMPORT`` lists (the
+record's vocabulary, the leaves, and what ``compare`` reads the questions with), and running
+``inspect-gaia report`` on a folder of logs loads neither the agent, the task, the parser nor an
+image builder.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import TWO_SAMPLES, write_log
+from tests.helpers_imports import ROOT, imports, modules
+
+LOGS_MAY_IMPORT = {
+    f"{ROOT}.{name}"
+    for name in (
+        # leaves both wings share
+        "defaults",
+        "errors",
+        "web",
+        "_official_scorer",
+        # the record's vocabulary: splits and levels, sandbox kinds, question sets, image refs
+        "dataset",
+        "sandbox",
+        "k8s",
+        "questionset",
+        "imageref",
+        # compare reads the questions of each side, and the detection's kinds
+        "hub",
+        "snapshot_files",
+        "answer_sources.detect",
+        # --judge re-scores answers with the judge (a leaf: its prompt and its reading of a
+        # reply), --question-set names a set
+        "judge",
+        "named_sets",
+    )
+}
+"""What ``logs/`` may import from outside itself (docs/architecture.md prints this list)."""
+
+
+def test_logs_imports_only_the_record_and_the_leaves_from_the_rest_of_the_package() -> None:
+    outside = {
+        (name, imported)
+        for name, path in modules().items()
+        if name.startswith(f"{ROOT}.logs")
+        for imported in imports(name, path)
+        if imported.startswith(ROOT) and not imported.startswith(f"{ROOT}.logs")
+        if imported not in LOGS_MAY_IMPORT
+    }
+    assert outside == set(), "logs/ reads runs back; it imports no parser, agent or builder"
+
+
+def test_the_page_prints_what_logs_may_import() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    bridge = page[page.index("**The one bridge**") : page.index("## The data flow")]
+    not_listed = {"logs/provenance", "logs/report", "logs/sidecar", "record", "task"}
+    not_listed.add("tests/test_imports")
+    printed = set(re.findall(r"`([\w/]+)\.py", bridge)) - not_listed
+    listed = {name.removeprefix(f"{ROOT}.").replace(".", "/") for name in LOGS_MAY_IMPORT}
+    assert printed == (listed - {"web"}) | {"web/__init__"}
+
+
+@pytest.mark.slow  # a new Python process: seconds
+def test_report_on_a_folder_of_logs_loads_no_agent_task_parser_or_image_builder(
+    tmp_path: Path,
+) -> None:
+    write_log(tmp_path / "run.eval", TWO_SAMPLES)
+    code = (
+        "import json, sys\n"
+        "from inspect_gaia._cli.main import cli\n"
+        "try:\n"
+        f"    cli(['report', {str(tmp_path)!r}, '--format', 'json'])\n"
+        "except SystemExit as done:\n"
+        "    assert not done.code, done.code\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('inspect_gaia'))))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    loaded = set(json.loads(run.stdout.strip().splitlines()[-1]))
+    assert f"{ROOT}.logs.report" in loaded, "the report was built"
+    never = {
+        f"{ROOT}.{name}"
+        for name in (
+            "agent",
+            "task",
+            "_params",
+            "_values",
+            "scorer",
+            "image",
+            "browser_image",
+            "egress_image",
+            "_docker.gaia_docker",
+            "_docker.engine",
+            "web.browser",
+            "web.reader",
+            "web.image_check",
+        )
+    }
+    assert loaded & never == set()
+
+
+SHARED = {
+    f"{ROOT}.{name}"
+    for name in (
+        "_compat",
+        "_flags",
+        "_official_scorer",
+        "_faults",
+        "_docker",
+        "_egress",
+        "_docker.engine",
+        "_egress.urlrules",
+    )
+}
+"""Underscored modules any wing may import (docs/architecture.md, "An underscore")."""
+CROSSINGS = {
+    (f"{ROOT}.{importer}", f"{ROOT}.{imported}")
+    for importer, imported in (
+        ("_registry", "_docker.gaia_docker"),
+        ("_registry", "_docker.gaia_compose"),
+        ("_cli._checks", "_docker.client"),
+        ("_cli._checks", "_docker.cleanup"),
+    )
+}
+"""Single imports of an underscored module from another wing, each on purpose (the page's)."""
+
+
+def _page() -> str:
+    return (Path(__file__).parent.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+
+
+def _wings() -> dict[str, str]:
+    """The first part of a module's name (``_docker``, ``sandbox``) -> its wing, from the page."""
+    table = _page()[_page().index("## The wings") : _page().index("**The one bridge**")]
+    wings = {}
+    for row in table.splitlines()[3:]:
+        cells = row.split("|")
+        if len(cells) > 2:
+            for place in re.findall(r"`([\w]+)(?:/|\.py)`", cells[2]):
+                wings[place] = cells[1].strip()
+    return wings
+
+
+def _wing(name: str, wings: dict[str, str]) -> str:
+    parts = name.split(".")
+    return wings.get(parts[1], "the task") if len(parts) > 1 else "the task"
+
+
+def _underscored(name: str) -> bool:
+    return any(part.startswith("_") and not part.startswith("__") for part in name.split(".")[1:])
+
+
+def test_an_underscored_module_is_imported_only_from_its_wing_or_as_a_shared_leaf() -> None:
+    wings = _wings()
+    assert {"_docker", "_egress", "_cli", "logs", "web", "_faults"} <= set(wings)
+    crossing = {
+        (name, imported)
+        for name, path in modules().items()
+        for imported in imports(name, path)
+        if imported.startswith(f"{ROOT}.") and _underscored(imported)
+        if _wing(imported, wings) != _wing(name, wings)
+        if imported not in SHARED and (name, imported) not in CROSSINGS
+    }
+    assert crossing == set(), "import it within its wing, or share it on purpose (the page's list)"
+
+
+def test_the_page_prints_the_shared_leaves_and_crossings() -> None:
+    rule = _page()[_page().index("**An underscore**") : _page().index("## The wings")]
+    printed = set(re.findall(r"`([\w/]+)\.py`", rule)) - {"tests/test_imports"}
+    shared = {name for pair in CROSSINGS for name in pair} | SHARED
+    paths = {name.removeprefix(f"{ROOT}.").replace(".", "/") for name in shared}
+    assert printed == {
+        f"{path}/__init__" if path in ("_docker", "_egress") else path for path in paths
+    }
