@@ -23,20 +23,12 @@ from __future__ import annotations
 
 import json
 import platform
-import shutil
-import sys
-import tempfile
 from importlib import resources
-from pathlib import Path
 
-from ._docker import (
-    OFFLINE_AGENTS_TAG,
-    OFFLINE_ATTACHMENTS_TAG,
-    REGISTRY_AGENTS_TAG,
-    REGISTRY_ATTACHMENTS_TAG,
-)
+from ._docker import OFFLINE_AGENTS_TAG, REGISTRY_AGENTS_TAG
 from .errors import GaiaError
-from .image import Log, run_step
+from .image import Log
+from .layer_image import build_layer
 
 CLAUDE_CODE_VERSION = "2.1.332"
 CODEX_VERSION = "0.171.0"
@@ -58,8 +50,6 @@ LABELS = {
 MINI_DIR = "/opt/mini-swe-agent"
 CLAUDE_DIR = "/opt/claude-code"
 CODEX_DIR = "/opt/codex"
-PLATFORMS = ("manylinux_2_36", "manylinux_2_28", "manylinux_2_17", "manylinux2014")
-"""bookworm's glibc is 2.36."""
 _ARCH = {"x86_64": ("x64", "x86_64"), "aarch64": ("arm64", "aarch64")}
 """The machine's architecture as npm names it and as Codex's vendor folder does."""
 
@@ -70,9 +60,10 @@ def agents_tag(offline: bool) -> str:
 
 
 def mini_wheels() -> tuple[str, ...]:
-    """mini-swe-agent's pinned requirements (``name==version``), itself included."""
+    """mini-swe-agent's pinned requirements (``name==version``), itself first."""
     text = resources.files(__package__).joinpath("agents_wheels.txt").read_text()
-    return tuple(line for line in text.split() if line)
+    pins = [line for line in text.split() if line]
+    return tuple(sorted(pins, key=lambda pin: not pin.startswith("mini-swe-agent==")))
 
 
 def _arch() -> tuple[str, str]:
@@ -136,58 +127,7 @@ def agents_dockerfile(base: str) -> str:
 
 
 def build_agents(tag: str, offline: bool, log: Log) -> None:
-    """Build ``tag``: the attachments image of the path (built first if missing) plus the CLIs.
-
-    Raises:
-        GaiaError: No npm on the host, or a step failed (the message has its output).
-    """
-    from ._docker import engine
-    from .image import build_from_registry, build_offline
-
-    if shutil.which("npm") is None:
-        raise GaiaError(
-            "the agents image's CLIs are fetched with the host's npm, which is not installed",
-            fix="install it (Debian: `apt-get install npm`) and rerun",
-        )
-    base = OFFLINE_ATTACHMENTS_TAG if offline else REGISTRY_ATTACHMENTS_TAG
-    if engine.local_image_id(base) is None:
-        log(f"{base} is missing: building it first")
-        (build_offline if offline else build_from_registry)(base, True, log)
-    with tempfile.TemporaryDirectory(prefix="gaia-agents-") as temp:
-        context = Path(temp)
-        _fetch_npm(context / "npm", log)
-        _fetch_wheels(context / "wheels", log)
-        (context / "Dockerfile").write_text(agents_dockerfile(base))
-        log(
-            f"docker build -t {tag} (claude {CLAUDE_CODE_VERSION}, codex {CODEX_VERSION}, "
-            f"mini-swe-agent {MINI_SWE_AGENT_VERSION} over {base})"
-        )
-        run_step(["docker", "build", "-t", tag, temp], "docker build")
-
-
-def _fetch_npm(directory: Path, log: Log) -> None:
-    directory.mkdir()
-    for name, spec in npm_packages().items():
-        log(f"npm pack {spec}")
-        with tempfile.TemporaryDirectory(dir=directory) as one:
-            run_step(
-                ["npm", "pack", "--silent", "--pack-destination", one, spec],
-                f"npm pack {spec}",
-                cwd=one,
-            )
-            (tarball,) = Path(one).glob("*.tgz")
-            tarball.rename(directory / name)
-
-
-def _fetch_wheels(directory: Path, log: Log) -> None:
-    log(f"pip download mini-swe-agent=={MINI_SWE_AGENT_VERSION} and its pinned requirements")
-    run_step(
-        [
-            *(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"),
-            *("--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp"),
-            *("--abi", "cp311"),
-            *(arg for tag in PLATFORMS for arg in ("--platform", f"{tag}_{platform.machine()}")),
-            *("--dest", str(directory), *mini_wheels()),
-        ],
-        "pip download",
-    )
+    """Build ``tag``, the agents image, over the path's attachments image (``layer_image``)."""
+    what = f"claude {CLAUDE_CODE_VERSION}, codex {CODEX_VERSION}, mini {MINI_SWE_AGENT_VERSION}"
+    wheels, npm = mini_wheels(), npm_packages()
+    build_layer(tag, offline, log, what=what, npm=npm, wheels=wheels, dockerfile=agents_dockerfile)
