@@ -45,7 +45,7 @@ from .sandbox import (
     gaia_sandbox,
 )
 from .scorer import gaia_scorer
-from .swe_agents import DEFAULT_AGENT, AgentName, require_agent_image, swe_agent_solver
+from .swe_agents import DEFAULT_AGENT, AgentName, require_agent_image
 from .web.image_check import require_web_image
 
 TASK_VERSION = "1.0.0"
@@ -248,9 +248,7 @@ def gaia_task(params: GaiaParams) -> Task:
     return Task(
         dataset=dataset,
         sandbox=sandbox,
-        solver=build_agent(agent)
-        if agent.name == DEFAULT_AGENT
-        else swe_agent_solver(agent.name, command_timeout=agent.command_timeout),
+        solver=build_agent(agent),
         scorer=gaia_scorer(blocklist=params.sources.blocklist),
         # The test split's answers are private: record them, report no accuracy.
         metrics=[] if params.dataset.split == "test" else None,
