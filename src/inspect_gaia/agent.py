@@ -183,8 +183,9 @@ def gaia_agent(
 
 
 def build_agent(options: AgentOptions) -> Solver:
-    """``gaia_agent`` for a parsed record (``task.gaia_task`` hands it ``params.agent``), or the
-    agent CLI ``-T agent`` names (``swe_agents``).
+    """``gaia_agent`` for a parsed record (``task.gaia_task`` hands it ``params.agent``).
+
+    With ``-T agent`` naming another agent, that agent's CLI in the sandbox (``swe_agents``).
     """
     if options.name != DEFAULT_AGENT:
         return swe_agent_solver(options.name, command_timeout=options.command_timeout)
