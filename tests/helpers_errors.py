@@ -7,6 +7,7 @@ from inspect_gaia.errors import GaiaDatasetError, GaiaError, GaiaParameterError,
 from inspect_gaia.logs.leaderboard import Problem
 from inspect_gaia.logs.provenance import ProvenanceError
 from inspect_gaia.logs.read import LogProblem
+from inspect_gaia.model_check import GaiaModelError
 
 
 def one_of_each(fix: str) -> list[tuple[GaiaError, str]]:
@@ -20,4 +21,5 @@ def one_of_each(fix: str) -> list[tuple[GaiaError, str]]:
         (ProvenanceError("gaia.split is missing", fix), "gaia.split is missing"),
         (DockerProblem("Docker Engine", "not running", fix), "Docker Engine not running"),
         (LogProblem("logs/a.eval", "no such file", fix), "logs/a.eval: no such file"),
+        (GaiaModelError("no model to run", fix), "no model to run"),
     ]

@@ -87,6 +87,7 @@ def write_log(
     solver: str | None = None,
     solver_args: dict[str, Any] | None = None,
     offered_tools: Sequence[str] | None = None,
+    questions: int | None = None,
 ) -> Path:
     """Write an inspect_gaia log of ``gaia(**params)`` without running anything (for unit tests).
 
@@ -94,12 +95,13 @@ def write_log(
     task id (an eval-retry keeps it), the creation time, epochs, a ``--message-limit``, a
     ``--limit``, the status, the sandbox spec inspect records, and a solver that replaced the task's agent
     (``solver``, ``solver_args``: what ``inspect eval --solver X -S a=1`` records) with the tools
-    each sample's model call offered (``offered_tools``; ``None``: no model call is logged).
+    each sample's model call offered (``offered_tools``; ``None``: no model call is logged), and
+    the questions the task selected (``questions``: inspect's dataset size, before ``--limit``).
     Each sample is a dict: ``id``, ``level`` (written as given), ``target``, ``answer``,
     ``value`` (``C``/``I``), optionally ``epoch``, ``error``, ``limit``, ``input_tokens``,
     ``input`` (the prompt), ``output_tokens``, ``reasoning_tokens``, ``cache_read``, ``cache_write``, ``cost`` (dollars, as
-    inspect records a priced call), ``working_time``, ``contamination`` (the score's flags) and ``metadata`` (more sample metadata:
-    ``file_name``, ``annotator_metadata``). ``.json`` paths write inspect's JSON format.
+    inspect records a priced call), ``working_time``, ``contamination`` (the score's flags), ``store`` (the sample's store) and
+    ``metadata`` (more sample metadata: ``file_name``, ``annotator_metadata``). ``.json`` paths write inspect's JSON format.
     """
     from inspect_ai.event import Event, ModelEvent
     from inspect_ai.log import (
@@ -171,6 +173,7 @@ def write_log(
                 if sample.get("limit")
                 else None,
                 events=model_calls(),
+                store=dict(sample.get("store", {})),
             )
         )
     log = EvalLog(
@@ -180,7 +183,7 @@ def write_log(
             task=task,
             task_id=run_id,
             task_version=task_version,
-            dataset=EvalDataset(name="gaia-validation"),
+            dataset=EvalDataset(name="gaia-validation", samples=questions),
             model=model,
             config=EvalConfig(epochs=epochs, message_limit=message_limit, limit=limit),
             metadata={"gaia": gaia_record(**(params or {}))} if metadata is None else metadata,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -47,6 +49,17 @@ def eval_command(task_args: list[str], log_dir: Path, inspect: str | None = None
     ]
 
 
+@functools.cache
+def _listener() -> socket.socket:
+    return socket.create_server(("127.0.0.1", 0))  # kept open for the session by the cache
+
+
+def silent_endpoint() -> str:
+    """A base URL where a port listens and nothing answers: the task's check of the model's
+    endpoint passes, and a run that must stop before any model call never gets a reply."""
+    return f"http://127.0.0.1:{_listener().getsockname()[1]}/v1"
+
+
 def run_eval_cli(
     task_args: list[str],
     workdir: Path,
@@ -55,8 +68,9 @@ def run_eval_cli(
 ) -> subprocess.CompletedProcess[str]:
     """Run :func:`eval_command` in ``workdir`` (logs in ``workdir/logs``).
 
-    The scripted model's variables default to a closed port, for runs that must stop before any
-    model call; the session's scripted server, when started, takes precedence.
+    The scripted model's variables default to a port that listens and never answers
+    (``silent_endpoint``), for runs that must stop before any model call; the session's scripted
+    server, when started, takes precedence.
     """
     return subprocess.run(
         eval_command(task_args, workdir / "logs", inspect),
@@ -65,7 +79,7 @@ def run_eval_cli(
         cwd=workdir,
         env={
             "SCRIPTED_API_KEY": "x",
-            "SCRIPTED_BASE_URL": "http://127.0.0.1:9/v1",
+            "SCRIPTED_BASE_URL": silent_endpoint(),
             **os.environ,
             **(env or {}),
         },

@@ -78,7 +78,8 @@ def test_bogus_docker_host_is_named(tmp_path: Path) -> None:
     _assert_refused(
         run.stdout + run.stderr,
         run.returncode,
-        "Docker Engine not running at tcp://127.0.0.1:9 (connection refused) — start it",
+        "Docker Engine not running at tcp://127.0.0.1:9 (connection refused) — DOCKER_HOST "
+        "points at tcp://127.0.0.1:9, where nothing answers: unset it or fix it",
         tmp_path,
     )
 

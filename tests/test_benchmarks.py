@@ -114,6 +114,24 @@ def test_view_file_memory_measures_a_run(sandbox_image: str) -> None:
 
 
 @pytest.mark.docker
+def test_the_web_record_benchmark_measures_both_proxies(
+    sandbox_image: str, egress_image: str
+) -> None:
+    """Each proxy once; the recorder's own check (every request recorded) holds, or it fails."""
+    args = ("--image", sandbox_image, "--requests", "5", "--mib", "4", "--rounds", "1")
+    run = benchmark("web_record", *args, timeout=300)
+    rows = [line for line in run.stdout.splitlines() if line.startswith("| ")]
+    assert rows[0] == "| measure (1 rounds, median) | today's proxy | recording | difference |"
+    assert [row.split(" | ")[0] for row in rows[2:]] == [
+        "| per request, median, ms",
+        "| per request, p90, ms",
+        "| 4 MiB body, MiB/s (docker exec included)",
+        "| proxy memory at rest, MiB",
+        "| proxy memory at its highest during the 4 MiB body, MiB",
+    ]
+
+
+@pytest.mark.docker
 def test_mixed_work_runs_every_attachment_type_and_takes_a_sample_apart(
     sandbox_image: str, tmp_path: Path
 ) -> None:

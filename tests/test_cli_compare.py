@@ -385,3 +385,18 @@ def test_the_plot_shows_n_and_the_intervals(tmp_path: Path) -> None:
     )
     bars = [c for c in ax.containers if type(c).__name__ == "BarContainer"]
     assert len(bars) == 2 and all(c.errorbar is not None for c in bars)  # A's and B's
+
+
+def test_two_runs_of_one_model_are_titled_apart_by_run(tmp_path: Path) -> None:
+    """Issue #40: both sides were `openai-api/scripted/gaia-bot (inspect_gaia)`."""
+    a = _evalscope_as_inspect_log(tmp_path / "a.eval", run_id="AaaaAaaa1", created="2026-12-01")
+    b = _evalscope_as_inspect_log(tmp_path / "b.eval", run_id="BbbbBbbb2", created="2026-12-02")
+    code, out, err = invoke("compare", str(a), str(b), *SNAPSHOT)
+    assert code == 0, err
+    label = "openai-api/scripted/gaia-bot (inspect_gaia)"
+    assert (
+        f"A: {label} [run 2026-12-01 00:00 AaaaAaaa] vs B: {label} [run 2026-12-02 00:00 BbbbBbbb]"
+        in " ".join(out.split())
+    )
+    document = compare_json(str(a), str(EVALSCOPE_RUN), *SNAPSHOT)
+    assert document["a"]["label"] == label, "sides of different labels keep them as they are"

@@ -213,7 +213,8 @@ def test_the_note_beside_the_submission_says_what_produced_it(tmp_path: Path) ->
         "- sandbox: docker",
         "- answer sources: not blocked (the sandbox could reach them)",
         "- samples flagged for reading an answer source: none",
-        "- system prompt: inspect_evals' and EvalScope's GAIA prompt:",
+        "- prompt template (the first user message): inspect_evals' and EvalScope's GAIA prompt:",
+        "- system prompt: inspect's basic_agent default system message (inspect_ai 0.",
         f"- logs: {log}",
     ):
         assert line in note, line
@@ -251,3 +252,24 @@ def test_submission_refuses_runs_report_would_not_pool(tmp_path: Path) -> None:
     )
     code, _, err = invoke("submission", str(one), str(two), "-o", str(tmp_path / "s.jsonl"))
     assert code == 1 and "these logs are 2 runs that report would not pool" in err
+
+
+def test_submission_takes_a_folder_as_report_does(tmp_path: Path) -> None:
+    """Issue #40: `submission logs/gaia-test/` was refused ("is a directory")."""
+    snapshot = _ids_of(["t1", "t2"], tmp_path)
+    folder = tmp_path / "logs" / "gaia-test"
+    folder.mkdir(parents=True)
+    answered = [{**sample, "contamination": []} for sample in TEST_RUN]
+    write_log(folder / "a.eval", answered, params={"split": "test", "dataset_path": str(snapshot)})
+    out_file = tmp_path / "submission.jsonl"
+    code, out, err = invoke("submission", str(folder), "-o", str(out_file))
+    assert code == 0, err
+    assert out.startswith(f"wrote 2 answers to {out_file}")
+    assert [json.loads(line)["task_id"] for line in out_file.read_text().splitlines()] == [
+        "t1",
+        "t2",
+    ]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = invoke("submission", str(empty), "-o", str(tmp_path / "s.jsonl"))
+    assert code == 1 and f"no inspect logs (*.eval, *.json) in directory {empty}" in err

@@ -61,3 +61,15 @@ def test_every_harness_has_the_settings_of_one_shape() -> None:
         "custom solver: react",
         "non-default tools: python",
     ]
+
+
+def test_a_browser_runs_label_names_what_it_adds_in_short() -> None:
+    """Issue #40: the label listed all twelve tool names (a 15-line cell in the overview)."""
+    from inspect_gaia.logs.comparability import tools_label
+    from inspect_gaia.web import BROWSER_TOOLS
+
+    assert tools_label(["bash", "submit", *BROWSER_TOOLS, "fetch"]) == "+browser, +fetch"
+    assert tools_label(["bash", "python", "submit"]) == "+python"
+    assert tools_label(["python", "submit"]) == "+python, -bash"
+    assert tools_label([]) == "none"
+    assert tools_label(["bash", "submit"]) == "default"

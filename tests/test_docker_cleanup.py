@@ -71,7 +71,7 @@ def test_samples_starting_at_once_share_one_run(monkeypatch: pytest.MonkeyPatch)
             time.sleep(0.05)  # widens the window between "none yet" and "stored"
             super().__init__()
 
-    monkeypatch.setattr(cleanup, "RunState", SlowToMake)
+    monkeypatch.setattr(cleanup, "_RUN_STATE", cleanup.RunScoped(SlowToMake))
     seen: list[cleanup.RunState] = []
     start = threading.Barrier(8)
 
@@ -89,6 +89,23 @@ def test_samples_starting_at_once_share_one_run(monkeypatch: pytest.MonkeyPatch)
         for thread in threads:
             thread.join()
     assert len(seen) == 8 and len({id(state) for state in seen}) == 1
+
+
+def test_outside_any_run_one_state_is_kept_until_it_is_stale() -> None:
+    """Providers driven by hand (tests, scripts) share one state; spares make a fresh set once
+    the last is closed (``RunScoped``'s ``stale``)."""
+    assert sandbox_lifecycle_state() is None
+    states = cleanup.RunScoped(cleanup.RunState)
+    assert states.get() is states.get()
+
+    class Set:
+        closed = False
+
+    sets = cleanup.RunScoped(Set, stale=lambda made: made.closed)
+    first = sets.get()
+    assert sets.get() is first, "in use: kept"
+    first.closed = True
+    assert sets.get() is not first, "closed: the next caller gets a new one"
 
 
 @pytest.fixture(params=["asyncio"])

@@ -9,6 +9,7 @@ connected to it as soon as it exists (``support/standins.py``). Nothing can leav
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -22,6 +23,7 @@ from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia._egress.urlrules import REFUSAL_MARKER
 from inspect_gaia.answer_sources.sources import load_answer_sources
+from inspect_gaia.web_record import WebRequest, from_store
 from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_HOST,
@@ -35,6 +37,7 @@ from support.answer_pages import (
     WEATHER_PATH,
     blocking_agent,
     bridge_address,
+    notes_body,
     serve_pages,
 )
 from support.scripted_model import Entry
@@ -51,6 +54,17 @@ from tests.helpers import (
 )
 
 pytestmark = pytest.mark.docker
+
+
+def requests_of(sample: EvalSample) -> tuple[WebRequest, ...]:
+    """The sample's record of the web (the run's proxy was on its path: it has one)."""
+    found = from_store(sample.store)
+    assert found is not None, f"no record in {sample.id}'s store"
+    return found
+
+
+def sha256(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
 
 
 def _sample(samples: list[EvalSample], word: str) -> EvalSample:
@@ -111,6 +125,22 @@ def test_answer_sources_are_refused_everything_else_passes_and_there_is_no_way_a
     assert NOTES_PATH in paths and WEATHER_PATH in paths
     assert len({r["client"] for r in seen}) == 1, "one client: the proxy"
 
+    # every request through the proxy is in its own sample's record, once, with what was decided
+    saltmere = requests_of(mirror)
+    refused = [r for r in saltmere if r.decision == "refused"]
+    assert [(r.url, r.status, r.why) for r in refused] == [
+        (f"{scheme}://{MIRROR_HOST}{MIRROR_PATH}", 403, "GAIA on Hugging Face")
+        for scheme in ("http", "https")
+    ]
+    assert [r.url for r in saltmere if r.decision == "blocked"] == ["modelscope.cn:443"]
+    notes = [r for r in requests_of(listing) if r.url.endswith(NOTES_PATH)]
+    assert [(r.status, r.sha256, r.bytes) for r in notes] == [
+        (200, sha256(notes_body()), len(notes_body()))
+    ]
+    fetched = [r for r in requests_of(own) if r.url.endswith(WEATHER_PATH)]
+    assert [(r.decision, r.sha256) for r in fetched] == [("allowed", sha256(WEATHER.encode()))]
+    assert all(r.url.startswith("http://weather.example/") for r in requests_of(own))
+
     recorded = (log.eval.metadata or {})["gaia"]["answer_sources"]
     assert recorded == {
         "list_sha256": load_answer_sources().sha256,
@@ -124,6 +154,11 @@ def test_answer_sources_are_refused_everything_else_passes_and_there_is_no_way_a
     )
     assert group["contamination"]["levels"][-1]["refused_requests"] == 2
     assert "refused 2 requests to answer sources in 1 sample" in group["contamination"]["note"]
+    web = group["web"]
+    assert (web["levels"][-1]["recorded"], web["record_only"]) == (3, False)
+    assert (web["levels"][-1]["refused"], web["levels"][-1]["blocked"]) == (2, 1)
+    assert len(web["requests"]) == sum(len(requests_of(s)) for s in log.samples)
+    assert {r["task_id"] for r in web["requests"]} == {str(s.id) for s in log.samples}
     assert docker_leftovers() == before, "the proxy and its networks left with the run"
 
 

@@ -103,7 +103,13 @@ def test_no_engine_says_why_in_words_not_the_sdks_repr(
         engine.check_engine()
     problem = caught.value
     assert problem.detail == f"not running at {host} ({reason})"
-    assert problem.fix.startswith("start it (`sudo systemctl start docker`")
+    assert problem.fix == (
+        f"DOCKER_HOST points at {host}, where nothing answers: unset it or fix it"
+    ), "issue #40: a wrong DOCKER_HOST was answered 'start Docker'"
+    monkeypatch.delenv("DOCKER_HOST")
+    with pytest.raises(DockerProblem) as caught:
+        engine.check_engine()
+    assert caught.value.fix.startswith("start it (`sudo systemctl start docker`")
     for internal in ("Connection aborted", "Error while fetching", "Errno", "(2,", "ProtocolError"):
         assert internal not in str(problem)
 

@@ -10,8 +10,10 @@ sample is flagged.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from inspect_ai.log import EvalSample
@@ -21,6 +23,7 @@ from inspect_gaia._docker import OFFLINE_BROWSER_TAG
 from inspect_gaia._docker.engine import local_image_id
 from inspect_gaia._egress import PROXY_IMAGE
 from inspect_gaia._egress.urlrules import REFUSAL_MARKER
+from inspect_gaia.web_record import from_store
 from support.web_pages import MIRROR_URL, web_agent
 from support.web_standin import WebStandIn, mine, web_standin
 from tests.helpers import Play, eval_gaia, metrics
@@ -49,6 +52,12 @@ def standin(images: str) -> Iterator[WebStandIn]:
 
 def _tools(sample: EvalSample) -> list[ChatMessageTool]:
     return [m for m in sample.messages if isinstance(m, ChatMessageTool)]
+
+
+def _target(url: str) -> str:
+    """A URL's request target, as the stand-in logs it: path and query."""
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 def _said(message: ChatMessageTool) -> str:
@@ -104,4 +113,18 @@ def test_browsing_through_the_proxy_refuses_answer_sources(
     assert {"/wrenfold/bulletin", "/harrowgate/report.pdf"} <= {r["path"] for r in seen}
     assert log.eval.metadata is not None
     assert log.eval.metadata["gaia"]["answer_sources"]["blocked"] is True
+
+    # the browser's and the reader's requests are in the record: each that reached the stand-in
+    # once, in its own sample; the refused ones as refused, each in Wrenfold's
+    records = {str(s.id): from_store(s.store) or () for s in log.samples}
+    answered = Counter(
+        _target(r.url)
+        for found in records.values()
+        for r in found
+        if r.decision == "allowed" and r.status is not None
+    )
+    assert answered == Counter(r["path"] for r in seen)
+    refusals = [r.url for r in records[str(wrenfold.id)] if r.decision == "refused"]
+    assert {MIRROR_URL, https_mirror} <= set(refusals) and len(refusals) >= 4, refusals
+    assert all(r.decision != "refused" for s in others for r in records[str(s.id)])
     assert mine() == [], "the run's sandboxes, proxy and networks left with it"

@@ -29,6 +29,7 @@ LOGS_MAY_IMPORT = {
         "defaults",
         "errors",
         "web",
+        "web_record",
         "_official_scorer",
         # the record's vocabulary: splits and levels, sandbox kinds, question sets, image refs
         "dataset",

@@ -75,6 +75,22 @@ def test_another_tasks_parameter_is_ignored_with_a_warning(
     )
 
 
+@pytest.mark.parametrize(
+    ("args", "fix"),
+    [
+        ({"tools": "python"}, "did you mean -T python=true?"),
+        ({"tools": "python,web_search"}, "did you mean -T python=true -T web_search=true?"),
+        ({"difficulty": "hard"}, "drop it (the README's Parameters table lists the task's)"),
+    ],
+)
+def test_with_one_task_any_unknown_name_is_refused(args: dict[str, str], fix: str) -> None:
+    """Issue #40: `-T tools=python` ran without python; no other task could take the name."""
+    (name,) = args
+    with pytest.raises(GaiaParameterError) as raised:
+        _create("inspect_gaia/gaia", **args, dataset_path=str(GAIA_TINY))
+    assert str(raised.value) == f"unknown parameter {name}: gaia has no such parameter — {fix}"
+
+
 def test_a_terminal_sees_the_warning_and_a_pause(monkeypatch: pytest.MonkeyPatch) -> None:
     """In a terminal the warning is printed before inspect's display takes the screen."""
     monkeypatch.setattr(param_names, "_warned", set())
@@ -110,6 +126,21 @@ def test_a_typo_on_the_command_line_stops_before_any_engine_is_asked(tmp_path: P
     lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
     assert run.returncode == 1
     assert lines == ["unknown parameter levle — did you mean level?"]
+    assert not (tmp_path / "logs").exists(), "nothing may start"
+
+
+@pytest.mark.slow  # a new inspect process: seconds
+def test_an_unknown_name_with_one_task_stops_before_any_engine_is_asked(tmp_path: Path) -> None:
+    run = run_eval_cli(
+        [f"dataset_path={GAIA_TINY}", "tools=python"],
+        tmp_path,
+        env={"DOCKER_HOST": "tcp://127.0.0.1:9", "COLUMNS": "300"},
+    )
+    lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
+    assert run.returncode == 1
+    assert lines == [
+        "unknown parameter tools: gaia has no such parameter — did you mean -T python=true?"
+    ]
     assert not (tmp_path / "logs").exists(), "nothing may start"
 
 

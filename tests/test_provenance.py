@@ -39,7 +39,7 @@ def _of(**params: object) -> GaiaProvenance:
 
 def test_the_record_of_a_run() -> None:
     record = _of(level="1,2", python=True, dataset_path="/data/GAIA", memory="2g")
-    assert record.schema_version == SCHEMA_VERSION == 5 and record.final_answer_ends is True
+    assert record.schema_version == SCHEMA_VERSION == 6 and record.final_answer_ends is True
     assert (record.split, record.levels, record.hub, record.revision) == (
         "validation",
         (1, 2),
@@ -83,6 +83,18 @@ def test_the_web_tools_and_their_versions_are_recorded_only_when_offered() -> No
     assert "web_tools" not in plain
     older = GaiaProvenance.from_metadata({"gaia": {**plain, "schema_version": 3}})
     assert older is not None and older.web_tools is None
+
+
+def test_a_run_behind_the_proxy_is_recorded_as_recorded() -> None:
+    for raw in ({"web_record": True}, {"block_answer_sources": True}):
+        record = _of(**raw)
+        assert record.web_record is True and record.as_metadata()["web_record"] is True
+        assert GaiaProvenance.from_metadata({"gaia": record.as_metadata()}) == record
+    # without the proxy nothing is written, and a version-4 record (none) still reads
+    plain = _of().as_metadata()
+    assert "web_record" not in plain
+    older = GaiaProvenance.from_metadata({"gaia": {**plain, "schema_version": 4}})
+    assert older is not None and older.web_record is None
 
 
 def test_the_task_writes_the_record() -> None:

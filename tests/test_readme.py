@@ -15,6 +15,7 @@ import importlib.metadata
 import inspect
 import re
 import shlex
+import subprocess
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -24,11 +25,14 @@ import click
 import pytest
 import yaml
 from click.testing import CliRunner
+from inspect_ai.log import read_eval_log
 
 from inspect_gaia import gaia
 from inspect_gaia._cli.main import cli
 from inspect_gaia.task import parameter_names
-from tests.helpers import REPO, parse_params
+from support.scripted_model import Entry
+from tests.helpers import REPO, Play, eval_command, parse_params, report_json
+from tests.scenario import GAIA_TINY, LAGOON
 
 README = REPO / "README.md"
 CHANGELOG = REPO / "CHANGELOG.md"
@@ -262,7 +266,7 @@ def test_every_task_parameter_named_in_prose_is_one_gaia_takes() -> None:
     named = 0
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
-        for demo in ("-T levle=1", "-T limit=10", "-T name=value"):  # refusal demos, syntax
+        for demo in ("-T levle=1", "-T limit=10", "-T tools=python", "-T name=value"):  # refusals
             text = text.replace(demo, "")
         for name in TASK_PARAMETER.findall(text):
             named += 1
@@ -385,21 +389,18 @@ def test_no_path_of_a_machine_is_published() -> None:
 
 
 def test_changelog_version_is_the_package_version() -> None:
+    """CHANGELOG.md's newest release is the package's; the README links to it, not a copy."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     entries = re.findall(
-        r"^### \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$",
-        README.read_text(encoding="utf-8"),
-        re.MULTILINE,
+        r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", CHANGELOG.read_text(), re.MULTILINE
     )
-    assert entries, "the changelog has no '### [x.y.z] - YYYY-MM-DD' entry"
+    assert entries, "the changelog has no '## [x.y.z] - YYYY-MM-DD' entry"
     versions = [version for version, _ in entries]
     assert len(set(versions)) == len(versions), "one entry per version"
     assert versions[0] == project["version"] == importlib.metadata.version("inspect-gaia")
     shown = CliRunner().invoke(cli, ["--version"])
     assert shown.exit_code == 0 and shown.output.split()[-1] == versions[0]
-    # CHANGELOG.md, the full list, starts with the same release and date as the README's entry
-    full = re.search(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", CHANGELOG.read_text(), re.M)
-    assert full is not None and full.groups() == entries[0]
+    assert "[changelog]: CHANGELOG.md" in README.read_text(encoding="utf-8")
 
 
 def test_readme_test_command_is_the_one_ci_runs() -> None:
@@ -413,3 +414,65 @@ def test_the_readme_stays_short() -> None:
     """Detail belongs in docs/: the README is what a newcomer reads first, whole."""
     lines = (Path(__file__).parent.parent / "README.md").read_text().splitlines()
     assert len(lines) < 350, f"README.md has {len(lines)} lines: move detail into docs/"
+
+
+SECTIONS = (
+    *("What a run prints", "Usage", "Parameters", "Dataset", "Scoring", "Reports"),
+    *("Comparing with other harnesses", "Deviations from inspect_evals and EvalScope"),
+    *("Web access and answer sources", "Your own agent", "Leaderboard submission"),
+    *("Long and large runs", "Troubleshooting", "Citation", "Development", "Credits and license"),
+)
+"""The README's sections in a newcomer's order (issue #40): how to run, what success looks like,
+the parameters, reading and comparing results, one's own agent, a full run's cost, citing."""
+
+
+def test_the_readme_is_in_a_newcomers_order() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert re.findall(r"^## (.+)$", text, re.MULTILINE) == list(SECTIONS)
+    citation = text.split("## Citation", 1)[1]
+    assert "eprint        = {2311.12983}" in citation and "Mialon" in citation
+
+
+def readme_agent() -> str:
+    """The ``my_agent.py`` of the README's "Your own agent"."""
+    section = README.read_text(encoding="utf-8").split("## Your own agent", 1)[1]
+    (block,) = _fenced(section.split("\n## ", 1)[0], "python")
+    return block
+
+
+def test_the_readme_agent_is_ten_lines() -> None:
+    assert len(readme_agent().strip().splitlines()) <= 10
+
+
+@pytest.mark.docker
+def test_the_readme_agent_runs_in_the_tasks_sandbox_and_is_scored(
+    sandbox_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    """The README's `--solver my_agent.py@my_agent`, run as shown, on one question."""
+    model = scripted(
+        [
+            Entry(
+                "invented lagoon",
+                [{"bash": "echo Quillfeather"}, {"submit": "Quillfeather Lagoon"}],
+            )
+        ]
+    )
+    (tmp_path / "my_agent.py").write_text(readme_agent())
+    command = eval_command(
+        [f"dataset_path={GAIA_TINY}", f"image={sandbox_image}"], tmp_path / "logs"
+    )
+    run = subprocess.run(
+        [*command, "--solver", "my_agent.py@my_agent", "--sample-id", LAGOON],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    (log_file,) = (tmp_path / "logs").glob("*.eval")
+    (sample,) = read_eval_log(str(log_file)).samples or []
+    assert sample.scores is not None and sample.scores["gaia_scorer"].value == "C"
+    assert any("Quillfeather" in str(m.content) for m in sample.messages if m.role == "tool")
+    assert "bash" in model.tools_offered[0]
+    document = report_json(str(log_file))
+    assert "custom solver: my_agent.py@my_agent" in document["groups"][0]["flags"]

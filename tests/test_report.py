@@ -67,7 +67,7 @@ def test_groups_are_ranked_by_overall_accuracy_and_labelled_by_what_differs(tmp_
     )
     labels = [group["group"] for group in document["groups"]]
     # the better run first; a setting at the task's default is not named in a label
-    assert labels == [f"{MODEL} [tools=bash+submit+python]", MODEL, "openai-api/other/model"]
+    assert labels == [f"{MODEL} [tools=+python]", MODEL, "openai-api/other/model"]
     assert "tools" in document["settings_differ"]
     assert document["groups"][1]["differs"] == {"tools": ["bash", "submit"]}
 

@@ -72,10 +72,10 @@ def test_report_never_pools_another_solver(tmp_path: Path) -> None:
     assert set(groups) == {
         MODEL,
         f"{MODEL} [solver=generate, tools=none]",
-        f"{MODEL} [solver=gaia_react, tools=bash+python+submit]",
+        f"{MODEL} [solver=gaia_react, tools=+python]",
     }
     assert groups[MODEL]["flags"] == []
-    react = groups[f"{MODEL} [solver=gaia_react, tools=bash+python+submit]"]
+    react = groups[f"{MODEL} [solver=gaia_react, tools=+python]"]
     assert react["flags"][0] == "custom solver: gaia_react"
     assert react["settings"]["solver"] == "gaia_react"
     assert react["settings"]["tools"] == ["bash", "python", "submit"]
@@ -119,7 +119,7 @@ def test_real_runs_with_other_solvers_are_their_own_groups(
     groups = {g["group"]: g for g in json.loads(out)["groups"]}
     assert len(groups) == 3, list(groups)
     default = groups[MODEL]
-    assert default["flags"] == [] and default["settings"]["solver"] is None
+    assert default["flags"] == ["level 1 only"] and default["settings"]["solver"] is None
     generate = next(g for name, g in groups.items() if "solver=generate" in name)
     assert generate["settings"]["tools"] == [] and "tools=none" in generate["group"]
     assert generate["flags"][:2] == ["custom solver: generate", "non-default tools: none"]

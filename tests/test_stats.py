@@ -189,7 +189,7 @@ def test_read_prices_and_price_a_sample(tmp_path: Path) -> None:
     [
         ("", "holds no prices"),
         ("[1, 2]", "holds no prices"),
-        ("m:\n  input: 1\n", "the prices of m are not valid (check output"),
+        ("m:\n  input: 1\n", "the prices of m are missing output —"),
         ("m: {input: x, output: 1, input_cache_write: 0, input_cache_read: 0}", "check input"),
         ("m: [unclosed", "cannot read prices"),
     ],
@@ -200,6 +200,26 @@ def test_bad_prices_are_one_line(tmp_path: Path, text: str, message: str) -> Non
     with pytest.raises(GaiaError, match=message.replace("(", r"\(")) as raised:
         read_prices(path)
     assert "\n" not in str(raised.value)
+
+
+def test_prices_of_input_and_output_only_take_the_input_price_for_the_cache(
+    tmp_path: Path,
+) -> None:
+    """Issue #40: `{input: 2.50, output: 10.00}` was refused as "not valid"."""
+    path = tmp_path / "prices.yaml"
+    path.write_text("openai-api/fake/m: {input: 2.50, output: 10.00}\n")
+    notes: list[str] = []
+    (cost,) = read_prices(path, notes).values()
+    assert (cost.input, cost.output, cost.input_cache_write, cost.input_cache_read) == (
+        2.5,
+        10.0,
+        2.5,
+        2.5,
+    )
+    assert notes == [
+        f"note: openai-api/fake/m has no input_cache_write or input_cache_read price in {path}: "
+        "taken as its input price"
+    ]
 
 
 def test_verdicts_are_values_inspect_knows() -> None:

@@ -16,6 +16,7 @@ docker-py's internals are listed where they are used, in the docstrings of ``_do
 
 from __future__ import annotations
 
+import sys
 from typing import TypeVar
 
 # inspect eval prints a PrerequisiteError as its message alone, without a traceback: the base of
@@ -25,6 +26,10 @@ from inspect_ai._util.error import PrerequisiteError
 # The log of the running sample (its id and epoch): gaia-docker names containers after them so
 # `docker ps` shows which sample a container serves. No public accessor exists.
 from inspect_ai.log._samples import sample_active
+
+# The model of the eval being set up (the task is created under it). Public in
+# inspect_ai.model._model only; the task refuses a run with no model or a dead endpoint with it.
+from inspect_ai.model._model import active_model
 
 # How model_graded_qa reads a grader's reply (the last `GRADE: X` wins): the judge (judge.py) reads
 # its replies the same way rather than with a pattern of its own. Not exported by inspect_ai.scorer.
@@ -64,6 +69,39 @@ from inspect_ai.util._sandbox.lifecycle import sandbox_lifecycle_state
 from inspect_ai.util._subprocess import CircularByteBuffer
 
 _State = TypeVar("_State", bound=TaskState)
+
+_LOADER = "inspect_ai._eval.loader"
+
+
+def creating_one_task() -> bool:
+    """Whether inspect is creating this task as the only task of a new run.
+
+    inspect gives every ``-T`` to every task it creates and tells a task nothing about the others;
+    what it loads is only in its loader's frames (behaviour, not a name: no API says it). One
+    task is a ``load_tasks`` whose ``task_specs`` is one registered task name (``inspect eval
+    inspect_gaia/gaia``, or ``eval-set`` of that alone). Not one: several specs, a file or folder
+    (it may hold several tasks), no specs (the current directory's), a task rebuilt from a log
+    (``resolve_previous_tasks``: eval-retry, a resumed eval-set, whose names were accepted when it
+    first ran), and a task created outside inspect's loader (``gaia()`` in Python).
+    """
+    from inspect_ai._util.registry import registry_lookup
+
+    frame = sys._getframe(1)
+    specs: object = None
+    while frame is not None:
+        if frame.f_globals.get("__name__") == _LOADER:
+            name = frame.f_code.co_name
+            if name == "resolve_previous_tasks":
+                return False
+            if name == "load_tasks" and specs is None:
+                specs = frame.f_locals.get("task_specs")
+        frame = frame.f_back  # type: ignore[assignment]
+    return (
+        isinstance(specs, list)
+        and len(specs) == 1
+        and isinstance(specs[0], str)
+        and registry_lookup("task", specs[0]) is not None
+    )
 
 
 def guard_task_state(state: TaskState, guarded: type[_State]) -> _State:
@@ -113,8 +151,10 @@ __all__ = [
     "InjectedWrapper",
     "PrerequisiteError",
     "SandboxEnvironmentProxy",
+    "active_model",
     "classify_exec_failure",
     "compose_project",
+    "creating_one_task",
     "guard_task_state",
     "sample_active",
     "sandbox_lifecycle_state",

@@ -7,11 +7,16 @@ So ``gaia`` takes ``**unknown`` (inspect then passes every name through) and dec
 * a name close to one of its own (``levle``) is a typo: refused in one line naming the nearest;
 * a name of one of inspect's own options (``-T limit=10``) is refused naming the option
   (``--limit``): ``-T`` goes to the task, and the task has no such parameter;
-* any other name is left alone with a warning, because ``inspect eval-set`` gives every ``-T`` to
-  every task of the set, so it may be another task's parameter. The warning is printed where the
-  user sees it before the run: in a terminal, before inspect's display takes the screen, with a
-  pause to read it (``PAUSE`` seconds, Ctrl-C to stop); in a script, in the log output as inspect's
-  own warning.
+* any other name, when ``gaia`` is the only task inspect creates (``inspect eval
+  inspect_gaia/gaia``: ``_compat.creating_one_task``), is refused too: no other task can take
+  it, and a run without what the user asked for (``-T tools=python`` ran without python) costs
+  the whole run. Where its value names one of ``gaia``'s switches the refusal says so
+  (``-T python=true``);
+* with several tasks (``inspect eval-set a b``, a file of tasks, a task rebuilt from a log by
+  ``eval-retry``), it is left alone with a warning, because every ``-T`` goes to every task of
+  the set, so it may be another task's parameter. The warning is printed where the user sees it
+  before the run: in a terminal, before inspect's display takes the screen, with a pause to read
+  it (``PAUSE`` seconds, Ctrl-C to stop); in a script, in the log output as inspect's own warning.
 
 The cost of the refusals is that a task of the same eval-set cannot take a parameter whose name is
 one letter off one of ``gaia``'s, or named as an inspect option: such a set runs ``gaia`` alone.
@@ -41,17 +46,22 @@ PAUSE = 5.0
 logger = logging.getLogger(__name__)
 
 
-def check_unknown(unknown: Mapping[str, object], known: Iterable[str], task: str) -> None:
+def check_unknown(
+    unknown: Mapping[str, object], known: Iterable[str], task: str, alone: bool = False
+) -> None:
     """Refuse typos of ``known`` and inspect options among ``unknown``; warn about the rest.
 
     Args:
         unknown: The ``-T`` names and values the task does not take.
         known: The task's own parameter names.
         task: The task's name, for the warning.
+        alone: The task is the only one of its run: every unknown name is refused.
 
     Raises:
-        GaiaParameterError: A name is a typo of a parameter, or one of inspect's options.
+        GaiaParameterError: A name is a typo of a parameter, or one of inspect's options, or
+            any name when ``alone``.
     """
+    known = list(known)
     names = sorted(unknown)
     for name in names:
         if name in INSPECT_OPTIONS:
@@ -62,8 +72,23 @@ def check_unknown(unknown: Mapping[str, object], known: Iterable[str], task: str
         nearest = difflib.get_close_matches(name, list(known), n=1, cutoff=CLOSE)
         if nearest:
             raise GaiaParameterError(f"unknown parameter {name}", fix=f"did you mean {nearest[0]}?")
+    if names and alone:
+        name = names[0]
+        meant = [value for value in _words(unknown[name]) if value in known]
+        raise GaiaParameterError(
+            f"unknown parameter {name}: {task} has no such parameter",
+            fix=f"did you mean {' '.join(f'-T {value}=true' for value in meant)}?"
+            if meant
+            else "drop it (the README's Parameters table lists the task's)",
+        )
     if names:
         _warn(names, task)
+
+
+def _words(value: object) -> list[str]:
+    """The words of a ``-T`` value: ``python``, ``python,web_search`` or a list of them."""
+    items = value if isinstance(value, list | tuple) else str(value).split(",")
+    return [str(item).strip() for item in items]
 
 
 _warned: set[tuple[str, ...]] = set()

@@ -68,6 +68,7 @@ def parse_params(
     question_set: object,
     blocklist: object,
     block_answer_sources: object,
+    web_record: object,
     agent: object,
 ) -> GaiaParams:
     """Parse and validate raw ``-T`` values: ``gaia()``'s arguments, passed on one by one.
@@ -126,6 +127,7 @@ def parse_params(
         sources=AnswerSourceOptions(
             blocklist=blocklist,  # type: ignore[arg-type]
             block_answer_sources=flag("block_answer_sources", block_answer_sources),
+            web_record=flag("web_record", web_record),
             answer_sources=load_answer_sources(blocklist),  # type: ignore[arg-type]
         ),
     )
@@ -179,8 +181,8 @@ def _check_combinations(params: GaiaParams) -> None:
             "sandbox=k8s needs inspect-k8s-sandbox",
             fix="install it with `pip install 'inspect-gaia[k8s]'`",
         )
-    if sources.block_answer_sources:
-        _check_blocking(sandbox, agent)
+    if sources.proxied:
+        _check_blocking(sandbox, agent, sources)
 
 
 def _check_web_tools(sandbox: SandboxOptions, agent: AgentOptions) -> None:
@@ -205,36 +207,36 @@ def _check_web_tools(sandbox: SandboxOptions, agent: AgentOptions) -> None:
         )
 
 
-def _check_blocking(sandbox: SandboxOptions, agent: AgentOptions) -> None:
-    """A run that blocks answer sources has no route around its egress proxy."""
+def _check_blocking(
+    sandbox: SandboxOptions, agent: AgentOptions, sources: AnswerSourceOptions
+) -> None:
+    """A run behind its egress proxy has no route around it."""
+    name = "block_answer_sources" if sources.block_answer_sources else "web_record"
     refusals = [
         (
             not sandbox.network,
-            "block_answer_sources needs network=true: with network=false a sandbox reaches "
-            "nothing at all",
-            "drop block_answer_sources",
+            f"{name} needs network=true: with network=false a sandbox reaches nothing at all",
+            f"drop {name}",
         ),
         (
             sandbox.kind == "compose",
-            "block_answer_sources starts an egress proxy that only the default sandbox "
-            "(gaia-docker) runs",
-            "drop sandbox=compose, or drop block_answer_sources",
+            f"{name} starts an egress proxy that only the default sandbox (gaia-docker) runs",
+            f"drop sandbox=compose, or drop {name}",
         ),
         (
             sandbox.kind == "k8s",
-            "block_answer_sources is not built for Kubernetes",
+            f"{name} is not built for Kubernetes",
             "restrict egress with values.yaml's allowDomains instead (see docs/answer-sources.md)",
         ),
         (
             bool(agent.mcp_servers),
-            "mcp_servers run on the host, outside the egress proxy of block_answer_sources",
-            "drop mcp_servers, or drop block_answer_sources",
+            f"mcp_servers run on the host, outside the egress proxy of {name}",
+            f"drop mcp_servers, or drop {name}",
         ),
         (
             agent.web_search,
-            "web_search runs at the model provider, outside the egress proxy of "
-            "block_answer_sources",
-            "drop web_search, or drop block_answer_sources",
+            f"web_search runs at the model provider, outside the egress proxy of {name}",
+            f"drop web_search, or drop {name}",
         ),
     ]
     for refused, problem, fix in refusals:

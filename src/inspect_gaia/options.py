@@ -97,17 +97,25 @@ class AnswerSourceOptions:
 
     blocklist: str | None = None
     block_answer_sources: bool = False
+    web_record: bool = False
+    """``-T web_record``: the sandboxes behind the run's proxy, refusing nothing, recorded."""
     answer_sources: AnswerSources = field(
         default_factory=load_answer_sources, compare=False, repr=False
     )
     """The known answer sources (the package's list, plus ``blocklist``), read once."""
 
     @property
+    def proxied(self) -> bool:
+        """Whether the sandboxes reach the web through the run's proxy, which records it."""
+        return self.block_answer_sources or self.web_record
+
+    @property
     def egress(self) -> dict[str, Any] | None:
-        """The sandbox's egress rules when the run blocks answer sources, else ``None``."""
-        if not self.block_answer_sources:
+        """The sandbox's egress rules when the run has a proxy (none: recording), else ``None``."""
+        if not self.proxied:
             return None
-        return {"rules": self.answer_sources.as_json()["rules"]}
+        rules = self.answer_sources.as_json()["rules"] if self.block_answer_sources else []
+        return {"rules": rules}
 
 
 @dataclass(frozen=True)

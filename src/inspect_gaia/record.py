@@ -100,6 +100,7 @@ def provenance_of(
         )
         if agent.browser or agent.web_reader
         else None,
+        web_record=params.sources.proxied or None,
         agent=None
         if agent.name == DEFAULT_AGENT
         else AgentRecord(

@@ -1,8 +1,8 @@
 """Programs that run elsewhere: standard-library modules shipped into another process as source.
 
-Six modules of the package never run in the host's Python: the command runner (in each sandbox,
+Seven modules of the package never run in the host's Python: the command runner (in each sandbox,
 sent to the image's ``python3`` over its exec), the MCP relay (written into the sandbox), and the
-egress proxy's addon, supervisor, address policy and URL rules (copied into the proxy's
+egress proxy's addon, recorder, supervisor, address policy and URL rules (copied into the proxy's
 container, where mitmproxy runs the addon). Each says so in its docstring with one line that
 starts ``Runs elsewhere:``, imports only the standard library and its shipped siblings (and, for
 the addon, the mitmproxy it runs in), and is read from the installed package the same way:
@@ -36,6 +36,7 @@ EXEC_SERVER = Program("_docker.exec_server", "exec_server.py")
 MCP_RELAY = Program("web.mcp_relay", "mcp_relay.py")
 PROXY_PROGRAMS = (
     Program("_egress.addon", "addon.py", host=("mitmproxy",)),
+    Program("_egress.record", "record.py", host=("mitmproxy",)),
     Program("_egress.netpolicy", "netpolicy.py"),
     Program("_egress.supervise", "supervise.py"),
     Program("_egress.urlrules", "_urlrules.py"),

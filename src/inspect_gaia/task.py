@@ -21,6 +21,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
 
+from ._compat import creating_one_task
 from ._docker.engine import image_identity
 from ._param_names import check_unknown
 from ._params import parse_params
@@ -31,6 +32,8 @@ from .errors import GaiaParameterError
 from .hub import DEFAULT_HUB, Hub
 from .k8s import k8s_image_identity
 from .logs.provenance import METADATA_KEY
+from .model_check import check_model
+from .next_steps import after_test_run
 from .options import DEFAULT_LEVEL, DatasetOptions, GaiaParams
 from .questionset import QuestionSetRecord, apply_question_set
 from .record import provenance_of
@@ -81,6 +84,7 @@ def gaia(
     question_set: str | None = None,
     blocklist: str | None = None,
     block_answer_sources: bool = False,
+    web_record: bool = False,
     agent: AgentName = DEFAULT_AGENT,
     **unknown: Any,
 ) -> Task:
@@ -149,14 +153,20 @@ def gaia(
             the default sandbox, network=true and the proxy image (``inspect-gaia image build
             --egress-proxy``); refused with mcp_servers and web_search (they bypass it), not
             with browser and web_reader (they run in the sandbox, behind the proxy).
+        web_record: Sandboxes reach the network only through the run's egress proxy, which
+            refuses no answer source (the network policy still holds: only ports 80 and 443, no
+            host, loopback or private address) and records every request into its sample, as a
+            ``block_answer_sources`` run does too. Default off; same needs as
+            ``block_answer_sources``. docs/web-record.md.
         agent: ``basic`` (the default agent: bash and submit), or another agent run in the
             sample's sandbox with its model calls bridged to ``--model``: ``claude_code``,
             ``codex_cli`` or ``mini_swe_agent`` (inspect_swe; needs ``inspect-gaia[agents]`` and
             an image with its CLI: ``inspect-gaia image build --agents``). docs/agents.md.
-        **unknown: Names ``gaia`` does not take: a typo of one of its own, or an inspect
-            option, is refused; any other is ignored with a warning (``_param_names``).
+        **unknown: Names ``gaia`` does not take: a typo of one of its own, an inspect option,
+            or any name when gaia is the run's only task, is refused; any other is ignored with
+            a warning (``_param_names``).
     """
-    check_unknown(unknown, parameter_names(), "gaia")
+    check_unknown(unknown, parameter_names(), "gaia", alone=creating_one_task())
     params = parse_params(
         level=level,
         split=split,
@@ -185,6 +195,7 @@ def gaia(
         question_set=question_set,
         blocklist=blocklist,
         block_answer_sources=block_answer_sources,
+        web_record=web_record,
         agent=agent,
     )
     return gaia_task(params)
@@ -245,6 +256,9 @@ def gaia_task(params: GaiaParams) -> Task:
     image_id, image_digest = (
         image_identity(box.image) if box.kind != "k8s" else k8s_image_identity(box.image)
     )
+    check_model()  # last of the checks: what the user set is refused first
+    if params.dataset.split == "test":
+        after_test_run()  # the run ends saying how to make the leaderboard file
     return Task(
         dataset=dataset,
         sandbox=sandbox,

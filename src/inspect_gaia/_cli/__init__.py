@@ -5,5 +5,6 @@
   ``compare`` and ``submission``;
 * the renderers: ``_output`` (tables fitted to the terminal, Markdown, CSV, JSON), ``_sanitise``
   (a log's text shown, never obeyed), ``_failures`` (``report --breakdown``), ``_judge``
-  (``--judge`` and ``--question-set`` beside the official score) and ``_plot`` (charts).
+  (``--judge`` and ``--question-set`` beside the official score), ``_web`` (what the samples
+  requested on the web) and ``_plot`` (charts).
 """

@@ -226,6 +226,12 @@ def fit_columns(
     return [widths.get(i) for i in range(len(columns))]
 
 
+def echo_skipped(skipped: Iterable[Any]) -> None:
+    """One stderr line per file of a folder that was not read: ``skipped <path>: <reason>``."""
+    for file in skipped:
+        click.echo(printable(f"skipped {file.path}: {file.reason}", one_line=True), err=True)
+
+
 def dump_json(document: Any) -> str:
     """One JSON document, with NaN written as null (JSON has no NaN), and no raw control codes."""
     return json_text(json.dumps(_no_nan(document), indent=2, ensure_ascii=False, allow_nan=False))

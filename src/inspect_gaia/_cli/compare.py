@@ -19,9 +19,10 @@ from ..logs.sides import COMPARE_FLAGS, answer_key, read_side
 from ..logs.stats import read_prices
 from ..questionset import parse_question_set
 from ._judge import judge_note, judge_options, judge_prompt, judged_rows, say_failures
-from ._output import MISSING, dump_json, format_option, prices_option, render, wrap
+from ._output import MISSING, dump_json, echo_skipped, format_option, prices_option, render, wrap
 from ._plot import plot_option
 from ._sanitise import printable
+from ._web import host_lines
 
 NO_DIFFERENCES = "no question answered differently"
 LEVEL_COLUMNS = (
@@ -119,7 +120,7 @@ def _notes(document: Mapping[str, Any]) -> list[str]:
     for name in ("a", "b"):
         if document[name]["flags"]:
             lines.append(f"⚠ {name.upper()}: {'; '.join(document[name]['flags'])}")
-    return lines
+    return lines + host_lines(document.get("web_hosts_differ"))
 
 
 def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool) -> str:
@@ -289,10 +290,7 @@ def compare(
     prices = read_prices(prices_file) if prices_file else None
     sides = read_side(run_a), read_side(run_b)
     for name, side in zip("AB", sides, strict=True):
-        for skipped in side.skipped:
-            click.echo(
-                printable(f"skipped {skipped.path}: {skipped.reason}", one_line=True), err=True
-            )
+        echo_skipped(side.skipped)
         for line in side.chosen:  # a folder of several runs: which one this side is
             click.echo(printable(f"{name}: {line}", one_line=True), err=True)
     key = answer_key(sides, dataset_path, question_set)

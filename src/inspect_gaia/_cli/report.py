@@ -39,14 +39,21 @@ from ._judge import (
     say_failures,
     with_beside,
 )
-from ._output import MISSING, dump_json, format_option, prices_option, render
+from ._output import MISSING, dump_json, echo_skipped, format_option, prices_option, render
 from ._plot import plot_option
 from ._sanitise import printable
+from ._web import web_table
 
 GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
 LEVEL_FIELDS = LevelStats.columns()
-KEEP = ("pass@1", "95% CI", "flags", "cost", "$/question", "$/correct")
-"""Columns a narrow terminal drops last: the verdict, its interval and flags, and the cost."""
+KEEP = ("n", "pass@1", "95% CI", "flags", "cost", "$/question", "$/correct")
+"""Columns a narrow terminal drops last: how many questions, the verdict, its interval and flags,
+and the cost."""
+MIXED = (
+    "note: the overview holds groups over different questions (n {counts}): the ones over part "
+    "of their split (flagged) are ranked after the complete ones; --latest keeps the newest "
+    "complete run of each"
+)
 NO_COST = (
     "no cost: the logs carry no prices — give them (dollars per million tokens) with "
     "`inspect-gaia report --model-cost-config prices.yaml`"
@@ -203,6 +210,8 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
         parts.append(
             render(effort, list(effort[0]), fmt, title="Cost and effort", note=note, keep=KEEP)
         )
+        if group.get("web"):
+            parts.append(web_table(group["web"], fmt))
     return "\n".join(parts)
 
 
@@ -304,12 +313,14 @@ def report(
         from ._plot import require_matplotlib
 
         require_matplotlib()
-    prices = read_prices(prices_file) if prices_file else None
+    notes: list[str] = []
+    prices = read_prices(prices_file, notes) if prices_file else None
+    for line in notes:
+        click.echo(printable(line, one_line=True), err=True)
     prompt = judge_prompt(judge_model, judge_prompt_file)
     named = load_named_set(named_set, "--question-set") if named_set else None
     found = read_inspect_logs(logs)
-    for skipped in found.skipped:
-        click.echo(printable(f"skipped {skipped.path}: {skipped.reason}", one_line=True), err=True)
+    echo_skipped(found.skipped)
     if not found.runs:
         raise GaiaError(
             f"no usable inspect_gaia log in {', '.join(logs)} "
@@ -333,6 +344,9 @@ def report(
             note = f"note: no log called {model}; its prices are unused"
             click.echo(printable(note, one_line=True), err=True)
     click.echo(_text(document, fmt, breakdown, flagged_wrong), nl=False)
+    counts = sorted({g["levels"][-1]["questions"] for g in document["groups"]}, reverse=True)
+    if fmt != "json" and len(counts) > 1:
+        click.echo(MIXED.format(counts=", ".join(map(str, counts))), err=True)
     if fmt == "markdown" and not all(group["cost_source"] for group in document["groups"]):
         click.echo(NO_COST, err=True)
     if plot:

@@ -28,6 +28,7 @@ from ..logs.read import read_inspect_logs
 from ..logs.results import RunResults, group_runs
 from ..logs.sidecar import sidecar_text
 from ..record import default_settings
+from ._output import echo_skipped
 
 
 def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None) -> list[str]:
@@ -75,7 +76,7 @@ def _write(target: Path, text: str) -> None:
 
 
 @click.command()
-@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "-o", "--output", required=True, type=click.Path(dir_okay=False), help="JSONL file to write."
 )
@@ -116,10 +117,18 @@ def submission(
     Example: a test-split run in a log folder of its own, then its logs
       inspect eval inspect_gaia/gaia -T split=test --model openai/gpt-4o --log-dir logs/test
       inspect-gaia submission logs/test/*_gaia_*.eval -o submission.jsonl
+    Or the folder, read as report reads one: inspect-gaia submission logs/test/ -o s.jsonl
     Three gaia_levelN runs instead:
       inspect-gaia submission logs/test/*_gaia-level?_*.eval -o submission.jsonl
     """
-    runs = read_inspect_logs(logs).runs  # each file once, however often it is named
+    found = read_inspect_logs(logs)  # each file once, however often it is named
+    echo_skipped(found.skipped)
+    runs = found.runs
+    if not runs:
+        raise GaiaSubmissionError(
+            f"no usable inspect_gaia log in {', '.join(logs)}",
+            fix="name the test-split logs, or the folder `inspect eval --log-dir` wrote them to",
+        )
     _refuse(
         run_problems(
             runs, allow_validation=allow_validation, allow_oracle_retries=allow_oracle_retries
@@ -133,7 +142,7 @@ def submission(
             f"cannot write {output}: no directory {target.parent}", fix="create it first"
         )
     _refuse(answer_problems(runs))  # answers given twice, before the split's ids are read
-    groups = group_runs(runs)
+    groups = group_runs(runs, found.in_folder)
     if len(groups) > 1:
         raise GaiaSubmissionError(
             f"these logs are {len(groups)} runs that report would not pool (other models or "

@@ -15,9 +15,10 @@ The map (a test holds it to the folder: every module is named here):
   start, its framing),
   ``engine`` (every engine and image check and diagnosis, shared by the task, both providers and
   ``doctor``);
-* ``egress`` and ``egress_watch``: the run's egress proxy (``-T block_answer_sources=true``), a
-  feature, not an optimisation: its container's lifecycle, and the watch that ends a sample whose
-  command ran while the proxy was down.
+* ``egress``, ``egress_watch`` and ``egress_record``: the run's egress proxy
+  (``-T block_answer_sources=true``, ``-T web_record=true``), a feature, not an optimisation: its
+  container's lifecycle, the watch that ends a sample whose command ran while the proxy was down,
+  and each sample's part of its record of requests.
 
 Two optimisations, each with what it falls back to:
 

@@ -25,11 +25,13 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .._compat import sandbox_lifecycle_state
 from ..errors import GaiaError
 from . import PROVIDER, client
+
+_T = TypeVar("_T")
 
 logger = logging.getLogger(__name__)
 
@@ -55,25 +57,40 @@ class RunState:
     ``INSPECT_GAIA_PLAIN_DOCKER``)."""
 
 
-_OUTSIDE_ANY_RUN = RunState()
-"""For sandboxes started outside an eval (tests, scripts calling the provider directly)."""
-
-
-_FIRST_USE = threading.Lock()
-
-
-def run_state() -> RunState:
-    """The state of the run this call belongs to.
+class RunScoped(Generic[_T]):
+    """One ``kind`` per run (inspect's sandbox lifecycle scope), made at its first use.
 
     Samples first ask for it at once, from worker threads; inspect's scope makes the state on
     first use without a lock, and two states made at once gave the run two ids: the samples'
     network carried the one that lost and outlived the run's cleanup. So first use is locked.
+    Outside any eval (tests, scripts calling the provider directly) one is kept here, replaced
+    when ``stale`` says it is done with.
     """
-    scope = sandbox_lifecycle_state()
-    if scope is None:
-        return _OUTSIDE_ANY_RUN
-    with _FIRST_USE:
-        return scope.get(RunState)
+
+    def __init__(self, kind: type[_T], stale: Callable[[_T], bool] = lambda _: False) -> None:
+        """Keep one ``kind`` per run; ``stale``: when the one outside any run is made again."""
+        self._kind = kind
+        self._stale = stale
+        self._outside: _T | None = None
+        self._first_use = threading.Lock()
+
+    def get(self) -> _T:
+        """The ``kind`` of the run this call belongs to."""
+        scope = sandbox_lifecycle_state()
+        with self._first_use:
+            if scope is not None:
+                return scope.get(self._kind)
+            if self._outside is None or self._stale(self._outside):
+                self._outside = self._kind()
+            return self._outside
+
+
+_RUN_STATE = RunScoped(RunState)
+
+
+def run_state() -> RunState:
+    """The state of the run this call belongs to (``RunScoped``)."""
+    return _RUN_STATE.get()
 
 
 def run_network(task_name: str) -> str:

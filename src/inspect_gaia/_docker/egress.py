@@ -37,13 +37,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._compat import sandbox_lifecycle_state
 from .._egress import PROXY_IMAGE
 from ..errors import GaiaError
 from ..sandbox_paths import BUNDLE, CA_FILE
 from ..shipped import PROXY_PROGRAMS, source
 from . import EGRESS_KEY, archive, client
-from .cleanup import RUN_LABEL
+from .cleanup import RUN_LABEL, RunScoped
 from .cleanup import labels as run_labels
 from .egress_watch import SampleCommands, Watch
 
@@ -51,6 +50,8 @@ EGRESS_LABEL = "inspect_gaia.egress"
 PORT = 3128
 READY_TIMEOUT = 60.0
 _PROXY_CA = "/egress/conf/mitmproxy-ca-cert.pem"
+RECORD_DIR = "/egress/record"
+"""Where the proxy records each sandbox's requests (``_egress/record.py``, ``egress_record``)."""
 _READY = '{"inspect_gaia": {"up": '
 """The supervisor's line once the proxy answers (``_egress/supervise.py``)."""
 MEMORY = "1g"
@@ -87,17 +88,12 @@ class EgressState:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-_OUTSIDE_ANY_RUN = EgressState()
-_FIRST_USE = threading.Lock()
+_EGRESS_STATE = RunScoped(EgressState)
 
 
 def egress_state() -> EgressState:
-    """This run's state (created once, under a lock: samples ask for it from several threads)."""
-    scope = sandbox_lifecycle_state()
-    if scope is None:
-        return _OUTSIDE_ANY_RUN
-    with _FIRST_USE:
-        return scope.get(EgressState)
+    """This run's state (``cleanup.RunScoped``: made once, samples ask from several threads)."""
+    return _EGRESS_STATE.get()
 
 
 def wanted(service: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -134,7 +130,7 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         client.image_config(PROXY_IMAGE)
     except ImageNotFound as ex:
         raise GaiaError(
-            f"-T block_answer_sources=true needs the egress proxy image {PROXY_IMAGE}",
+            f"-T block_answer_sources and -T web_record need the egress proxy image {PROXY_IMAGE}",
             fix="build it with `inspect-gaia image build --egress-proxy --offline` (no registry "
             "needed) or `inspect-gaia image build --egress-proxy`",
         ) from ex
@@ -205,9 +201,11 @@ def _command(subnet: str, deny: list[str], allow: list[str]) -> list[str]:
         *("--set", "connection_strategy=lazy", "--set", "upstream_cert=false"),
         # no body is held whole (the addon streams the rest), and no WebSocket message either
         *("--set", f"stream_large_bodies={STREAM_ABOVE}", "--set", "websocket=false"),
-        *("-s", "/egress/addon.py"),
+        # the guard decides, then the recorder writes down what it decided (in this order)
+        *("-s", "/egress/addon.py", "-s", "/egress/record.py"),
         *("--set", "gaia_rules=/egress/rules.json", "--set", f"gaia_clients={subnet}"),
         *("--set", f"gaia_deny={','.join(deny)}", "--set", f"gaia_allow={','.join(allow)}"),
+        *("--set", f"gaia_record_dir={RECORD_DIR}"),
         # its own log is warnings only: the container's log is the run's channel from the proxy
         *("--set", "flow_detail=0", "--set", "termlog_verbosity=warn"),
     ]

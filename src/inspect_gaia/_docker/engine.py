@@ -8,6 +8,7 @@ Every engine and image problem is a ``DockerProblem``: what is wrong (``detail``
 from __future__ import annotations
 
 import errno
+import os
 import re
 import socket
 import subprocess
@@ -97,10 +98,14 @@ def engine_down(ex: BaseException) -> DockerProblem:
             break
     else:
         reason = client.first_line(ex).removeprefix("Error while fetching server API version: ")
+    # A DOCKER_HOST the user set is the likelier mistake than an engine that is down: name it.
+    chosen = os.environ.get("DOCKER_HOST")
     return DockerProblem(
         "Docker Engine",
         f"not running at {engine_address()} ({reason})",
-        f"start it ({START_HINT}) and check `docker info`",
+        f"DOCKER_HOST points at {chosen}, where nothing answers: unset it or fix it"
+        if chosen
+        else f"start it ({START_HINT}) and check `docker info`",
     )
 
 

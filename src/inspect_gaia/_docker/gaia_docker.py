@@ -46,6 +46,7 @@ from . import PLAIN_ENV, PROVIDER, archive, client, egress, engine, plain_reques
 from .channel import Commands
 from .cleanup import keep_run, labels, remove_all, remove_run, run_network, run_state, sweep_orphans
 from .config import deserialize
+from .egress_record import SandboxRecord
 from .egress_watch import SampleCommands
 from .service import create_kwargs, network_wanted, service_config
 from .spares import in_turn, remove_sample_container, sample_container, spares, starts_in_turn
@@ -71,11 +72,13 @@ class GaiaDockerSandbox(SandboxEnvironment):
         working_dir: str,
         plain: bool = False,
         egress: SampleCommands | None = None,
+        record: SandboxRecord | None = None,
     ) -> None:
         """Wrap a started container; ``working_dir`` resolves relative paths.
 
         ``plain``: no command channel, an exec per command (``INSPECT_GAIA_PLAIN_DOCKER``).
-        ``egress``: its proxy's outages, see ``egress_watch``.
+        ``egress``: its proxy's outages, see ``egress_watch``; ``record``: its requests, see
+        ``egress_record``.
         """
         super().__init__()
         self.container = container
@@ -83,6 +86,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
         self.working_dir = working_dir
         self.commands = Commands(container, name, channel=not plain)
         self.egress = egress
+        self.record = record
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -153,11 +157,13 @@ class GaiaDockerSandbox(SandboxEnvironment):
         spec = egress.wanted(service) if network_wanted(service) else None
         files: dict[str, bytes] | None = None
         watched: SampleCommands | None = None
+        record: SandboxRecord | None = None
         if spec is not None:  # the run's internal network, reaching out only through its proxy
             proxy = await client.call(egress.ensure, task_name, spec)
             kwargs = egress.sample_kwargs(create_kwargs(service, None), proxy)
             files = await client.call(egress.sample_files, proxy, service["image"])
             watched = egress.commands(proxy)
+            record = SandboxRecord(proxy, name)
         else:
             network = await client.call(run_network, task_name) if network_wanted(service) else None
             kwargs = create_kwargs(service, network)
@@ -165,10 +171,17 @@ class GaiaDockerSandbox(SandboxEnvironment):
             sample_container, name, kwargs, labels(task_name), task_name, files
         )
         container = await in_turn(start)
+        if record is not None:
+            try:
+                await client.call(record.start, container)
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await client.call(remove_sample_container, container)
+                raise
         working_dir = str(
             service.get("working_dir") or await client.call(engine.image_workdir, service["image"])
         )
-        return {"default": cls(container, name, working_dir, run_state().plain, watched)}
+        return {"default": cls(container, name, working_dir, run_state().plain, watched, record)}
 
     @override
     @classmethod
@@ -187,6 +200,8 @@ class GaiaDockerSandbox(SandboxEnvironment):
             for env in (started(environments) or {}).values():
                 sandbox = env.as_type(GaiaDockerSandbox)
                 await sandbox.commands.close()
+                if sandbox.record is not None:  # before its address can be another sandbox's
+                    await sandbox.record.finish()
                 await client.call(remove_sample_container, sandbox.container)
 
     @override

@@ -36,9 +36,9 @@ from typing import Any
 
 import anyio
 
-from .._compat import sandbox_lifecycle_state, sandbox_limiters
+from .._compat import sandbox_limiters
 from . import PROVIDER, client
-from .cleanup import run_state
+from .cleanup import RunScoped, run_state
 
 logger = logging.getLogger(__name__)
 
@@ -209,16 +209,10 @@ def remove_quietly(container: str) -> None:
         logger.warning(f"could not remove sandbox container {container}: {client.first_line(ex)}")
 
 
-_OUTSIDE_ANY_RUN: list[Spares] = [Spares()]
-_FIRST_USE = threading.Lock()
+_SPARES = RunScoped(Spares, stale=lambda spares: spares.closed)
+"""Providers driven by hand, outside any run: a fresh set after each close."""
 
 
 def spares() -> Spares:
-    """This run's spares (per inspect sandbox lifecycle scope, as ``cleanup.run_state``)."""
-    scope = sandbox_lifecycle_state()
-    with _FIRST_USE:
-        if scope is not None:
-            return scope.get(Spares)
-        if _OUTSIDE_ANY_RUN[0].closed:  # providers driven by hand: a fresh set after each close
-            _OUTSIDE_ANY_RUN[0] = Spares()
-        return _OUTSIDE_ANY_RUN[0]
+    """This run's spares (``cleanup.RunScoped``, as ``cleanup.run_state``)."""
+    return _SPARES.get()

@@ -53,6 +53,10 @@ PORTS = (80, 443)
 ALIVE = b"inspect_gaia egress proxy alive\n"
 BLOCKED = "inspect_gaia egress proxy does not allow this"
 """Starts the message of a request blocked for what it is, not for where it goes."""
+DECISION = "inspect_gaia.decision"
+"""``flow.metadata``: why the guard answered a request itself, for the record (``record.py``)."""
+ASKED = "inspect_gaia.url"
+"""``flow.metadata``: the URL a refused request with a body asked for (its host is replaced)."""
 
 
 class AnswerSourceGuard:
@@ -185,10 +189,12 @@ class AnswerSourceGuard:
 
     def _refuse(self, flow: http.HTTPFlow, url: str, rule: Rule) -> None:
         body = REFUSAL.format(url=url, source=rule.source, rule=rule.pattern) + "\n"
+        flow.metadata[DECISION] = ("refused", rule.source)
         _log({"refused": url, "source": rule.source, "client": _client(flow)})
         self._answer(flow, 403, body, {"X-Inspect-Gaia-Refused": rule.source})
 
     def _block(self, flow: http.HTTPFlow, why: str) -> None:
+        flow.metadata[DECISION] = ("blocked", why)
         _log({"blocked": flow.request.pretty_url, "why": why, "client": _client(flow)})
         self._answer(flow, 403, f"{BLOCKED}: {why}.\n", {})
 
@@ -201,6 +207,7 @@ class AnswerSourceGuard:
         # its body streams into nothing, and the connection it would open is refused with the text
         sentinel = f"refused-{flow.id}.invalid"
         self.refusing[sentinel] = body.strip()
+        flow.metadata[ASKED] = flow.request.pretty_url
         flow.request.host = sentinel
         flow.request.stream = _drop
 

@@ -10,9 +10,11 @@ never runs a task, and imports nothing of the task's wing but the record's vocab
 * ``files``: a log (or another harness's output) opened safely, whatever is in it; ``read``:
   inspect_gaia's own logs, every field checked; ``foreign``: inspect_evals' ``gaia`` logs;
   ``results``: per-sample results of any of them, and runs grouped by model and settings;
-  ``latest``: a folder's newest complete run.
+  ``coverage``: what a group covers (a ``--limit`` look, one level, a stopped run, a model never
+  reached); ``latest``: a folder's newest complete run.
 * ``stats`` (accuracy, interval, tokens, cost), ``vote`` (maj@k), ``nearmiss`` and
-  ``breakdown`` (where a run fails), ``contamination`` (flagged samples in reports).
+  ``breakdown`` (where a run fails), ``contamination`` (flagged samples in reports), ``web_reads``
+  (what the samples requested on the web, ``-T web_record``).
 * ``judged`` (answers re-scored by an LLM judge: cache, calls, cost, judged numbers) and
   ``subset`` (a run's official score on a named question set), beside the official score.
 * ``report``: the document ``inspect-gaia report`` renders; ``sidecar``: the note ``inspect-gaia

@@ -125,6 +125,23 @@ def _named(tools: Sequence[str]) -> list[str]:
     return named
 
 
+def tools_label(tools: Sequence[str]) -> str:
+    """The tools as a group's label names them, against the default ``bash, submit``.
+
+    ``+python``; the browser's ten as one ``+browser``; ``-bash`` for a default tool not offered;
+    ``none`` for no tool at all. A browser run's label was the twelve names (a 15-line cell).
+    """
+    if not tools:
+        return "none"
+    added = [f"+{tool}" for tool in _named(tools) if tool not in DEFAULT_TOOLS]
+    return (
+        ", ".join(
+            [t.split(" (")[0] for t in added] + [f"-{t}" for t in DEFAULT_TOOLS if t not in tools]
+        )
+        or "default"
+    )
+
+
 def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
     """Why a run's score is not a plain pass@1 GAIA score with inspect_gaia's default agent.
 

@@ -14,6 +14,10 @@ A side whose samples carry contamination flags (an inspect_gaia log) also gets i
 ``contamination`` block (``contamination``) over the compared samples, its one line among
 the side's flags, and per level its accuracy with every flagged sample counted wrong
 (``a_accuracy_flagged_wrong``; ``None`` for a side that records no flags).
+
+Where both sides recorded what their samples requested (``web_record``), ``web_hosts_differ``
+lists the questions whose sides read from different sets of hosts (``None``: a side recorded
+nothing).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from .paired import ALPHA, CONFIDENCE, PairedResult, compare_paired, verdict
 from .results import SampleResult
 from .sides import AnswerKey, Side, check_split
 from .vote import majority_answer
+from .web_reads import host_differences
 
 COMPARE_SCHEMA = 2
 SCORER = "official GAIA scorer (question_scorer), one answer key for both sides"
@@ -151,8 +156,8 @@ def compare_document(a: Side, b: Side, key: AnswerKey, epoch: int | None = None)
     ]
     return {
         "schema_version": COMPARE_SCHEMA,
-        "a": _side_info(a, epoch, set(mine)),
-        "b": _side_info(b, epoch, set(theirs)),
+        "a": _side_info(a, epoch, set(mine), same=a.label == b.label),
+        "b": _side_info(b, epoch, set(theirs), same=a.label == b.label),
         "answers": {"split": "validation", "source": key.source, "question_set": key.question_set},
         "method": {
             "scorer": SCORER,
@@ -168,6 +173,7 @@ def compare_document(a: Side, b: Side, key: AnswerKey, epoch: int | None = None)
             "a": sorted(set(mine) - set(theirs)),
             "b": sorted(set(theirs) - set(mine)),
         },
+        "web_hosts_differ": host_differences(_select(a, epoch), _select(b, epoch), both),
     }
 
 
@@ -176,14 +182,20 @@ def _records_flags(side: Side) -> bool:
     return side.harness == OWN_HARNESS
 
 
-def _side_info(side: Side, epoch: int | None, questions: set[str]) -> dict[str, Any]:
+def _side_info(
+    side: Side, epoch: int | None, questions: set[str], same: bool = False
+) -> dict[str, Any]:
+    """What the document says of one side.
+
+    ``same``: both sides have one label (one model, one harness), so each is labelled by its run.
+    """
     contamination = None
     if _records_flags(side):
         compared = [s for s in _select(side, epoch) if s.task_id in questions]
         contamination = contamination_block(compared, graded=True)
     note = contamination and contamination["note"]
     return {
-        "label": side.label,
+        "label": f"{side.label} [{side.run}]" if same and side.run else side.label,
         "harness": side.harness,
         "model": side.model,
         "path": side.path,

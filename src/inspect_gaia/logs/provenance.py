@@ -11,10 +11,10 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
 ``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
-versions; 5: ``agent``, another agent than the default and its versions); a record newer than
-this reader knows is refused with the fix (upgrade), never half-read. An older record reads with
-``final_answer_ends`` false, ``image_digest`` unknown (``None``) and no ``web_tools``; one before 5
-ran the default agent.
+versions; 5: ``web_record``; 6: ``agent``, another agent than the default and its versions); a
+record newer than this reader knows is refused with the fix (upgrade), never half-read. An older
+record reads with ``final_answer_ends`` false, ``image_digest`` unknown (``None``), no
+``web_tools`` and no ``web_record``; one before 6 ran the default agent.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -38,7 +38,7 @@ from ..sandbox import PROVIDERS, SandboxKind
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -142,9 +142,14 @@ class GaiaProvenance(_Record):
     limit. Not a pooling setting: the answer scored is the same, only the cost differs (README,
     Deviations)."""
     web_tools: WebToolsRecord | None = None
-    agent: AgentRecord | None = None
-    """``None`` (not written): the default agent (and every record before 5)."""
     """``None`` (not written): no browser or reader in the sandbox (and every record before 4)."""
+    web_record: bool | None = None
+    """``True``: the sandboxes reached the web only through the run's egress proxy, which put each
+    sample's requests into its store (``web_record.STORE_KEY``): ``-T web_record`` (recording
+    only) or ``-T block_answer_sources``. ``None`` (not written): no record (and every record
+    before 5). The counts are the samples' (a log's header is written before any request)."""
+    agent: AgentRecord | None = None
+    """``None`` (not written): the default agent (and every record before 6)."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -186,12 +191,13 @@ class GaiaProvenance(_Record):
     def as_metadata(self) -> dict[str, Any]:
         """The record as the task metadata holds it (plain JSON types).
 
-        A run of the split as published writes no ``question_set``, and one without web tools no
-        ``web_tools``: their records are what they were.
+        A run of the split as published writes no ``question_set``, one without web tools no
+        ``web_tools``, one without a proxy no ``web_record``: their records are what they were.
         """
         unset = {
             "question_set": self.question_set,
             "web_tools": self.web_tools,
+            "web_record": self.web_record,
             "agent": self.agent,
         }
         return self.model_dump(

@@ -38,7 +38,9 @@ from pydantic import ValidationError
 from ..dataset import LEVELS, question_text
 from ..errors import GaiaError, short
 from ..judge import JUDGE_SCORER
+from ..web_record import from_store
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
+from .coverage import cancelled
 from .files import UnsafeFile, check_log
 from .foreign import (
     ForeignProvenance,
@@ -244,6 +246,8 @@ def _read(path: str | Path) -> RunResults:
         config=config,
         not_run=_not_run(log),
         subset=log.eval.config.limit is not None or log.eval.config.sample_id is not None,
+        questions=log.eval.dataset.samples or 0,
+        cancelled=sum(1 for s in log.samples or [] if cancelled(_message(s))),
     )
 
 
@@ -307,6 +311,8 @@ def _sample_results(
 ) -> tuple[SampleResult, ...]:
     results: dict[tuple[str, int], SampleResult] = {}
     for sample in log.samples or []:
+        if cancelled(_message(sample)):  # not finished: no answer, and no error of the harness
+            continue
         result = _sample_result(sample, path, levels_as_text)
         key = (result.task_id, result.epoch)
         if key in results:
@@ -326,7 +332,7 @@ def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -
         target=str(sample.target),
         answer=answer,
         correct=score is not None and score.value == CORRECT,
-        error=sample.error.message if sample.error else None,
+        error=_message(sample),
         limit=sample.limit.type if sample.limit else None,
         trace=_trace(sample),
         epoch=sample.epoch,
@@ -334,9 +340,14 @@ def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -
         working_time=sample.working_time,
         metadata=recorded_metadata(sample),
         contamination=_flags(score.metadata) if score else (),
+        web=from_store(sample.store),
         question=question_text(input_text(sample)),
         judge=_judge_score(sample),
     )
+
+
+def _message(sample: EvalSample) -> str | None:
+    return sample.error.message if sample.error else None
 
 
 def _judge_score(sample: EvalSample) -> dict[str, Any] | None:

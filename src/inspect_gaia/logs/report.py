@@ -3,8 +3,9 @@
 Groups come from ``results.group_runs`` (one per model and settings, and per run where a folder
 holds separate runs of equal settings); each is labelled by what differs from the others of its
 model, leaving out settings at the task's defaults, and by its run where it has one; the groups
-are ranked by overall accuracy. ``--format json`` prints this document as it is; the terminal,
-Markdown and CSV renderers in ``_cli/report.py`` read it.
+are ranked by overall accuracy, those over part of their split (``coverage.partial``: a
+``--limit`` look, one level, a stopped run) after every complete one. ``--format json`` prints
+this document as it is; the terminal, Markdown and CSV renderers in ``_cli/report.py`` read it.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from typing import Any
 from inspect_ai.model import ModelCost
 
 from .breakdown import where_it_fails
-from .comparability import OWN_HARNESS
+from .comparability import OWN_HARNESS, tools_label
 from .contamination import contamination_block
+from .coverage import partial
 from .paired import CONFIDENCE
 from .results import RunGroup
 from .stats import INTERVAL_METHOD, priced, summarise
+from .web_reads import record_only, web_block
 
 REPORT_SCHEMA = 1
 
@@ -65,9 +68,12 @@ def report_document(
         levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
         overall_cost = levels[-1]["cost"]
         contamination = contamination_block(samples, graded=group.split != "test")
+        web = web_block(samples, record_only=any(record_only(run) for run in group.runs))
         repriced = bool(prices) and any(m in (prices or {}) for s in samples for m in s.usage)
         label = [_settings_text(named)] if named else []
         label += [group.run] if group.run else []  # runs of equal settings kept apart
+        notes = (contamination["note"], web and web["note"])
+        flags = group.flags + [note for note in notes if note]
         entries.append(
             {
                 "group": group.model + (f" [{', '.join(label)}]" if label else ""),
@@ -78,7 +84,8 @@ def report_document(
                 "image": group.settings.get("image"),
                 "epochs": group.settings["epochs"],
                 "logs": [run.source for run in group.runs],
-                "flags": group.flags + ([contamination["note"]] if contamination["note"] else []),
+                "flags": flags,
+                "partial": partial(flags),
                 "differs": own,
                 "settings": group.settings,
                 "cost_source": None
@@ -86,6 +93,7 @@ def report_document(
                 else ("model-cost-config" if repriced else "log"),
                 "levels": levels,
                 "contamination": contamination,
+                "web": web,
                 **(where_it_fails(samples) if group.split != "test" else {}),
                 **(extra(group) if extra else {}),
             }
@@ -110,9 +118,12 @@ def _settings_text(settings: Mapping[str, Any]) -> str:
             return "(" + ", ".join(f"{k}={v}" for k, v in value.items()) + ")"
         return ("+".join(map(str, value)) or "none") if isinstance(value, list) else str(value)
 
-    return ", ".join(f"{key}={show(value)}" for key, value in settings.items())
+    return ", ".join(
+        f"{key}={tools_label(value) if key == 'tools' and value is not None else show(value)}"
+        for key, value in settings.items()
+    )
 
 
-def _rank(group: Mapping[str, Any]) -> tuple[bool, float, str]:
+def _rank(group: Mapping[str, Any]) -> tuple[bool, bool, float, str]:
     accuracy = group["levels"][-1]["accuracy"]
-    return (accuracy is None, -(accuracy or 0.0), str(group["group"]))
+    return (group["partial"], accuracy is None, -(accuracy or 0.0), str(group["group"]))

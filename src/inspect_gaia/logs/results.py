@@ -19,7 +19,9 @@ from inspect_ai.model import ModelUsage
 
 from ..dataset import question_text
 from ..errors import GaiaError, few
+from ..web_record import WebRequest
 from .comparability import Pooled, Scaffold, comparability_flags
+from .coverage import coverage_flags, incomplete_runs
 from .files import UnsafeFile, read_text
 from .foreign import ForeignProvenance
 from .provenance import GaiaProvenance, question_set_flag
@@ -50,6 +52,9 @@ class SampleResult:
     contamination: tuple[Any, ...] = ()
     """``Score.metadata["contamination"]``: the evidence it looked its answer up (see
     ``contamination``)."""
+    web: tuple[WebRequest, ...] | None = None
+    """What it requested through the run's egress proxy (``web_record``); ``None``: not
+    recorded."""
     question: str = ""
     """The question as the run asked it (without the task's instructions); ``""``: not recorded."""
     judge: Mapping[str, Any] | None = None
@@ -104,6 +109,10 @@ class RunResults:
     abandons its queued samples and still ends ``success``."""
     subset: bool = False
     """Run on some of its questions only (``--limit``, ``--sample-id``): a look, not a result."""
+    questions: int = 0
+    """The questions the task selected (inspect's dataset size, before ``--limit``); 0: unknown."""
+    cancelled: int = 0
+    """Samples a stop cancelled: not finished, left out of ``samples`` (see ``coverage``)."""
 
 
 # -- comparability and merging -------------------------------------------------------------------
@@ -153,7 +162,8 @@ class RunGroup:
     def flags(self) -> list[str]:
         """Why the group's score is not a plain pass@1 GAIA score, and which logs may lack some.
 
-        ``comparability_flags`` of the settings, the question set, then the incomplete runs.
+        ``comparability_flags`` of the settings, the question set, what the group covers
+        (``coverage_flags``), then the incomplete runs.
         """
         records = [run.provenance for run in self.runs if run.provenance is not None]
         question_set = question_set_flag(records, {s.task_id for s in self.samples})
@@ -164,6 +174,7 @@ class RunGroup:
             comparability_flags(self.settings)
             + sandbox
             + ([question_set] if question_set else [])
+            + coverage_flags(self.runs, self.samples)
             + [f"incomplete run, questions may be missing: {log}" for log in self.incomplete]
         )
 
@@ -173,18 +184,7 @@ class RunGroup:
 
         Unfinished: cancelled, still started, or drained (samples never run, status success).
         """
-
-        def unfinished(run: RunResults) -> bool:
-            return run.status in ("started", "cancelled") or run.not_run > 0
-
-        finished = {r.run_id for r in self.runs if r.run_id and not unfinished(r)}
-        return [
-            f"{run.source} ({run.status}, {run.not_run} samples not run)"
-            if run.not_run
-            else f"{run.source} ({run.status})"
-            for run in self.runs
-            if unfinished(run) and run.run_id not in finished
-        ]
+        return incomplete_runs(self.runs)
 
 
 def group_runs(runs: Sequence[RunResults], in_folder: Collection[str] = ()) -> list[RunGroup]:

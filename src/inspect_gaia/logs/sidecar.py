@@ -79,7 +79,8 @@ def sidecar_text(
             f"- image: {record.image_identity}, {pinned}{digest}{local}",
             f"- sandbox: {settings['sandbox']}",
             f"- answer sources: {blocked}",
-            f"- system prompt: {_prompt(record.prompt_template_sha256)}",
+            f"- prompt template (the first user message): {_prompt(record.prompt_template_sha256)}",
+            f"- system prompt: {_system_prompt(settings, record.inspect_ai_version)}",
         ]
     lines.append(
         f"- samples flagged for reading an answer source, packaged with --allow-flagged: "
@@ -112,6 +113,12 @@ def _non_default(settings: dict[str, Any], defaults: Mapping[str, Any]) -> str:
         f"{key}={'+'.join(value) if isinstance(value, list) else value}"
         for key, value in differ.items()
     )
+
+
+def _system_prompt(settings: Mapping[str, Any], inspect_ai_version: str | None) -> str:
+    if settings.get("solver"):
+        return "the custom solver's own (not recorded by inspect_gaia)"
+    return f"inspect's basic_agent default system message (inspect_ai {inspect_ai_version})"
 
 
 def _prompt(sha256: str) -> str:

@@ -37,7 +37,13 @@ from .latest import latest
 from .leaderboard import read_leaderboard
 from .provenance import GaiaProvenance
 from .read import Skipped, read_inspect_logs
-from .results import SampleResult, evalscope_review_files, group_runs, read_evalscope_run
+from .results import (
+    SampleResult,
+    evalscope_review_files,
+    group_runs,
+    read_evalscope_run,
+    run_label,
+)
 
 SPLIT = "validation"
 COMPARE_FLAGS = ("--exclude", "--answers", "--question-set")
@@ -64,6 +70,9 @@ class Side:
     """Files of a folder of logs that were not read, and why (the command says so)."""
     chosen: tuple[str, ...] = ()
     """Where a folder held several runs of its model: the run taken, then each run left out."""
+    run: str = ""
+    """``run <date> <id>`` of a side read from inspect logs: what tells apart two runs of one
+    model (``compare`` titles such sides with it)."""
 
     @property
     def label(self) -> str:
@@ -126,6 +135,7 @@ def read_side(path: str) -> Side:
         logs=tuple(run.source for run in group.runs),
         skipped=tuple(found.skipped),
         chosen=chosen,
+        run=run_label(group.runs),
     )
 
 

@@ -211,8 +211,15 @@ def summarise(samples: Iterable[SampleResult], graded: bool = True) -> list[Leve
 # -- prices ----------------------------------------------------------------------------------------
 
 
-def read_prices(path: str | Path) -> dict[str, ModelCost]:
+CACHE_PRICES = ("input_cache_write", "input_cache_read")
+"""Prices most users do not give: taken as the input price when missing (with a note)."""
+
+
+def read_prices(path: str | Path, notes: list[str] | None = None) -> dict[str, ModelCost]:
     """Model prices in inspect's ``--model-cost-config`` format (YAML or JSON, $ per 1M tokens).
+
+    A model priced by input and output only has its cache prices (``CACHE_PRICES``) taken as the
+    input price, and ``notes`` gets a line saying so: cached tokens are then costed as any input.
 
     Raises:
         GaiaError: The file is unreadable or a model's entry is not a ``ModelCost``.
@@ -232,12 +239,23 @@ def read_prices(path: str | Path) -> dict[str, ModelCost]:
         raise GaiaError(f"{path} holds no prices", fix="expected `<model>: {input: …, output: …}`")
     prices: dict[str, ModelCost] = {}
     for model, cost in data.items():
+        missing = [f for f in CACHE_PRICES if isinstance(cost, dict) and f not in cost]
+        if missing and isinstance(cost, dict) and "input" in cost:
+            cost = {**cost, **dict.fromkeys(missing, cost["input"])}
+            if notes is not None:
+                notes.append(
+                    f"note: {model} has no {' or '.join(missing)} price in {path}: "
+                    "taken as its input price"
+                )
         try:
             prices[str(model)] = ModelCost.model_validate(cost)
         except ValidationError as ex:
             fields = ", ".join(str(e["loc"][0]) for e in ex.errors() if e["loc"]) or "its value"
+            absent = [str(e["loc"][0]) for e in ex.errors() if e["loc"] and e["type"] == "missing"]
             raise GaiaError(
-                f"{path}: the prices of {model} are not valid (check {fields})",
+                f"{path}: the prices of {model} are missing {', '.join(absent)}"
+                if absent
+                else f"{path}: the prices of {model} are not valid (check {fields})",
                 fix="give input, output, input_cache_write and input_cache_read in $ per million "
                 "tokens",
             ) from ex

@@ -1,0 +1,132 @@
+"""What recording every request costs the egress proxy: per request, and in memory on a large body.
+
+    python -m benchmarks.web_record --image inspect-gaia/sandbox:bookworm [--requests N] [--mib M]
+
+Two proxies, started in turn as a run starts them (``_docker.egress.ensure``, outside any run):
+today's proxy without the recorder (``mitmdump -s addon.py`` alone, as before #41) and the proxy
+as it runs now (``-s addon.py -s record.py``, the client named to it as a sample's sandbox is:
+``egress_record.SandboxRecord.start``). For each, one client container of ``--image`` on the
+proxy's internal network, the stand-in "internet" of the tests (``support/standins.py``): nothing
+leaves the host.
+
+Measured per proxy, ``--rounds`` times alternating: ``--requests`` small requests in a row (a
+19-byte page), each timed by curl (``time_total``: the request through the proxy, not curl's
+start), median and 90th percentile; then one ``--mib`` MiB body, its throughput and the proxy's
+memory at rest and at its highest (the engine's stats stream, as ``docker stats`` shows it).
+Prints a Markdown table; docs/benchmarks.md ("Recording the web") has the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks.egress_stream import MIB, PeakMemory
+from inspect_gaia._docker import egress
+from inspect_gaia._docker.cleanup import remove_run, run_state
+from inspect_gaia._docker.egress_record import SandboxRecord
+from inspect_gaia.answer_sources.sources import load_answer_sources
+from support.standins import docker, standins
+
+PAGE = "http://weather.example/today.txt"
+
+
+def _without_recorder(command: Callable[..., list[str]]) -> Callable[..., list[str]]:
+    """Today's command line with the recorder's script left out."""
+
+    def before(*args: Any) -> list[str]:
+        full = command(*args)
+        ours = {"/egress/record.py", f"gaia_record_dir={egress.RECORD_DIR}"}
+        drop = {i for i, arg in enumerate(full) if arg in ours}
+        return [arg for i, arg in enumerate(full) if i not in drop and i + 1 not in drop]
+
+    return before
+
+
+def one_proxy(image: str, network: str, recording: bool, requests: int, mib: int) -> list[float]:
+    """Per-request seconds, then MiB/s, memory at rest and at its highest (MiB)."""
+    rules = {"rules": load_answer_sources().as_json()["rules"]}
+    command = egress._command
+    if not recording:
+        egress._command = _without_recorder(command)
+    try:
+        proxy = egress.ensure("bench-record", rules)
+    finally:
+        egress._command = command
+    client = ""
+    try:
+        docker("network", "connect", network, proxy.proxy)
+        env = f"http_proxy=http://{proxy.address}:{egress.PORT}"
+        client = docker(
+            *("run", "-d", "--network", proxy.network, "-e", env, image, "sleep", "900")
+        )
+        if recording:
+            SandboxRecord(proxy, "bench-client").start(client)
+        wait = f"until curl -sf -o /dev/null {PAGE}; do sleep 0.2; done"
+        docker("exec", client, "sh", "-c", wait)
+        loop = (
+            f"for i in $(seq {requests}); do "
+            f"curl -s -o /dev/null -w '%{{time_total}}\\n' {PAGE}; done"
+        )
+        times = [float(t) for t in docker("exec", client, "sh", "-c", loop).split()]
+        rest = PeakMemory(proxy.proxy)
+        time.sleep(3)
+        idle = rest.stop()
+        peak = PeakMemory(proxy.proxy)
+        start = time.perf_counter()
+        docker("exec", client, "sh", "-c", f"curl -s -o /dev/null http://bulk.example/bulk/{mib}")
+        rate = mib / (time.perf_counter() - start)
+        high = peak.stop()
+        if recording:
+            lines = SandboxRecord(proxy, "bench-client").read().splitlines()
+            assert len(lines) >= requests + 1, f"the proxy recorded {len(lines)} requests"
+        return [statistics.median(times), _p90(times), rate, idle / MIB, high / MIB]
+    finally:
+        if client:
+            subprocess.run(["docker", "rm", "-f", client], capture_output=True)
+        docker("network", "disconnect", "-f", network, proxy.proxy)
+        egress.forget(egress.egress_state())
+        remove_run(run_state().run_id)
+
+
+def _p90(values: list[float]) -> float:
+    return sorted(values)[int(0.9 * (len(values) - 1))]
+
+
+def main() -> None:
+    """Measure and print a Markdown table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--image", default="inspect-gaia/sandbox:bookworm")
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--mib", type=int, default=1024)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    figures: dict[bool, list[list[float]]] = {False: [], True: []}
+    with standins(args.image, ["weather.example", "bulk.example"], label="bench-record") as net:
+        for _ in range(args.rounds):
+            for recording in (False, True):
+                figures[recording].append(
+                    one_proxy(args.image, net.network, recording, args.requests, args.mib)
+                )
+    names = [
+        "per request, median, ms",
+        "per request, p90, ms",
+        f"{args.mib} MiB body, MiB/s (docker exec included)",
+        "proxy memory at rest, MiB",
+        f"proxy memory at its highest during the {args.mib} MiB body, MiB",
+    ]
+    scale = [1000.0, 1000.0, 1.0, 1.0, 1.0]
+    print(f"| measure ({args.rounds} rounds, median) | today's proxy | recording | difference |")
+    print("| --- | --- | --- | --- |")
+    for i, name in enumerate(names):
+        before = statistics.median(r[i] for r in figures[False]) * scale[i]
+        after = statistics.median(r[i] for r in figures[True]) * scale[i]
+        print(f"| {name} | {before:.2f} | {after:.2f} | {after - before:+.2f} |")
+
+
+if __name__ == "__main__":
+    main()

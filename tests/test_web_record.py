@@ -1,0 +1,103 @@
+"""The record of a sample's web as a log holds it: lines read back trusting no field, counts, and
+the info event ``inspect view`` shows."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from inspect_gaia.web_record import (
+    SHOWN,
+    STORE_KEY,
+    WebRequest,
+    counts,
+    from_store,
+    hosts,
+    parse_lines,
+    summary,
+)
+
+
+def line(**changes: Any) -> dict[str, Any]:
+    """A request line as the proxy writes it (``_egress/record.py``)."""
+    return {
+        "t": 1700000000.5,
+        "method": "GET",
+        "url": "https://Example.org/a?b=1",
+        "status": 200,
+        "bytes": 12,
+        "sha256": "ab" * 32,
+        "type": "text/html",
+        "decision": "allowed",
+        "why": None,
+        "error": None,
+        **changes,
+    }
+
+
+def test_a_line_reads_back_as_it_was_written() -> None:
+    request = WebRequest.of(line())
+    assert request is not None and request.as_dict() == line()
+    assert request.host == "example.org"
+    tunnel = WebRequest.of(line(method="TCP", url="modelscope.cn:443", decision="blocked"))
+    assert tunnel is not None and tunnel.host == "modelscope.cn"
+
+
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        line(decision="maybe"),
+        line(status="200"),
+        line(status=True),
+        line(bytes=-0.5),
+        line(url=None),
+        line(why=3),
+        {"t": 1},
+        ["GET"],
+        "GET /",
+    ],
+    ids=lambda d: str(d)[:40],
+)
+def test_a_line_that_is_not_a_request_is_skipped(damaged: object) -> None:
+    assert WebRequest.of(damaged) is None
+    text = "\n".join([json.dumps(line()), json.dumps(damaged), "{not json", json.dumps(line())])
+    assert len(parse_lines(text)) == 2
+
+
+def test_the_store_tells_recorded_from_not_recorded() -> None:
+    assert from_store({}) is None and from_store(None) is None
+    assert from_store({STORE_KEY: "junk"}) is None
+    assert from_store({STORE_KEY: []}) == ()
+    (request,) = from_store({STORE_KEY: [line(), {"t": "x"}]}) or ()
+    assert request.url == "https://Example.org/a?b=1"
+
+
+def test_counts_and_hosts() -> None:
+    requests = [
+        WebRequest.of(line()),
+        WebRequest.of(line(url="http://example.org/other")),
+        WebRequest.of(line(url="http://mirror.example/x", decision="refused", status=403)),
+        WebRequest.of(line(url="http://10.0.0.1/", decision="blocked", why="private", status=403)),
+    ]
+    known = [r for r in requests if r is not None]
+    assert hosts(known) == ["10.0.0.1", "example.org", "mirror.example"]
+    assert counts(known) == {
+        "requests": 4,
+        "allowed": 2,
+        "refused": 1,
+        "blocked": 1,
+        "hosts": 3,
+    }
+
+
+def test_the_info_event_lists_requests_in_a_table_that_a_url_cannot_break() -> None:
+    piped = WebRequest.of(line(url="http://a.example/x|y", decision="blocked", why="a | b"))
+    assert piped is not None
+    text = summary([piped])
+    assert "1 request(s) to 1 host(s); 0 refused (answer source), 1 blocked" in text
+    assert "| GET | http://a.example/x%7Cy | 200 | 12 | blocked: a / b |" in text
+    many = [piped] * (SHOWN + 3)
+    assert summary(many).count("| GET |") == SHOWN and "3 more in the store" in summary(many)
+    assert "| method |" not in summary([])
