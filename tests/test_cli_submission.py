@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -229,6 +230,16 @@ def test_submission_never_writes_over_a_log_it_was_given(tmp_path: Path) -> None
     assert err.strip() == (
         f"inspect-gaia: {log} is one of the logs given — name another file for the submission (-o)"
     )
+    assert log.read_bytes() == before
+
+
+def test_submission_never_writes_through_a_hard_link_to_a_log(tmp_path: Path) -> None:
+    log = _test_split_log(tmp_path)
+    before = log.read_bytes()
+    linked = tmp_path / "linked.jsonl"
+    os.link(log, linked)
+    code, _, err = invoke("submission", str(log), "-o", str(linked))
+    assert code == 1 and f"{linked} is one of the logs given" in err
     assert log.read_bytes() == before
 
 

@@ -19,6 +19,7 @@ from tests.helpers_transcripts import (
     TASK_ID,
     detect,
     exchange,
+    exchanges,
     kinds,
     prompt,
     refusal,
@@ -210,3 +211,36 @@ def test_the_browser_and_the_reader_are_read_as_any_tool() -> None:
     assert ("browser_navigate", "question_with_answer", "result") in seen
     assert ("fetch", "refused", "result") in seen
     assert ("fetch", "question_with_answer", "result") in seen
+
+
+PAGE = f"<h1>Trivia</h1><p>{QUESTION}</p><p>Answer: 37</p>"
+"""A page that holds the question with its answer."""
+OVERWRITES = [
+    "curl -s -o '/shared''_files/{own}' https://innocent.example/page",
+    "cd /shared* && curl -s -o {own} https://innocent.example/page",
+    "python3 -c \"import urllib.request as u; u.urlretrieve('https://innocent.example/page',"
+    " '/shared_'+'files/{own}')\"",
+    "curl -s https://innocent.example/page > /tmp/p; ln -sf /tmp/p /shared_file?/{own}",
+]
+
+
+@pytest.mark.parametrize("write", OVERWRITES)
+def test_a_page_written_over_the_attachment_and_read_back_is_flagged(write: str) -> None:
+    # the folder spelled another way: the call was not seen to write there, and the read skipped
+    own = f"{TASK_ID}.txt"
+    calls = exchanges((write.format(own=own), ""), (f"cat /shared_files/{own}", PAGE))
+    flags = detect(*calls, file_name=own, attachment=b"Dawn counts, March 1911: 12, 9, 37, 40")
+    assert kinds(flags) == [("question_with_answer", "result")]
+    # the attachment itself holding the question with its answer is still no flag
+    original = PAGE.encode()
+    assert detect(*calls, file_name=own, attachment=original) == []
+
+
+def test_the_echo_of_a_search_for_the_question_is_not_its_answer() -> None:
+    search = f"curl -s 'https://search.example/?q={QUESTION}'"
+    echoed = f"<title>{QUESTION} - Search</title> ... 37 results ... boats in March 1911"
+    assert detect(*exchange(search, echoed)) == []
+    # the same page fetched by a call that did not carry the question: its answer was read
+    assert kinds(detect(*exchange("curl -s https://search.example/r/1", echoed))) == [
+        ("question_with_answer", "result")
+    ]

@@ -114,9 +114,10 @@ def test_the_answers_digits_in_a_command_do_not_hide_a_page() -> None:
     # the gold answer is 37: `head -37` holds it, the page does not come from the agent
     flags = flags_of(*exchange("curl -s https://innocent.example/list | head -37", PAGE))
     assert kinds(flags) == [("question_with_answer", "result")]
-    # nor does a question written out in a search, far from the digits
+    # a search written with the question: its result echoes the query, which is no evidence
+    # (#39: the honest search was flagged); a result whose call did not carry it still is, above
     search = f"curl -s 'https://search.example/?q={QUESTION}' | head -37"
-    assert kinds(flags_of(*exchange(search, PAGE))) == [("question_with_answer", "result")]
+    assert kinds(flags_of(*exchange(search, PAGE))) == []
 
 
 NOTES = [
@@ -250,7 +251,9 @@ def test_the_scan_reads_crafted_text_a_bounded_number_of_times(
     _counting(monkeypatch, seen)
     call = f"curl -s https://innocent.example/{TASK_ID}.html {text[: SIZE // 4]}"
     flags = flags_of(*exchange(call, text), file_name=OWN)
-    assert "question_with_answer" in _read_kinds(flags)  # the page at the end is still read
+    # the page at the end is still read, unless the call carried the question (its echo, #39)
+    carried = QUESTION[:90] in call
+    assert ("question_with_answer" in _read_kinds(flags)) is not carried
     assert sum(seen) <= 12 * (len(text) + len(call)), (sum(seen), len(seen))
 
 

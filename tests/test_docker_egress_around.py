@@ -94,7 +94,7 @@ cases = {
     "sni": exchange(request(LISTED, standin), connect=f"{standin}:443", tls_name="huggingface.co"),
     "host-page": exchange(request(HOST_PAGE, HOST_PAGE.split("/")[2])),
     "loopback": exchange(request("http://127.0.0.1:3128/", "127.0.0.1:3128")),
-    "localhost": exchange(request("http://localhost:8081/", "localhost:8081")),
+    "localhost": exchange(request("http://localhost/", "localhost")),
     "metadata-service": exchange(request("http://169.254.169.254/latest/", "169.254.169.254")),
 }
 print("STANDIN", standin)

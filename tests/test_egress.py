@@ -141,7 +141,14 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     assert "gaia_allow=172.30.0.0/16" in command
     # everything the container runs of ours is copied in per run: the image is mitmproxy alone
     shipped = {program.name for program in PROXY_PROGRAMS}
-    assert shipped == {"addon.py", "record.py", "netpolicy.py", "supervise.py", "_urlrules.py"}
+    assert shipped == {
+        "addon.py",
+        "record.py",
+        "netpolicy.py",
+        "failclosed.py",
+        "supervise.py",
+        "_urlrules.py",
+    }
     # the guard decides first, the recorder writes down what it decided, into the run's folder
     scripts = [command[i + 1] for i, arg in enumerate(command) if arg == "-s"]
     assert scripts == ["/egress/addon.py", "/egress/record.py"]

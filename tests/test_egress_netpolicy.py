@@ -30,6 +30,10 @@ POLICY = AddressPolicy.of(deny=networks(f"{HOST},203.0.113.77"), allow=networks(
         ("2002:7f00:1::", "loopback"),  # 6to4 of 127.0.0.1
         ("64:ff9b::a00:1", "private"),  # NAT64 of 10.0.0.1
         ("[::1]", "loopback"),
+        ("::127.0.0.1", "private"),  # IPv4-compatible form
+        ("::ffff:0:10.0.0.1", "private"),  # IPv4-translated (SIIT)
+        ("64:ff9b:1::a00:1", "private"),  # local-use NAT64
+        ("fec0::1", "private"),  # site-local
         (HOST, "the host's"),  # in the allowed network, but the host's: refused
         ("203.0.113.77", "the host's"),  # a public address of the host's
         ("huggingface.co", "not an address"),

@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -66,11 +67,14 @@ class Supervised:
 
 
 @contextmanager
-def supervising(*command: str) -> Iterator[Supervised]:
+def supervising(*command: str, env: dict[str, str] | None = None) -> Iterator[Supervised]:
     port = _free_port()
     args = [sys.executable, supervise.__file__, str(port), "--", *command]
     process = subprocess.Popen(
-        [arg.replace("PORT", str(port)) for arg in args], stdout=subprocess.PIPE, text=True
+        [arg.replace("PORT", str(port)) for arg in args],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
     )
     try:
         yield Supervised(process)
@@ -90,6 +94,20 @@ def test_a_killed_proxy_is_started_again_and_said_so() -> None:
         assert len(run.pids) == 2 and run.pids[1] != run.pids[0]
         run.process.send_signal(signal.SIGTERM)  # as `docker stop` does, through Docker's init
         assert run.process.wait(timeout=30) == 0
+
+
+def test_the_down_line_names_the_client_the_proxy_took_last(tmp_path: Path) -> None:
+    noted = tmp_path / "client"
+    env = {"INSPECT_GAIA_EGRESS_CLIENT_FILE": str(noted)}
+    with supervising(sys.executable, "-c", STAND_IN, "PORT", env=env) as run:
+        assert run.next_record() == {"up": 0}
+        descriptor = os.open(noted, os.O_RDWR | os.O_CREAT)  # as the addon does, once
+        supervise.note_client(descriptor, "10.9.8.77")
+        supervise.note_client(descriptor, "10.9.8.7")  # shorter: the rest is cleared
+        os.close(descriptor)
+        os.kill(run.pids[0], signal.SIGKILL)
+        down = run.next_record()
+        assert down["down"] == "killed by signal 9" and down["client"] == "10.9.8.7"
 
 
 def test_a_proxy_that_keeps_failing_is_given_up() -> None:

@@ -191,6 +191,9 @@ LISTED = "huggingface.co/datasets/gaia-benchmark"
             "relay.example",
             "/a?u=http://b.example/?v=https://huggingface.co/datasets/gaia-benchmark",
         ),
+        # backslashes after the host: WHATWG parsers (Node's new URL, browsers) read "/"
+        ("relay.example", "/fetch?url=https://huggingface.co%5Cdatasets%5Cgaia-benchmark%5CGAIA"),
+        ("relay.example", "/fetch?url=https://huggingface.co\\datasets\\gaia-benchmark"),
     ],
 )
 def test_a_listed_url_inside_a_relay_is_found(host: str, target: str) -> None:

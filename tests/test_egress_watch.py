@@ -126,3 +126,11 @@ async def test_a_proxy_that_cannot_come_back_ends_every_sample() -> None:
 
     with pytest.raises(EgressOutageError, match="could not be restarted"):
         await commands.around(never)
+
+
+def test_an_outage_names_the_client_the_proxy_took_last() -> None:
+    watch = Watch("proxy")
+    watch.feed(_line({"down": "stopped answering", "since": 1.0, "client": "10.0.3.9"}), now=50.0)
+    watch.feed(_line({"up": 1}), now=51.0)
+    (outage,) = watch.outages
+    assert outage.why == "stopped answering; the last request before came from 10.0.3.9"

@@ -109,6 +109,26 @@ def test_latest_keeps_the_newest_complete_run_and_names_the_rest(tmp_path: Path)
     ]
 
 
+def test_the_latest_line_shows_a_model_name_s_escapes_never_obeys_them(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    evil = "openai/x\x1b]0;PWNED\x07\x1b[2J"
+    for day, limit in ((1, 2), (2, None)):
+        path = folder / f"2026-12-0{day}T10-00-00+00-00_gaia_r{day}.eval"
+        created = f"2026-12-0{day}T10:00:00+00:00"
+        write_log(
+            path,
+            _samples()[: limit or 9],
+            model=evil,
+            created=created,
+            run_id=f"r{day}",
+            limit=limit,
+        )
+    code, _, err = invoke("report", str(folder), "--latest", "--format", "json")
+    assert code == 0 and "left out by --latest: openai/x\\x1b]0;PWNED\\x07\\x1b[2J" in err
+    assert "\x1b" not in err and "\x07" not in err
+
+
 def test_latest_prefers_a_full_run_to_a_newer_look(tmp_path: Path) -> None:
     """A `--limit 10` look after the full run is not what a user means by the latest result."""
     folder = tmp_path / "logs"

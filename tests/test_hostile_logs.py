@@ -13,6 +13,8 @@ import resource
 import shutil
 import subprocess
 import sys
+import threading
+import time
 import zipfile
 from pathlib import Path
 
@@ -259,3 +261,48 @@ def test_report_and_compare_on_a_1_gb_zip_bomb_stay_within_a_memory_limit(tmp_pa
                 preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)),
             )
             _one_line(run.returncode, run.stdout, run.stderr, "zip bomb")
+
+
+@pytest.mark.timeout(120)  # a hang guard: a log swapped for a FIFO after its check hung the reader
+def test_a_log_swapped_for_a_fifo_after_its_check_is_never_opened_again(tmp_path: Path) -> None:
+    good = write_log(tmp_path / "good.eval", TWO_SAMPLES)
+    fifo = tmp_path / "fifo.eval"
+    os.mkfifo(fifo)
+    race = tmp_path / "race.eval"
+    race.symlink_to(good)
+    stop = threading.Event()
+
+    def flip() -> None:  # the name points at the log, then at the FIFO, every millisecond
+        while not stop.is_set():
+            for target in (fifo, good):
+                swap = tmp_path / "swap.eval"
+                swap.unlink(missing_ok=True)
+                swap.symlink_to(target)
+                swap.replace(race)
+                time.sleep(0.001)
+
+    flipper = threading.Thread(target=flip, daemon=True)
+    flipper.start()
+    outcomes: list[str] = []
+    try:
+        for _ in range(15):
+            reader = threading.Thread(target=_read_into, args=(race, outcomes), daemon=True)
+            reader.start()
+            reader.join(20)
+            assert not reader.is_alive(), f"the reader hung after {outcomes}"
+    finally:
+        stop.set()
+        flipper.join()
+        try:  # a hung reader is let go (with no reader waiting, there is nothing to open)
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+    assert len(outcomes) == 15 and set(outcomes) <= {"read", "a FIFO"}, outcomes
+
+
+def _read_into(path: Path, outcomes: list[str]) -> None:
+    try:
+        read_inspect_log(path)
+        outcomes.append("read")
+    except LogProblem as ex:
+        outcomes.append("a FIFO" if "a FIFO" in ex.reason else ex.reason)

@@ -36,6 +36,11 @@ KNOWN = {
     # Issue #33: copies the list missed
     "https://raw.githubusercontent.com/RUC-NLPIR/WebThinker/refs/heads/main/data/GAIA/dev.json": "WebThinker's GAIA file",
     "https://github.com/xiaowu0162/WebThinker/blob/main/data/GAIA/dev.json": "WebThinker's GAIA file",
+    # Round 5: the listed repository's archives and blob API hold the file too
+    "https://github.com/RUC-NLPIR/WebThinker/archive/refs/heads/main.zip": "WebThinker's GAIA file",
+    "https://codeload.github.com/RUC-NLPIR/WebThinker/zip/refs/heads/main": "WebThinker's GAIA file",
+    "https://api.github.com/repos/RUC-NLPIR/WebThinker/git/blobs/5d2f0c": "WebThinker's GAIA file",
+    "https://api.github.com/repos/RUC-NLPIR/WebThinker/tarball/main": "WebThinker's GAIA file",
     "https://huggingface.co/buckets/proy/GAIA-bucket/resolve/2023/validation/metadata.parquet": "GAIA bucket on the Hub",
     "https://huggingface.co/datasets/Intelligent-Internet/GAIA-Subset-Benchmark/viewer": "GAIA subsets and copies on the Hub",
     "https://huggingface.co/datasets/cmriat/gaia/viewer/default/validation": "GAIA subsets and copies on the Hub",

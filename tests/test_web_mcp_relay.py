@@ -138,3 +138,46 @@ def _state(pid: int) -> str:
 def test_usage_is_refused_in_one_line() -> None:
     done = subprocess.run([sys.executable, RELAY, "serve"], capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith("usage: mcp_relay.py")
+
+
+def test_an_answer_over_the_bound_is_an_mcp_error_and_characters_go_as_utf8(
+    relayed: Path,
+) -> None:
+    # 1.2 M CJK characters, twice (the SDK answers content and structuredContent): 7.2 MB as
+    # UTF-8, 14.4 MB escaped (past the exec's 10 MiB: the sample ended)
+    text = "漢" * 1_200_000
+    done = subprocess.run(
+        [sys.executable, RELAY, "call", str(relayed), "60"],
+        input=json.dumps(
+            {"method": "tools/call", "params": {"name": "echo", "arguments": {"text": text}}}
+        ).encode(),
+        capture_output=True,
+        timeout=90,
+    )
+    assert done.returncode == 0 and len(done.stdout) < mcp_relay.MAX_ANSWER
+    assert json.loads(done.stdout)["result"]["content"][0]["text"] == text
+    status, answer, _ = tool(relayed, "echo", text="a" * (mcp_relay.MAX_ANSWER + 1))
+    assert status == 0 and "result" not in answer
+    message = answer["error"]["message"]
+    assert (
+        message.startswith("the answer is 16.0 MiB, over the relay's 8 MiB")
+        and "ask for less" in message
+    )
+    assert tool(relayed, "echo", text="still up")[1]["result"]["content"][0]["text"] == "still up"
+
+
+def test_the_tools_left_out_are_refused_by_the_relay_itself(tmp_path: Path) -> None:
+    relay = subprocess.Popen(
+        [sys.executable, RELAY, "serve", str(tmp_path), "--tools", "echo,picture", "--"]
+        + [sys.executable, "-m", "support.mcp_standin"],
+        cwd=ROOT,
+    )
+    try:
+        _, listed, _ = call(tmp_path, "tools/list")
+        assert sorted(t["name"] for t in listed["result"]["tools"]) == ["echo", "picture"]
+        status, answer, _ = tool(tmp_path, "crash")
+        assert status == 0 and answer["error"]["message"] == "crash is not offered in this harness"
+        assert tool(tmp_path, "echo", text="alive")[1]["result"]["content"][0]["text"] == "alive"
+    finally:
+        relay.kill()
+        relay.wait()

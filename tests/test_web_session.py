@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from inspect_ai.model import ContentImage, ContentText
+from inspect_ai.tool import ToolError
 
-from inspect_gaia.web.session import _content
+from inspect_gaia.web.session import _content, _Gone, _result
 
 
 def test_mcp_content_reads_as_inspect_reads_it() -> None:
@@ -24,4 +26,36 @@ def test_mcp_content_reads_as_inspect_reads_it() -> None:
         "the download (file:///tmp/a.pdf)",
         "embedded text",
         "(audio content omitted)",
+    ]
+
+
+MALFORMED = [
+    ("", _Gone, "its answer was not JSON"),
+    ('{"result": {"content": [{"type": "text", "te', _Gone, "not JSON"),  # cut by the exec
+    ("[1, 2]", _Gone, "a JSON list, not an object"),
+    ("7", _Gone, "a JSON int"),
+    ('{"error": "plain words"}', ToolError, "plain words"),
+    ('{"error": {"message": ["x"]}}', ToolError, "['x']"),
+    ('{"result": [1]}', _Gone, "its result was a JSON list"),
+    ('{"relay_error": 5}', _Gone, "5"),
+]
+
+
+@pytest.mark.parametrize(("stdout", "kind", "said"), MALFORMED)
+def test_a_relay_answer_of_any_shape_is_a_tool_error_or_the_session_s_end(
+    stdout: str, kind: type[Exception], said: str
+) -> None:
+    # any other exception (JSONDecodeError, AttributeError, TypeError) ended the sample
+    with pytest.raises(kind) as caught:
+        _result(stdout)
+    assert said in str(caught.value)
+
+
+def test_content_of_any_shape_reads_as_text() -> None:
+    assert _result('{"result": {}}') == {} and _result("{}") == {}
+    content = _content(["a string", 5, {"type": "resource", "resource": "not a dict"}])
+    texts = [c.text for c in content if isinstance(c, ContentText)]
+    assert texts == ["(str content omitted)", "(int content omitted)", "(resource content omitted)"]
+    assert [c.text for c in _content("plain") if isinstance(c, ContentText)] == [
+        "(str content omitted)"
     ]

@@ -23,10 +23,11 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
+from ._compat import sample_active
 from ._faults import not_started
 from ._official_scorer import question_scorer
 from .agent import FINAL_ANSWER
-from .answer_sources.detect import contamination
+from .answer_sources.detect import MAX_ATTACHMENT, contamination
 from .answer_sources.sources import load_answer_sources
 from .defaults import SUBMIT_TOOL
 
@@ -110,7 +111,9 @@ def gaia_scorer(blocklist: str | None = None) -> Scorer:
         answer, source = final_answer(state)
         metadata: dict[str, object] = {"answer_source": source}
         graded = target.text != TEST_SPLIT_ANSWER
-        flags = contamination(state, target.text, sources, graded=graded)
+        flags = contamination(
+            state, target.text, sources, graded=graded, attachment=own_attachment()
+        )
         if flags:
             metadata["contamination"] = flags
         metadata.update(how_it_ended())
@@ -133,3 +136,20 @@ def gaia_scorer(blocklist: str | None = None) -> Scorer:
         )
 
     return score
+
+
+def own_attachment() -> bytes | None:
+    """The running sample's attachment as the host has it (the dataset's file), if it has one.
+
+    The detection compares what a read of the attachment returned with this, not with what the
+    sandbox holds now (the agent may have written over it). ``None`` when unknown.
+    """
+    active = sample_active()
+    files = (active.sample.files or {}) if active is not None else {}
+    for path in files.values():
+        try:
+            with open(path, "rb") as file:
+                return file.read(MAX_ATTACHMENT)
+        except (OSError, TypeError, ValueError):
+            return None
+    return None

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ._sanitise import json_text, markdown_cell, markdown_text, printable
+from ._sanitise import csv_cell, json_text, markdown_cell, markdown_text, printable
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 FORMATS: tuple[str, ...] = ("table", "markdown", "csv", "json")
@@ -83,7 +83,7 @@ def render(
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
         writer.writerows(
-            [[printable(_cell(row.get(c), precise=True)) for c in columns] for row in rows]
+            [[csv_cell(_cell(row.get(c), precise=True)) for c in columns] for row in rows]
         )
         return out.getvalue()
     if fmt == "markdown":  # what a log holds is shown, never rendered (``_sanitise``)

@@ -10,8 +10,11 @@ through one of these:
   C1) and each bidirectional override is written as its escape, ``\\x1b``, ``\\u202e``; the text
   stays readable and shows that something was there. ``one_line`` escapes newlines and tabs too.
 * ``markdown_cell`` (a table cell): ``printable``, then ``\\``, ``|``, ``<``, ``>`` and ``&``
-  escaped, and the ``](`` of a link and the ``![`` of an image, newlines as ``<br>``: no cell can
+  escaped, the ``](`` of a link and the ``![`` of an image, and a bare URL's ``://`` and ``www.``
+  broken by a zero-width space (GitHub links them by themselves), newlines as ``<br>``: no cell can
   end its row, link, embed or mark up (a label such as ``gpt-4o [max_attempts=2]`` reads as is).
+* ``csv_cell``: ``printable``, and a cell a spreadsheet would run as a formula (it starts with
+  ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, and is not a number) led by ``'``.
 * ``markdown_text`` (a title or a note): the same on each line, and a line cannot start a block
   (a heading, a list, a rule, a fence; ``>`` and ``|`` are escaped anyway).
 * ``json_text``: JSON already escapes C0; C1 and overrides are escaped as ``\\uXXXX`` too.
@@ -27,6 +30,10 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _MARKDOWN = {"\\": "\\\\", "|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;"}
 _MARKDOWN_CHARS = re.compile(r"[\\|<>&]")
 _BLOCK_START = re.compile(r"^(\s*)([#=+*`~-])")
+_AUTOLINK = re.compile(r"://|(?i:www)\.")
+"""What GitHub's Markdown links by itself (``https://…``, ``www.…``): broken after one character."""
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(\d[\d,]*)?\.?\d+(e[+-]?\d+)?%?")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -42,7 +49,16 @@ def printable(text: str, *, one_line: bool = False) -> str:
 def _inline(line: str) -> str:
     """One line with nothing Markdown would turn into HTML, a link or an image (``[x]`` stays)."""
     line = _MARKDOWN_CHARS.sub(lambda m: _MARKDOWN[m.group()], line)
+    line = _AUTOLINK.sub(lambda m: f"{m.group()[0]}\u200b{m.group()[1:]}", line)
     return line.replace("](", "\\](").replace("![", "!\\[")
+
+
+def csv_cell(text: str) -> str:
+    """``text`` as a CSV cell no spreadsheet runs: ``printable``, and ``'`` before a formula."""
+    text = printable(text)
+    if len(text) > 1 and text[0] in _FORMULA_START and _NUMBER.fullmatch(text) is None:
+        return "'" + text
+    return text
 
 
 def markdown_cell(text: str) -> str:

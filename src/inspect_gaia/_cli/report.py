@@ -332,7 +332,9 @@ def report(
     if latest:
         groups, left_out = newest_complete(groups, key=lambda g: json.dumps(g.settings))
         for group in left_out:
-            click.echo(f"left out by --latest: {describe(group)}", err=True)
+            click.echo(
+                printable(f"left out by --latest: {describe(group)}", one_line=True), err=True
+            )
     extra, judged = report_beside(groups, named, judge_model, prompt, judge_concurrency)
     document = report_document(groups, prices, defaults=default_settings(), extra=extra)
     if judged is not None:

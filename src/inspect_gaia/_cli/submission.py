@@ -9,6 +9,7 @@ over a log it was given.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -59,19 +60,34 @@ def sidecar_path(output: Path) -> Path:
 
 
 def _never_over_an_input(logs: Sequence[str], *targets: Path) -> None:
+    """Refuse a target that is an input: by path, through a symlink, or a hard link (its inode)."""
     inputs = {Path(log).resolve() for log in logs}
     for target in targets:
-        if target.resolve() in inputs:
+        if target.resolve() in inputs or any(_same_file(target, log) for log in logs):
             raise GaiaError(
                 f"{target} is one of the logs given",
                 fix="name another file for the submission (-o)",
             )
 
 
-def _write(target: Path, text: str) -> None:
+def _same_file(target: Path, log: str) -> bool:
     try:
-        target.write_text(text, encoding="utf-8")
+        return os.path.samefile(target, log)
+    except OSError:  # the target does not exist yet
+        return False
+
+
+def _write(target: Path, text: str) -> None:
+    """Write ``text`` to a new file beside ``target``, then rename it to ``target``.
+
+    A hard link to a log is replaced, never written through.
+    """
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
     except OSError as ex:
+        temporary.unlink(missing_ok=True)
         raise GaiaError(f"cannot write {target}: {ex.strerror or ex}") from ex
 
 

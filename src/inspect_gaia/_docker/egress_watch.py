@@ -115,7 +115,10 @@ class Watch:
                 start = now - since
                 wall = datetime.fromtimestamp(time.time() - since).strftime("%H:%M:%S")
                 self._close_open(now)
-                self.outages.append(Outage(start, str(record["down"]), wall))
+                why = str(record["down"])
+                if record.get("client"):
+                    why += f"; the last request before came from {str(record['client'])[:64]}"
+                self.outages.append(Outage(start, why, wall))
             elif "up" in record:
                 self._close_open(now)
             elif "gave_up" in record:

@@ -2,8 +2,9 @@
 
 ``egress_image`` (a module above, as it builds on ``image``) builds the proxy's image (mitmproxy,
 from PyPI); ``addon.py`` is the mitmproxy addon that refuses known answer sources and private
-addresses (``netpolicy.py``), ``record.py`` records every request per sandbox, ``supervise.py``
-keeps mitmdump answering; all are copied into each
+addresses (``netpolicy.py``), every hook of it wrapped to fail closed (``failclosed.py``),
+``record.py`` records every request per sandbox, ``supervise.py`` keeps mitmdump answering; all
+are copied into each
 run's proxy container (``shipped.PROXY_PROGRAMS``: none is in the image, which holds mitmproxy
 alone, so changing them needs no new image) with ``urlrules.py``: the URL rules, standard library
 only, which the scorer's detection (``answer_sources/``) and the in-sandbox page reader (``web/``)

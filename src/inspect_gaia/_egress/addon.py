@@ -21,9 +21,22 @@ source, which the agent reads and the scorer counts; the proxy also logs it as a
 mitmproxy's 502 page instead, its body dropped as it comes (mitmproxy cannot answer a request
 whose body it streams).
 
+**It fails closed.** Every hook is wrapped in ``failclosed.fail_closed``: a hook that raises, on
+any input, kills its flow or refuses its connection and logs ``{"killed": …, "why": …}``; it never
+returns to mitmproxy, which would forward the request unchanged. The refusal text itself cannot
+raise (a byte that is not UTF-8 reaches the addon surrogate-escaped, and is written back escaped).
+No request the addon decided to refuse is forwarded; ``tests/test_docker_egress_closed.py`` sends
+what once slipped through (targets, hosts and headers that are not UTF-8) and holds it.
+
 No way around it, and nothing that can take it down:
 
-* ``CONNECT`` only to ports 80 and 443; a tunnel must carry HTTP or TLS (a raw one is closed), and
+* a request target (with its names) over ``MAX_TARGET`` characters is refused before it is
+  judged, and an HTTP/1 request head over ``MAX_HEAD`` bytes is answered 431 and its connection
+  closed (``bound_request_heads``), so one sandbox can neither fill the proxy's memory nor hold its
+  event loop;
+
+* ``CONNECT``, and a plain HTTP request, only to ports 80 and 443, one ``Host`` header at most;
+  a tunnel must carry HTTP or TLS (a raw one is closed), and
   WebSocket is off (mitmproxy keeps every message of a connection in memory);
 * no connection to a loopback, private, link-local or host address (``netpolicy``), judged after
   name resolution: the resolver itself filters what it returns, so a name that resolves to a public
@@ -40,14 +53,27 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import os
 import socket
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from _urlrules import REFUSAL, Rule, parse_rule, request_match  # type: ignore[import-not-found]
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
 from netpolicy import AddressPolicy, networks  # type: ignore[import-not-found]
 
+if TYPE_CHECKING:  # the package's names; in the proxy's container they sit beside this file
+    from .failclosed import fail_closed, log
+    from .supervise import CLIENT_FILE, note_client
+else:
+    from failclosed import fail_closed, log
+    from supervise import CLIENT_FILE, note_client
+
+MAX_TARGET = 32 * 1024
+"""Characters of a request's target and names judged at most; a longer request is refused unread
+(servers refuse far shorter targets: nginx and Apache at 8 KB)."""
+MAX_HEAD = 64 * 1024
+"""Bytes of an HTTP/1 request head (its request line and headers) held at most; a longer head is
+answered 431 and its connection closed (``bound_request_heads``)."""
 PORTS = (80, 443)
 """The only ports a ``CONNECT`` may name (the web's)."""
 ALIVE = b"inspect_gaia egress proxy alive\n"
@@ -69,9 +95,12 @@ class AnswerSourceGuard:
         self.policy = AddressPolicy()
         self.refusing: dict[str, str] = {}
         """Server connections never to be opened (a refused request's body, a raw tunnel): why."""
+        self.last_client = os.open(CLIENT_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        """Where each sandbox's connection and request writes its address (``supervise.py``)."""
 
     def load(self, loader: Any) -> None:
-        """Declare the options."""
+        """Declare the options, and bound the request heads mitmproxy holds."""
+        bound_request_heads(MAX_HEAD)
         loader.add_option("gaia_rules", str, "", "JSON file of answer-source rules")
         loader.add_option("gaia_clients", str, "", "Subnet allowed to use the proxy")
         loader.add_option("gaia_deny", str, "", "The host's addresses (comma-separated)")
@@ -113,8 +142,11 @@ class AnswerSourceGuard:
 
     # -- clients --------------------------------------------------------------------------------
 
+    @fail_closed
     def client_connected(self, client: Any) -> None:
         """Close a connection from neither the run's sandboxes nor the container itself."""
+        if not self._local(client):
+            note_client(self.last_client, str(client.peername[0]))
         if self.clients is None or self._sandbox(client) or self._local(client):
             return
         client.error = f"{client.peername[0]} is not a sandbox of this run"
@@ -128,6 +160,7 @@ class AnswerSourceGuard:
 
     # -- requests -------------------------------------------------------------------------------
 
+    @fail_closed
     def http_connect(self, flow: http.HTTPFlow) -> None:
         """A tunnel: only from a sandbox, only to the web's ports and to public addresses."""
         request = flow.request
@@ -140,14 +173,23 @@ class AnswerSourceGuard:
             return self._block(flow, why)
         return None
 
+    @fail_closed
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         """Judge a request on its headers, then stream its body (see the module docstring)."""
         request = flow.request
         if not self._sandbox(flow.client_conn):
             flow.response = http.Response.make(200, ALIVE, {"Content-Type": "text/plain"})
             return
+        note_client(self.last_client, _client(flow))
         hosts = [request.host, request.host_header or "", flow.client_conn.sni or ""]
         hosts.append(getattr(request, "authority", "") or "")
+        judged = len(request.path or "") + sum(len(host) for host in hosts)
+        if judged > MAX_TARGET:
+            return self._block(flow, f"a request target over {MAX_TARGET // 1024} KiB")
+        if len(request.headers.get_all("host")) > 1:  # servers read the first, or the last
+            return self._block(flow, "more than one Host header")
+        if request.port not in PORTS:  # absolute-form plain HTTP names its own port
+            return self._block(flow, f"a request to port {request.port} (only 80 and 443)")
         found = request_match(self.rules, request.scheme, hosts, request.path or "/")
         if found is not None:
             return self._refuse(flow, *found)
@@ -157,11 +199,13 @@ class AnswerSourceGuard:
         request.stream = True
         return None
 
+    @fail_closed
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         """Stream every response: a body is never held in memory."""
         if flow.response is not None:
             flow.response.stream = True
 
+    @fail_closed
     def tcp_start(self, flow: Any) -> None:
         """Close a raw tunnel (neither HTTP nor TLS): there is nothing in it to judge."""
         host, port = flow.server_conn.address
@@ -169,6 +213,7 @@ class AnswerSourceGuard:
         _log({"blocked": f"tcp://{host}:{port}", "why": "raw TCP", "client": _client(flow)})
         flow.kill()
 
+    @fail_closed
     def server_connect(self, data: Any) -> None:
         """Open no connection to what was refused, nor to a private address given as such."""
         host = str(data.server.address[0]) if data.server.address else ""
@@ -195,14 +240,19 @@ class AnswerSourceGuard:
 
     def _block(self, flow: http.HTTPFlow, why: str) -> None:
         flow.metadata[DECISION] = ("blocked", why)
-        _log({"blocked": flow.request.pretty_url, "why": why, "client": _client(flow)})
+        url = flow.request.pretty_url
+        if len(url) > 2000:
+            url = url[:2000] + f"… ({len(url):,} characters)"
+        _log({"blocked": url, "why": why, "client": _client(flow)})
         self._answer(flow, 403, f"{BLOCKED}: {why}.\n", {})
 
     def _answer(self, flow: http.HTTPFlow, status: int, body: str, headers: dict[str, str]) -> None:
         """Answer in place of the server; a request with a body never reaches one either."""
         if flow.request.method == "CONNECT" or not _has_body(flow.request):
             headers = {"Content-Type": "text/plain; charset=utf-8", **headers}
-            flow.response = http.Response.make(status, body.encode(), headers)
+            # a target's bytes that are not UTF-8 reach here surrogate-escaped: shown, never raised
+            text = body.encode("utf-8", errors="backslashreplace")
+            flow.response = http.Response.make(status, text, headers)
             return
         # its body streams into nothing, and the connection it would open is refused with the text
         sentinel = f"refused-{flow.id}.invalid"
@@ -210,6 +260,43 @@ class AnswerSourceGuard:
         flow.metadata[ASKED] = flow.request.pretty_url
         flow.request.host = sentinel
         flow.request.stream = _drop
+
+
+def bound_request_heads(limit: int) -> None:
+    """Make mitmproxy's HTTP/1 server side answer 431 to a head over ``limit`` bytes, and close.
+
+    mitmproxy 11 buffers a request head without limit ("FIXME: protect against header size DoS"
+    in its ``_http1.py``) and has no option for it, so this wraps the method that reads heads
+    (``Http1Server.read_headers``, pinned by ``MITMPROXY_VERSION``). Here, not in the supervisor:
+    only the reader of a connection's bytes knows which connection grows, and can cut it alone;
+    the supervisor sees the process's memory as a whole, and its only remedy (a restart) ends
+    every sandbox's connections. HTTP/2 heads are bounded by h2's own header-list limit.
+    """
+    import re
+
+    from mitmproxy.proxy import commands, events  # type: ignore[import-not-found]
+    from mitmproxy.proxy.layers.http import _http1  # type: ignore[import-not-found]
+
+    read_headers = _http1.Http1Server.read_headers
+    if getattr(read_headers, "gaia_bounded", False):
+        return
+    blank_line = re.compile(b"\n\r?\n")
+
+    def bounded(self: Any, event: Any) -> Any:
+        if isinstance(event, events.DataReceived) and len(self.buf) > limit:
+            if blank_line.search(bytes(self.buf)[: limit + 2]) is None:
+                client = str(self.conn.peername[0]) if self.conn.peername else "?"
+                _log({"blocked": "a request head", "why": f"over {limit} bytes", "client": client})
+                self.buf = type(self.buf)()
+                message = f"{BLOCKED}: a request head over {limit // 1024} KiB."
+                yield commands.SendData(self.conn, _http1.make_error_response(431, message))
+                yield commands.CloseConnection(self.conn)
+                self.state = self.done
+                return
+        yield from read_headers(self, event)
+
+    bounded.gaia_bounded = True  # type: ignore[attr-defined]
+    _http1.Http1Server.read_headers = bounded
 
 
 def _has_body(request: Any) -> bool:
@@ -236,10 +323,6 @@ def _client(flow: Any) -> str:
     return str(flow.client_conn.peername[0])
 
 
-def _log(record: dict[str, Any]) -> None:
-    """One JSON line on stdout, in one write (the supervisor writes to the same pipe)."""
-    sys.stdout.write(json.dumps({"inspect_gaia": record}) + "\n")
-    sys.stdout.flush()
-
+_log = log
 
 addons = [AnswerSourceGuard()]

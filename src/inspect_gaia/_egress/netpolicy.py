@@ -68,12 +68,22 @@ class AddressPolicy:
             return f"{ip} is a loopback address"
         if ip.is_link_local:
             return f"{ip} is a link-local address"
-        if ip.is_multicast or not ip.is_global:
+        if ip.is_multicast or not ip.is_global or any(ip in net for net in _NOT_PUBLIC_V6):
             return f"{ip} is a private or reserved address"
         return None
 
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_NOT_PUBLIC_V6 = tuple(
+    ipaddress.IPv6Network(net)
+    for net in (
+        "::/96",  # IPv4-compatible (deprecated): ::127.0.0.1 reaches 127.0.0.1 on some stacks
+        "::ffff:0:0:0/96",  # IPv4-translated (SIIT): ::ffff:0:a.b.c.d
+        "64:ff9b:1::/48",  # local-use NAT64 (RFC 8215): a translator of the site's own
+        "fec0::/10",  # site-local (deprecated, still routed by some)
+    )
+)
+"""IPv6 forms Python calls global that stand for an IPv4 address or a local network."""
 
 
 def _nat64(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:

@@ -20,22 +20,25 @@ in ``UNATTRIBUTED``. The file is opened, appended and closed per line: a line is
 the response's last byte leaves (mitmproxy runs the ``response`` hook first), so a command that
 read a page has its line written by the time it returns.
 
-Fail closed: a hook that raises kills its flow (the sandbox sees a broken connection, never an
-unrecorded page) and logs ``{"record_failed": ...}``.
+Fail closed: every hook is wrapped in ``failclosed.fail_closed``, as the guard's are: a hook that
+raises kills its flow (the sandbox sees a broken connection, never an unrecorded page) and logs
+``{"killed": ..., "why": ...}``.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
-import sys
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
+
+if TYPE_CHECKING:  # the package's name; in the proxy's container it sits beside this file
+    from .failclosed import fail_closed
+else:
+    from failclosed import fail_closed
 
 UNATTRIBUTED = "_unattributed"
 DECISION = "inspect_gaia.decision"
@@ -44,19 +47,6 @@ ASKED = "inspect_gaia.url"
 """``flow.metadata`` key the guard sets: the URL of a refused request whose host it replaced."""
 _STARTED = "inspect_gaia.started"
 _HASH = "inspect_gaia.hash"
-
-
-def _fail_closed(hook: Callable[[Recorder, Any], None]) -> Callable[[Recorder, Any], None]:
-    @functools.wraps(hook)
-    def guarded(self: Recorder, flow: Any) -> None:
-        try:
-            hook(self, flow)
-        except Exception as ex:  # an unrecorded exchange must not go through
-            _log({"record_failed": f"{hook.__name__}: {type(ex).__name__}: {ex}"})
-            if hasattr(flow, "kill") and getattr(flow, "killable", True):
-                flow.kill()
-
-    return guarded
 
 
 class BodyHash:
@@ -99,12 +89,12 @@ class Recorder:
 
     # -- hooks ----------------------------------------------------------------------------------
 
-    @_fail_closed
+    @fail_closed
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         """Note when the request began."""
         flow.metadata[_STARTED] = time.time()
 
-    @_fail_closed
+    @fail_closed
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         """Hash the body while it streams (the guard has set it streaming)."""
         if flow.response is not None and flow.response.stream:
@@ -112,7 +102,7 @@ class Recorder:
             flow.metadata[_HASH] = counted
             flow.response.stream = counted
 
-    @_fail_closed
+    @fail_closed
     def response(self, flow: http.HTTPFlow) -> None:
         """The exchange is over (its last byte not yet sent): one line."""
         if flow.request.method == "CONNECT" or self._own(flow):
@@ -131,7 +121,7 @@ class Recorder:
             kind=response.headers.get("content-type"),
         )
 
-    @_fail_closed
+    @fail_closed
     def error(self, flow: http.HTTPFlow) -> None:
         """The exchange failed (a refused connection, a reset, a name that resolves privately)."""
         if self._own(flow):
@@ -143,13 +133,13 @@ class Recorder:
             error=str(flow.error.msg) if flow.error else "failed",
         )
 
-    @_fail_closed
+    @fail_closed
     def http_connect_error(self, flow: http.HTTPFlow) -> None:
         """A tunnel the guard refused (its port, its address): the only line it gets."""
         if not self._own(flow):
             self._write(flow, status=flow.response.status_code if flow.response else None)
 
-    @_fail_closed
+    @fail_closed
     def tcp_start(self, flow: Any) -> None:
         """A raw TCP stream in a tunnel: the guard closes every one."""
         host, port = flow.server_conn.address
@@ -230,11 +220,6 @@ class Recorder:
     def _own(flow: Any) -> bool:
         """The container's own health probes (loopback) are no sandbox's requests."""
         return str(flow.client_conn.peername[0]).removeprefix("::ffff:") in ("127.0.0.1", "::1")
-
-
-def _log(record: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps({"inspect_gaia": record}) + "\n")
-    sys.stdout.flush()
 
 
 addons = [Recorder()]

@@ -17,9 +17,10 @@ its address back to the network, and the run's next sandbox may take it.
 What the run learns, as JSON lines on stdout (the container's log, which the run follows:
 ``_docker/egress_watch.py``):
 
-* ``{"inspect_gaia": {"down": WHY, "since": S, "at": T}}``: at T (Unix time) mitmdump had not
-  answered for S seconds (0 for an exit, seen at once; a hang dates from its last answer), for WHY
-  (``out of memory…``, ``exited with code 1``, ``stopped answering``);
+* ``{"inspect_gaia": {"down": WHY, "since": S, "client": C, "at": T}}``: at T (Unix time)
+  mitmdump had not answered for S seconds (0 for an exit, seen at once; a hang dates from its last
+  answer), for WHY (``out of memory…``, ``exited with code 1``, ``stopped answering``); C is the
+  sandbox whose connection or request it took last (``CLIENT_FILE``), when one has;
 * ``{"inspect_gaia": {"up": N}}``: it answers, after N restarts (0: the first start);
 * ``{"inspect_gaia": {"gave_up": WHY}}``: more than ``MAX_RESTARTS`` within ``RESTART_WINDOW``
   seconds; it exits, and the container stops, so the run ends the samples that need the web.
@@ -30,6 +31,7 @@ mitmdump's ``oom_score_adj`` is raised so that at the memory limit the kernel ki
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -47,6 +49,10 @@ ANNOUNCE = 0.5
 """Seconds between saying a hung mitmdump is down and killing it (see ``Supervisor.once``)."""
 MAX_RESTARTS = 5
 RESTART_WINDOW = 300.0
+CLIENT_FILE = os.environ.get("INSPECT_GAIA_EGRESS_CLIENT_FILE", "/tmp/inspect-gaia-egress-client")
+"""The address of the sandbox whose connection or request mitmdump took last: the addon writes it
+(``note_client``), and a ``down`` line names it (the likeliest cause of a hang or of running out of
+memory, as the last one in before it)."""
 _PROBE = b"GET http://inspect-gaia.health/ HTTP/1.0\r\n\r\n"
 _OOM_COUNTERS = ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control")
 
@@ -66,6 +72,20 @@ def answers(port: int, timeout: float) -> bool:
             return probe.recv(64).startswith(b"HTTP/1.1 200")
     except OSError:
         return False
+
+
+def note_client(descriptor: int, address: str) -> None:
+    """Write ``address`` into ``CLIENT_FILE`` (open as ``descriptor``): one small write in place."""
+    os.pwrite(descriptor, address.encode("ascii", "replace")[:64].ljust(64, b"\0"), 0)
+
+
+def last_client() -> str:
+    """The address ``note_client`` wrote last, or ``""``."""
+    try:
+        with open(CLIENT_FILE, "rb") as file:
+            return file.read(64).split(b"\0")[0].decode("ascii", "replace").strip()
+    except OSError:
+        return ""
 
 
 def oom_kills() -> int:
@@ -131,7 +151,11 @@ class Supervisor:
     def down(self, why: str, since: float) -> None:
         """Say that mitmdump is down (unless this is the supervisor stopping it)."""
         if not self.stopping:
-            log({"down": why, "since": round(since, 3), "at": round(time.time(), 3)})
+            record: dict[str, Any] = {"down": why, "since": round(since, 3)}
+            client = last_client()
+            if client:
+                record["client"] = client
+            log({**record, "at": round(time.time(), 3)})
 
     def once(self) -> None:
         """Run mitmdump until it stops answering, and say so.

@@ -241,7 +241,9 @@ def embedded_urls(target: str) -> list[str]:
     (``web.archive.org/web/2024/huggingface.co/…``) starts a URL: relays take them without a scheme.
     """
     found: dict[str, None] = {}
-    for variant in dict.fromkeys(_decoded_all(target)):
+    # a backslash read as "/" too: WHATWG parsers (browsers, Node relays) read it so after a host
+    spellings = (spelling for text in _decoded_all(target) for spelling in (text, _slashed(text)))
+    for variant in dict.fromkeys(spellings):
         found.update(dict.fromkeys(find_urls(variant)))
         starts = [
             segment.start()
@@ -255,6 +257,10 @@ def embedded_urls(target: str) -> list[str]:
 
 _SEGMENT = re.compile(r"[^/=?&]+")
 """A path segment or a parameter's name or value (what ``/``, ``=``, ``?`` and ``&`` part)."""
+
+
+def _slashed(text: str) -> str:
+    return text.replace("\\", "/")
 
 
 def _decoded_all(text: str) -> Iterator[str]:

@@ -67,6 +67,8 @@ OMITTED = "omitted"
 ``count``)."""
 MAX_FLAGS = 25
 """Flags kept per kind and place (the first ones); ``omitted`` entries count the rest."""
+MAX_ATTACHMENT = 16 << 20
+"""Bytes of the attachment the detection compares a read of it with (the rest is not)."""
 
 _QUESTION_LEAD = DEFAULT_INPUT_PROMPT.split("{question}")[0].rsplit("}", 1)[-1].strip()
 """The template's words right before the question ("Here is the question:")."""
@@ -88,7 +90,11 @@ def question_text(input_text: str) -> str:
 
 
 def contamination(
-    state: TaskState, target: str, sources: AnswerSources, graded: bool = True
+    state: TaskState,
+    target: str,
+    sources: AnswerSources,
+    graded: bool = True,
+    attachment: bytes | None = None,
 ) -> list[dict[str, Any]]:
     """Every flag of the sample's transcript in message order, up to ``MAX_FLAGS`` of a kind.
 
@@ -101,8 +107,11 @@ def contamination(
         sources: Known answer sources (URL rules and mentions).
         graded: Whether the answer is known (not the test split): only then is a tool result
             searched for the question with its answer.
+        attachment: The sample's attachment as the host has it (its bytes), when known: a call
+            that reads the attachment is then judged by what its result holds that the file does
+            not (``ownfile``'s spelling rule only when it is not known).
     """
-    return _capped(_Scan(state, target if graded else "", sources).flags())
+    return _capped(_Scan(state, target if graded else "", sources, attachment).flags())
 
 
 def _capped(flags: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -121,7 +130,9 @@ def _capped(flags: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class _Scan:
-    def __init__(self, state: TaskState, answer: str, sources: AnswerSources) -> None:
+    def __init__(
+        self, state: TaskState, answer: str, sources: AnswerSources, attachment: bytes | None
+    ) -> None:
         self.messages: list[ChatMessage] = list(state.messages)
         self.sources = sources
         self.answer = answer.strip()
@@ -136,11 +147,16 @@ class _Scan:
         """Listed URLs the agent wrote in its calls (flagged there, not again in a result)."""
         self.notes: set[str] = set()
         """Word n-grams of the agent's calls that hold the question (``_answer_read``)."""
+        self.own_evidence: set[tuple[str, str]] | None = None
+        """What the attachment itself would be flagged for (kind, URL), when its bytes are known."""
+        if attachment is not None and self.own_file:
+            text = attachment[:MAX_ATTACHMENT].decode("utf-8", errors="replace")
+            self.own_evidence = {_evidence(f) for f in self._result_flags(0, "", text)}
 
     def flags(self) -> list[dict[str, Any]]:
         """Every flag, in message order (a call's before its result's)."""
         found: list[dict[str, Any]] = []
-        calls: dict[str, tuple[list[dict[str, Any]], bool]] = {}
+        calls: dict[str, tuple[list[dict[str, Any]], bool, bool]] = {}
         for index, message in enumerate(self.messages):
             if isinstance(message, ChatMessageAssistant):
                 for call in message.tool_calls or []:
@@ -149,22 +165,25 @@ class _Scan:
                     text = clean_text("\n".join(_strings(call.arguments)))
                     own = self._call_flags(index, call.function, text)
                     reads_own = self._reads_own(call.function, call.arguments, text)
-                    calls[call.id] = (own, reads_own)
+                    calls[call.id] = (own, reads_own, self._carries_question(text))
                     found += own
                 for use in _server_tool_uses(message):
                     arguments = clean_text(use.arguments)
                     own = self._call_flags(index, use.name, arguments)
-                    result = self._result_flags(index, use.name, use.result)
+                    echo = self._carries_question(arguments)
+                    result = self._result_flags(index, use.name, use.result, echo=echo)
                     _mark_refused(own, result)
                     found += own + result
             elif isinstance(message, ChatMessageTool) and message.function != SUBMIT_TOOL:
-                own, reads_own = calls.get(message.tool_call_id or "", ([], False))
-                if reads_own and self.own_untouched:
-                    continue  # the attachment's content, not a page
+                own, reads_own, echo = calls.get(message.tool_call_id or "", ([], False, False))
+                if reads_own and self.own_evidence is None and self.own_untouched:
+                    continue  # the attachment's content, not a page (judged by the call's words)
                 # a tool's error is its result too (the reader's refused page, a browser's error)
                 error = message.error.message if message.error else ""
                 text = "\n".join(filter(None, [message.text, error]))
-                result = self._result_flags(index, message.function or "?", text)
+                result = self._result_flags(index, message.function or "?", text, echo=echo)
+                if reads_own and self.own_evidence is not None:  # judged by the file's content
+                    result = [f for f in result if _evidence(f) not in self.own_evidence]
                 _mark_refused(own, result)
                 found += result
         return found
@@ -219,7 +238,20 @@ class _Scan:
             size = len(self.gold.split())
             self.notes |= grams(body, (size + 1, size + 2))
 
-    def _result_flags(self, index: int, tool: str, text: str) -> list[dict[str, Any]]:
+    def _carries_question(self, text: str) -> bool:
+        """Whether a call's words hold the question (its result may then echo it: a search)."""
+        return bool(self.gold) and self.wanted[:PREFIX_CHARS] in normalise_text(text)
+
+    def _result_flags(
+        self, index: int, tool: str, text: str, echo: bool = False
+    ) -> list[dict[str, Any]]:
+        """The flags of a tool's result; ``echo``: its call held the question (see below).
+
+        A result of a call that held the question is not searched for the question beside its
+        answer: a search page echoes its query (in its title, its box, its snippets), and the
+        honest search the browser is for would be accused. A result whose call did not hold the
+        question still is.
+        """
         where = {"tool": tool, "message": index, "where": "result"}
         flags: list[dict[str, Any]] = []
         rest = clean_text(text)
@@ -231,7 +263,7 @@ class _Scan:
             for url, rule in _unique(all_matches(self.sources.rules, rest))
             if _key(url) not in self.written_urls
         ]
-        if self.answer:
+        if self.answer and not echo:
             excerpt = self._answer_read(rest)
             if excerpt is not None:
                 flags.append({"kind": "question_with_answer", **where, "excerpt": excerpt})
@@ -255,6 +287,11 @@ class _Scan:
                     body[max(0, at - WINDOW) : at + WINDOW], self.gold
                 )
         return None
+
+
+def _evidence(flag: dict[str, Any]) -> tuple[str, str]:
+    """What a result's flag stands on: its kind and URL (the question beside the answer: none)."""
+    return str(flag["kind"]), str(flag.get("url", ""))
 
 
 def _cut(text: str, spans: list[re.Match[str]]) -> str:

@@ -126,15 +126,18 @@ def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
         raise UnsafeFile(f"not UTF-8 text (byte {ex.start})") from ex
 
 
-def check_log(path: str | Path) -> None:
+def check_log(path: str | Path, name: str | Path | None = None) -> None:
     """A log file that inspect may read: regular, and within the sizes above.
+
+    ``name``: the file's own name, whose suffix says its format, when ``path`` is another name
+    for it (``/proc/self/fd/N``: the file the reader holds open).
 
     Raises:
         UnsafeFile: It is not.
         FileNotFoundError: Nothing is there.
     """
     size = check_file(path, MAX_LOG)
-    if Path(path).suffix == ".eval":
+    if Path(name or path).suffix == ".eval":
         check_archive(path, max_unpacked(size))
 
 

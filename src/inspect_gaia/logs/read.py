@@ -27,7 +27,7 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote, urlparse
 
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
@@ -190,11 +190,28 @@ def _unfinished(run: RunResults) -> LogProblem:
 def _read(path: str | Path) -> RunResults:
     """Header, provenance and samples of one log; a log with no sample is returned as it is.
 
-    The file is checked first (``files.check_log``): a FIFO, a device or a zip bomb is refused
-    before inspect opens it.
+    The file is opened once, without blocking, and everything after reads that open file (through
+    ``/proc/self/fd``, where there is one): checked first (``files.check_log``), so a FIFO, a
+    device or a zip bomb is refused before inspect reads it, and a name swapped for a FIFO after
+    the check is never opened again.
     """
     try:
-        check_log(path)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError as ex:
+        raise LogProblem(path, "no such file", fix="check the path") from ex
+    except OSError as ex:
+        raise LogProblem(path, f"cannot be read ({ex.strerror or ex})", fix=_UNSAFE) from ex
+    try:
+        opened = f"/proc/self/fd/{descriptor}"
+        return _read_open(path, opened if os.path.exists(opened) else str(path))
+    finally:
+        os.close(descriptor)
+
+
+def _read_open(path: str | Path, source: str) -> RunResults:
+    """``_read`` of ``path``, held open as ``source``."""
+    try:
+        check_log(source, name=path)
     except UnsafeFile as ex:
         raise LogProblem(path, ex.reason, fix=_UNSAFE) from ex
     except FileNotFoundError as ex:
@@ -202,7 +219,7 @@ def _read(path: str | Path) -> RunResults:
     # A JSON log is read whole at once: inspect streams a JSON header with a prefix per event
     # that grows with the nesting, so a deeply nested file took time and memory quadratic in it.
     whole = Path(path).suffix != ".eval"
-    header = _inspect_log(path, header_only=not whole)
+    header = _inspect_log(path, header_only=not whole, source=source)
     try:
         provenance = GaiaProvenance.from_metadata(header.eval.metadata)
     except ProvenanceError as ex:
@@ -213,7 +230,14 @@ def _read(path: str | Path) -> RunResults:
             f"not an inspect_gaia log (a log of {header.eval.task}, with no gaia task metadata)",
             fix="name inspect_gaia's logs, or a folder of logs (other tasks' are skipped there)",
         )
-    log = header if whole else _inspect_log(path, header_only=False)
+    # events (every model call's input: the bulk of a log) only where the tools offered are read,
+    # the store only where it holds the web the samples read
+    wanted = header.eval.solver or provenance is None
+    recorded = provenance is not None and bool(provenance.web_record)
+    skipped = (
+        {"attachments"} | (set() if recorded else {"store"}) | (set() if wanted else {"events"})
+    )
+    log = header if whole else _inspect_log(path, header_only=False, exclude=skipped, source=source)
     config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
     foreign: ForeignProvenance | None = None
     if provenance is not None:
@@ -257,9 +281,19 @@ def _not_run(log: EvalLog) -> int:
     return max(0, planned - len(log.samples or []))
 
 
-def _inspect_log(path: str | Path, *, header_only: bool) -> EvalLog:
+def _inspect_log(
+    path: str | Path,
+    *,
+    header_only: bool,
+    exclude: set[str] | None = None,
+    source: str | None = None,
+) -> EvalLog:
+    """A log as inspect reads it (from ``source``: the open file), without ``exclude``'s fields."""
+    kind: Literal["eval", "json"] = "eval" if Path(path).suffix == ".eval" else "json"
     try:
-        return read_eval_log(str(path), header_only=header_only)
+        return read_eval_log(
+            source or str(path), header_only=header_only, format=kind, exclude_fields=exclude
+        )
     except ValidationError as ex:
         raise LogProblem(path, _invalid(ex), fix=_fix(ex)) from ex
     except FileNotFoundError as ex:
@@ -380,16 +414,22 @@ def _level(sample: EvalSample, path: str | Path, as_text: bool) -> int:
     return level
 
 
+TRACE_PART = 2000
+"""Characters of each part of a trace kept (an assistant's text, a call, a tool's output): a log's
+sample is held as its trace, so a hostile one cannot make the reader hold its text whole."""
+
+
 def _trace(sample: EvalSample) -> str:
     """The agent's reasoning and actions, as text, for the leaderboard's ``reasoning_trace``."""
     lines: list[str] = []
     for message in sample.messages:
         if isinstance(message, ChatMessageAssistant):
             if message.text.strip():
-                lines.append(message.text.strip())
+                lines.append(message.text.strip()[:TRACE_PART])
             for call in message.tool_calls or []:
-                lines.append(f"[{call.function}] {json.dumps(call.arguments, ensure_ascii=False)}")
+                arguments = json.dumps(call.arguments, ensure_ascii=False)
+                lines.append(f"[{call.function}] {arguments[:TRACE_PART]}")
         elif isinstance(message, ChatMessageTool):
             output = message.text.strip()
-            lines.append(f"[{message.function} output] {output[:2000]}")
+            lines.append(f"[{message.function} output] {output[:TRACE_PART]}")
     return "\n".join(lines)

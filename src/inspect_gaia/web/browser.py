@@ -31,10 +31,15 @@ from inspect_ai.tool import Tool, ToolError, ToolResult, tool
 from inspect_ai.util import sandbox
 
 from ..sandbox_paths import CA_FILE, CHROMIUM, PLAYWRIGHT_MCP_CLI
+from . import BROWSER_TOOLS
 from .download import download
 from .pages import Answer, SnapshotTooLarge, page_text
 from .session import Launch, SandboxServer
 
+TOOLS = tuple(name for name in BROWSER_TOOLS if name != "browser_download")
+"""The Playwright MCP tools the harness calls (``browser_download`` is ours, with curl): the relay
+in the sandbox refuses the others (the agent can reach the relay's socket from bash:
+docs/web-access.md says what that does not stop)."""
 NAVIGATION_TIMEOUT = 30
 """Seconds a navigation may take before Playwright gives up on it (its default is 60)."""
 ACTION_TIMEOUT = 10
@@ -113,6 +118,7 @@ class Browser:
             raise RuntimeError(f"preparing it failed: {result.stderr.strip()[-400:]}")
         directory, proxy = (result.stdout.splitlines() + ["", ""])[:2]
         self.server.memo().update(directory=directory, output=f"{directory}/output")
+        self.server.memo().pop("url", None)  # a fresh browser shows no page yet
         await sandbox().write_file(
             f"{directory}/config.json", json.dumps(browser_config(directory, proxy or None))
         )
@@ -121,6 +127,7 @@ class Browser:
             args=(PLAYWRIGHT_MCP_CLI, "--config", f"{directory}/config.json"),
             env={"HOME": f"{directory}/home"},
             cwd=directory,
+            tools=TOOLS,
         )
 
     async def act(self, tool_name: str, arguments: dict[str, Any], start: int = 0) -> str:
@@ -133,6 +140,8 @@ class Browser:
             answer = Answer.parse(_text(await self.server.call(tool_name, arguments)))
         except ToolError as ex:  # Playwright MCP's errors come as its own "### Error" section
             raise ToolError(str(ex).removeprefix("### Error").strip()) from ex
+        if answer.url:
+            self.server.memo()["url"] = answer.url
         yaml = answer.snapshot
         if yaml is None and answer.snapshot_file is not None:
             yaml = await self._read(answer.snapshot_file)
@@ -157,7 +166,13 @@ class Browser:
         return str(text)
 
     async def current_url(self) -> str | None:
-        """The URL of the page shown now (a snapshot's), or ``None`` before any navigation."""
+        """The URL of the page shown now, or ``None`` before any navigation.
+
+        The last action's answer named it (``act`` keeps it): no snapshot is taken, which for a
+        page too large to read would be too large to answer too.
+        """
+        if self.server.memo().get("url"):
+            return self.server.memo()["url"]
         snapshot = Answer.parse(_text(await self.server.call("browser_snapshot", {})))
         return snapshot.url
 

@@ -19,6 +19,11 @@ DOWNLOAD_TIMEOUT = 120
 DOWNLOAD_DIR = "/downloads"
 MAX_DOWNLOAD = "500M"
 """curl's ``--max-filesize``: a larger file is refused rather than filling the sandbox."""
+MAX_BLOCKS = 500 * 2**20 // 512
+"""The same bound as a file-size limit (``ulimit -f``, 512-byte blocks in dash): curl's option
+holds only when the server says a length, and a body of unknown length would fill the disk."""
+_TOO_LARGE = 128 + 25
+"""The status of a process killed by SIGXFSZ (past ``ulimit -f``)."""
 
 
 async def download(url: str, filename: str) -> str:
@@ -28,12 +33,12 @@ async def download(url: str, filename: str) -> str:
     name = posixpath.basename(filename or url.split("?", 1)[0].split("#", 1)[0].rstrip("/"))
     name = name if name not in ("", ".", "..") else "download"
     path = f"{DOWNLOAD_DIR}/{name}"
-    script = (
-        f"mkdir -p {DOWNLOAD_DIR} && curl -sS -L --max-time {DOWNLOAD_TIMEOUT - 10} "
-        f"--max-filesize {MAX_DOWNLOAD} -o {shlex.quote(path)} "
-        f"-w '%{{http_code}} %{{content_type}} %{{size_download}}' {shlex.quote(url)}"
+    result = await sandbox().exec(
+        ["sh", "-c", download_script(url, path)], timeout=DOWNLOAD_TIMEOUT
     )
-    result = await sandbox().exec(["sh", "-c", script], timeout=DOWNLOAD_TIMEOUT)
+    if result.returncode == _TOO_LARGE:
+        await sandbox().exec(["rm", "-f", path], timeout=30)
+        raise ToolError(f"downloading {url} failed: it is larger than {MAX_DOWNLOAD}B")
     if not result.success:
         raise ToolError(f"downloading {url} failed: {result.stderr.strip()[-400:]}")
     status, kind, size = (result.stdout.split(" ") + ["", "", ""])[:3]
@@ -43,4 +48,13 @@ async def download(url: str, filename: str) -> str:
     return (
         f"Saved {url} ({kind or 'unknown type'}, {int(size or 0):,} bytes) to {path} — read it "
         "with bash (for a PDF: pdftotext " + shlex.quote(path) + " -)"
+    )
+
+
+def download_script(url: str, path: str, blocks: int = MAX_BLOCKS) -> str:
+    """The shell command that saves ``url`` to ``path``: curl, under a file-size limit."""
+    return (
+        f"mkdir -p {shlex.quote(posixpath.dirname(path))} && (ulimit -f {blocks}; exec curl -sS -L "
+        f"--max-time {DOWNLOAD_TIMEOUT - 10} --max-filesize {MAX_DOWNLOAD} -o {shlex.quote(path)} "
+        f"-w '%{{http_code}} %{{content_type}} %{{size_download}}' {shlex.quote(url)})"
     )

@@ -3,10 +3,12 @@
 Runs elsewhere: in the sample's sandbox, under its ``python3``; standard library only (``shipped``).
 
 Copied into the sample's sandbox and run with its ``python3`` (standard library only, nothing of
-this package is importable there). ``serve DIR -- COMMAND …`` starts the server, initialises the
+this package is importable there). ``serve DIR [--tools A,B] -- COMMAND …`` starts the server
+(offering only tools A, B… when given: the others are refused here), initialises the
 MCP session with it once, then answers on the Unix socket ``DIR/relay.sock``: each connection
 carries one request (``{"method": …, "params": …}``, one JSON line) and gets the server's
-JSON-RPC answer back (one JSON line). ``call DIR SECONDS`` is that connection for a caller with
+JSON-RPC answer back (one JSON line, at most ``MAX_ANSWER`` bytes: a longer one becomes an MCP error
+that says so). ``call DIR SECONDS`` is that connection for a caller with
 only an exec: the request on stdin, the answer on stdout, waiting for the socket while the server
 starts. So a request costs one short exec in a sandbox whose server stays up, where inspect's
 sandbox MCP transport runs its tools CLI once per request (``web/session.py``).
@@ -33,6 +35,8 @@ SOCKET = "relay.sock"
 FAILED = "failed"
 """A file in DIR saying why the server is gone (its exit status and stderr's tail)."""
 STDERR = "server.log"
+MAX_ANSWER = 8 << 20
+"""Bytes of one answer's JSON line: the sandbox's exec keeps only the last 10 MiB of output."""
 
 
 class Relay:
@@ -116,8 +120,11 @@ class Relay:
         return f"{ended}: {tail}" if tail else ended
 
 
-def serve(directory: str, command: list[str]) -> int:
-    """Start the server, initialise it, then relay requests until it ends."""
+def serve(directory: str, command: list[str], tools: frozenset[str] = frozenset()) -> int:
+    """Start the server, initialise it, then relay requests until it ends.
+
+    ``tools``: the only tools it lists and lets be called (empty: all of the server's).
+    """
     relay = Relay(directory, command)
     initialize = {
         "protocolVersion": PROTOCOL_VERSION,
@@ -140,7 +147,8 @@ def serve(directory: str, command: list[str]) -> int:
         except TimeoutError:
             continue
         answering = [thread for thread in answering if thread.is_alive()]
-        answering.append(threading.Thread(target=_answer, args=(relay, connection), daemon=True))
+        thread = threading.Thread(target=_answer, args=(relay, connection, tools), daemon=True)
+        answering.append(thread)
         answering[-1].start()
     os.unlink(os.path.join(directory, SOCKET))
     status = _failed(directory, relay.why())
@@ -155,12 +163,41 @@ def _failed(directory: str, why: str) -> int:
     return 3
 
 
-def _answer(relay: Relay, connection: socket.socket) -> None:
+def _answer(relay: Relay, connection: socket.socket, tools: frozenset[str]) -> None:
     with connection, connection.makefile("rwb") as stream:
         request = json.loads(stream.readline())
-        answer = relay.request(request["method"], request.get("params"))
-        stream.write(json.dumps(answer).encode() + b"\n")
+        method, params = request["method"], request.get("params")
+        refused = _refused(method, params, tools)
+        answer = refused or relay.request(method, params)
+        if method == "tools/list" and tools and isinstance(answer.get("result"), dict):
+            listed = answer["result"].get("tools") or []
+            answer["result"]["tools"] = [t for t in listed if t.get("name") in tools]
+        stream.write(bounded(answer) + b"\n")
         stream.flush()
+
+
+def _refused(method: str, params: Any, tools: frozenset[str]) -> dict[str, Any] | None:
+    """An error for a call of a tool the harness leaves out (``--tools``), else ``None``."""
+    name = params.get("name") if isinstance(params, dict) else None
+    if method != "tools/call" or not tools or name in tools:
+        return None
+    return {"error": {"code": -32601, "message": f"{name} is not offered in this harness"}}
+
+
+def bounded(answer: dict[str, Any]) -> bytes:
+    """``answer`` as one JSON line, or an MCP error if that line is over ``MAX_ANSWER`` bytes.
+
+    Characters are written as UTF-8 (``ensure_ascii`` would make a CJK character 6 bytes), and a
+    lone surrogate as its ``\\u`` escape, so any answer encodes.
+    """
+    line = json.dumps(answer, ensure_ascii=False).encode("utf-8", errors="backslashreplace")
+    if len(line) <= MAX_ANSWER:
+        return line
+    message = (
+        f"the answer is {len(line) / 2**20:.1f} MiB, over the relay's {MAX_ANSWER // 2**20} MiB:"
+        " ask for less of it (a part of the page, a smaller max_length, a file)"
+    )
+    return json.dumps({"error": {"code": -32000, "message": message}}).encode()
 
 
 def call(directory: str, seconds: float, source: IO[bytes], sink: IO[bytes]) -> int:
@@ -234,11 +271,15 @@ def main(argv: list[str]) -> int:
     """``serve DIR -- COMMAND …``, ``call DIR SECONDS`` or ``stop PID`` (module's docstring)."""
     if len(argv) > 3 and argv[0] == "serve" and argv[2] == "--":
         return serve(argv[1], argv[3:])
+    if len(argv) > 5 and argv[0] == "serve" and argv[2] == "--tools" and argv[4] == "--":
+        return serve(argv[1], argv[5:], frozenset(filter(None, argv[3].split(","))))
     if len(argv) == 3 and argv[0] == "call":
         return call(argv[1], float(argv[2]), sys.stdin.buffer, sys.stdout.buffer)
     if len(argv) == 2 and argv[0] == "stop" and argv[1].isdigit():
         return stop(int(argv[1]))
-    sys.stderr.write("usage: mcp_relay.py serve DIR -- COMMAND … | call DIR SECONDS | stop PID\n")
+    sys.stderr.write(
+        "usage: mcp_relay.py serve DIR [--tools A,B] -- COMMAND … | call DIR SECONDS | stop PID\n"
+    )
     return 2
 
 

@@ -28,6 +28,7 @@ from inspect_ai.util import sandbox
 
 from .._egress.urlrules import REFUSAL_MARKER
 from ..sandbox_paths import BUNDLE, READER_DIR
+from . import READER_TOOLS
 from .session import Launch, SandboxServer
 
 CALL_TIMEOUT = 60
@@ -57,6 +58,7 @@ async def _launch() -> Launch:
         command="python3",
         args=("-m", "mcp_server_fetch", "--allow-private-ips"),
         env=env,
+        tools=READER_TOOLS,
     )
 
 

@@ -39,7 +39,7 @@ RELAY = "/tmp/inspect-gaia-mcp-relay.py"
 """Where ``mcp_relay`` is copied in the sandbox."""
 _SERVE = """set -eu
 dir=$(mktemp -d /tmp/gaia-mcp.XXXXXX)
-python3 {relay} serve "$dir" -- {command} </dev/null >"$dir/relay.log" 2>&1 &
+python3 {relay} serve "$dir" {tools}-- {command} </dev/null >"$dir/relay.log" 2>&1 &
 printf '%s\\n%s\\n' "$dir" "$!"
 """
 
@@ -52,6 +52,8 @@ class Launch:
     args: Sequence[str] = ()
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    tools: Sequence[str] = ()
+    """The only tools the relay lets be listed and called (empty: all the server's)."""
 
 
 @dataclass
@@ -60,6 +62,10 @@ class _Running:
 
     directory: str
     pid: int
+
+
+_MESSAGE = 4000
+"""Characters of a server's error message the agent is shown."""
 
 
 class _Gone(Exception):
@@ -177,7 +183,7 @@ class SandboxServer:
             await sandbox().write_file(RELAY, source(MCP_RELAY))
             command = shlex.join([launch.command, *launch.args])
             started = await sandbox().exec(
-                ["sh", "-c", _SERVE.format(relay=RELAY, command=command)],
+                ["sh", "-c", _SERVE.format(relay=RELAY, tools=_tools(launch), command=command)],
                 env=dict(launch.env),
                 cwd=launch.cwd,
                 timeout=60,
@@ -204,6 +210,10 @@ class SandboxServer:
         _kill(running)
 
 
+def _tools(launch: Launch) -> str:
+    return f"--tools {shlex.quote(','.join(launch.tools))} " if launch.tools else ""
+
+
 async def _request(
     running: _Running, method: str, params: dict[str, Any] | None, seconds: float
 ) -> dict[str, Any]:
@@ -221,12 +231,35 @@ async def _request(
         raise _Gone(f"did not answer within {seconds:g} s.") from ex
     if not result.success:
         raise _Gone(result.stderr.strip()[-1500:] or f"the relay exited with {result.returncode}.")
-    answer = json.loads(result.stdout)
+    return _result(result.stdout)
+
+
+def _result(stdout: str) -> dict[str, Any]:
+    """The ``result`` of the relay's answer: untrusted, as anything in the sandbox may write it.
+
+    Raises:
+        ToolError: The server answered with an error of its own (its message, cut).
+        _Gone: No answer of the relay's shape (the browser session ends; the next call starts a
+            fresh one): not JSON (an answer cut by the exec's output limit too), not an object.
+    """
+    try:
+        answer = json.loads(stdout)
+    except ValueError:
+        raise _Gone(f"its answer was not JSON ({len(stdout):,} characters).") from None
+    if not isinstance(answer, dict):
+        raise _Gone(f"its answer was a JSON {type(answer).__name__}, not an object.")
     if "relay_error" in answer:
-        raise _Gone(str(answer["relay_error"]))
-    if "error" in answer:
-        raise ToolError(str(answer["error"].get("message", answer["error"])))
-    return dict(answer.get("result") or {})
+        raise _Gone(str(answer["relay_error"])[:_MESSAGE])
+    error = answer.get("error")
+    if error is not None:
+        message = error.get("message", error) if isinstance(error, dict) else error
+        raise ToolError(str(message)[:_MESSAGE])
+    result = answer.get("result")
+    if result is None:
+        return {}
+    if not isinstance(result, dict):
+        raise _Gone(f"its result was a JSON {type(result).__name__}, not an object.")
+    return result
 
 
 def _kill(running: _Running) -> None:
@@ -239,10 +272,13 @@ def _kill(running: _Running) -> None:
     background(kill)
 
 
-def _content(items: list[dict[str, Any]]) -> list[Content]:
+def _content(items: Any) -> list[Content]:
     """MCP content as inspect reads it (text, images as data URLs, resources as their text)."""
     content: list[Content] = []
-    for item in items:
+    for item in items if isinstance(items, list) else [items]:
+        if not isinstance(item, dict):
+            content.append(ContentText(text=f"({type(item).__name__} content omitted)"))
+            continue
         kind = item.get("type")
         if kind == "text":
             content.append(ContentText(text=str(item.get("text", ""))))
@@ -251,8 +287,8 @@ def _content(items: list[dict[str, Any]]) -> list[Content]:
             content.append(ContentImage(image=f"data:{mime};base64,{item.get('data', '')}"))
         elif kind == "resource_link":
             content.append(ContentText(text=f"{item.get('description')} ({item.get('uri')})"))
-        elif kind == "resource" and "text" in (item.get("resource") or {}):
-            content.append(ContentText(text=str(item["resource"]["text"])))
+        elif kind == "resource" and isinstance(item.get("resource"), dict):
+            content.append(ContentText(text=str(item["resource"].get("text", ""))))
         else:
             content.append(ContentText(text=f"({kind} content omitted)"))
     return content
