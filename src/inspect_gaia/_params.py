@@ -34,6 +34,7 @@ from .options import (
 )
 from .questionset import parse_question_set
 from .sandbox import SANDBOX_KINDS
+from .swe_agents import AGENTS, check_agent_options
 
 _MCP_EXTRA = "install it with `pip install 'inspect-gaia[mcp]'`"
 
@@ -68,6 +69,7 @@ def parse_params(
     blocklist: object,
     block_answer_sources: object,
     web_record: object,
+    agent: object,
 ) -> GaiaParams:
     """Parse and validate raw ``-T`` values: ``gaia()``'s arguments, passed on one by one.
 
@@ -120,6 +122,7 @@ def parse_params(
             mcp_servers=parse_mcp_servers(mcp_servers),
             browser=flag("browser", browser),
             web_reader=flag("web_reader", web_reader),
+            name=one_of("agent", agent, AGENTS),
         ),
         sources=AnswerSourceOptions(
             blocklist=blocklist,  # type: ignore[arg-type]
@@ -172,6 +175,7 @@ def _check_combinations(params: GaiaParams) -> None:
         ):
             raise GaiaParameterError("mcp_servers=fetch needs `mcp-server-fetch`", fix=_MCP_EXTRA)
     _check_web_tools(sandbox, agent)
+    check_agent_options(agent, dataset.multimodal)
     if sandbox.kind == "k8s" and importlib.util.find_spec("k8s_sandbox") is None:
         raise GaiaParameterError(
             "sandbox=k8s needs inspect-k8s-sandbox",

@@ -11,9 +11,10 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
 ``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
-versions; 5: ``web_record``); a record newer than this reader knows is refused with the fix
-(upgrade), never half-read. An older record reads with ``final_answer_ends`` false,
-``image_digest`` unknown (``None``), no ``web_tools`` and no ``web_record``.
+versions; 5: ``web_record``; 6: ``agent``, another agent than the default and its versions); a
+record newer than this reader knows is refused with the fix (upgrade), never half-read. An older
+record reads with ``final_answer_ends`` false, ``image_digest`` unknown (``None``), no
+``web_tools`` and no ``web_record``; one before 6 ran the default agent.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -37,7 +38,7 @@ from ..sandbox import PROVIDERS, SandboxKind
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -86,6 +87,22 @@ class WebToolsRecord(_Record):
     ``None`` when the image could not be read (no engine, or an image pulled later)."""
 
 
+class AgentRecord(_Record):
+    """``-T agent``: another agent than the default, run in the sandbox through inspect's bridge."""
+
+    name: str
+    cli_version: str | None = None
+    """The CLI's version, from the image's labels; ``None`` when the image could not be read."""
+    inspect_swe_version: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``claude_code 2.1.332 (inspect_swe 0.2.72)``: the agent as a flag names it."""
+        return f"{self.name} {self.cli_version or '(version unknown)'}" + (
+            f" (inspect_swe {self.inspect_swe_version})" if self.inspect_swe_version else ""
+        )
+
+
 class GaiaProvenance(_Record):
     """The ``gaia`` record of a log: dataset, prompt, agent, limits, sandbox and versions."""
 
@@ -131,6 +148,8 @@ class GaiaProvenance(_Record):
     sample's requests into its store (``web_record.STORE_KEY``): ``-T web_record`` (recording
     only) or ``-T block_answer_sources``. ``None`` (not written): no record (and every record
     before 5). The counts are the samples' (a log's header is written before any request)."""
+    agent: AgentRecord | None = None
+    """``None`` (not written): the default agent (and every record before 6)."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -179,6 +198,7 @@ class GaiaProvenance(_Record):
             "question_set": self.question_set,
             "web_tools": self.web_tools,
             "web_record": self.web_record,
+            "agent": self.agent,
         }
         return self.model_dump(
             mode="json", exclude={name for name, value in unset.items() if value is None} or None
@@ -241,6 +261,7 @@ class GaiaProvenance(_Record):
                 "prompt_template_sha256": self.prompt_template_sha256,
                 "question_set": self.question_set and self.question_set.fingerprint(),
                 "block_answer_sources": self.blocked_list(sandbox_ran),
+                "agent": self.agent and self.agent.label,
             },
         )
 
