@@ -45,6 +45,11 @@ def _question(word: str) -> dict[str, Any]:
     return next(q for q in _questions() if word in q["Question"])
 
 
+def question_id(word: str) -> str:
+    """The task id of gaia-leak's question that contains ``word``."""
+    return str(_question(word)["task_id"])
+
+
 def mirror_body() -> bytes:
     """A leaked copy of the split's metadata, as a mirror would serve it."""
     rows = [{k: q[k] for k in ("task_id", "Question", "Final answer")} for q in _questions()]

@@ -3,7 +3,7 @@
 Tests drive it through inspect_ai's real ``openai-api`` provider (``openai-api/scripted/<name>``
 with ``SCRIPTED_BASE_URL``/``SCRIPTED_API_KEY``), the same HTTP path a vLLM or OpenAI endpoint
 takes. It keeps no state: each reply is chosen from the conversation it is sent. The question is
-found in the first user message; the scenario entry whose ``match`` occurs in it gives the steps,
+found in the first user message an entry's ``match`` occurs in; that entry gives the steps,
 and the number of assistant turns so far picks the step (the last one repeats).
 
 Steps: ``{"bash": CMD}`` calls the bash tool; ``{"call": NAME, "args": {...}}`` calls any tool;
@@ -11,7 +11,10 @@ Steps: ``{"bash": CMD}`` calls the bash tool; ``{"call": NAME, "args": {...}}`` 
 stripped; ``{"submit_found": REGEX}`` submits REGEX's first group in the last tool result (or
 ``not found``); in a ``call``'s arguments, ``{ref:NAME}`` is the ``[ref=…]`` of the element named
 ``"NAME"`` in the last tool result (a page snapshot), as a model reads it off the page;
-``{"say": TEXT}`` replies with plain text and no tool call; ``{"refuse": True}`` is an empty
+``{"say": TEXT}`` replies with plain text and no tool call; ``{"answer_found": REGEX}`` replies
+``FINAL ANSWER: `` and REGEX's first group in the last tool result, and beside ``bash`` or ``call``
+it is the text of a turn that also calls the tool (an agent CLI's way to answer and finish);
+``{"refuse": True}`` is an empty
 ``content_filter`` turn; ``{"http_error": STATUS}`` fails the request with that HTTP status.
 A step with ``"signal": EVENT`` (a ``threading.Event``) sets it when the step is asked for; one
 with ``"wait": EVENT`` is sent once the event is set (at most ``WAIT`` seconds later): a test's way
@@ -59,8 +62,11 @@ class ScriptedModel:
         """The choice that answers ``request``: its entry's step for the turns so far."""
         self.requests.append(request)
         messages: list[dict[str, Any]] = request["messages"]
-        question = next(_text(m) for m in messages if m["role"] == "user")
-        entry = next((e for e in self.entries if e.match in question), None)
+        # the question: the first user message an entry matches (an agent CLI may send its own
+        # instructions as a user message before it), else the first
+        users = [_text(m) for m in messages if m["role"] == "user"]
+        entry = next((e for text in users for e in self.entries if e.match in text), None)
+        question = next((text for text in users if entry and entry.match in text), users[0])
         self.calls.append(entry.match if entry else "")
         self.tools_offered.append(
             [
@@ -76,8 +82,10 @@ class ScriptedModel:
             step["signal"].set()
         if "wait" in step:
             step["wait"].wait(WAIT)
+        said = _found_answer(step["answer_found"], messages) if "answer_found" in step else None
         if "bash" in step:
-            return _message(tool=("bash", {_bash_arg(request): step["bash"]}), turn=turn)
+            tool = ("bash", {_bash_arg(request): step["bash"]})
+            return _message(content=said, tool=tool, turn=turn)
         if "refuse" in step:
             return {
                 "message": {"role": "assistant", "content": ""},
@@ -87,7 +95,9 @@ class ScriptedModel:
             return {"http_error": int(step["http_error"])}
         if "call" in step:
             args = {k: _refs(v, messages) for k, v in step.get("args", {}).items()}
-            return _message(tool=(step["call"], args), turn=turn)
+            return _message(content=said, tool=(step["call"], args), turn=turn)
+        if said is not None:
+            return _message(content=said)
         if "submit_found" in step:
             found = re.search(step["submit_found"], _last_tool_text(messages))
             answer = found.group(1) if found else "not found"
@@ -98,6 +108,11 @@ class ScriptedModel:
             last_tool = next(m for m in reversed(messages) if m["role"] == "tool")
             return _message(tool=("submit", {"answer": _text(last_tool).strip()}), turn=turn)
         return _message(content=str(step["say"]))
+
+
+def _found_answer(regex: str, messages: list[dict[str, Any]]) -> str:
+    found = re.search(regex, _last_tool_text(messages))
+    return f"FINAL ANSWER: {found.group(1) if found else 'not found'}"
 
 
 def _last_tool_text(messages: list[dict[str, Any]]) -> str:

@@ -8,17 +8,23 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from huggingface_hub import constants
 
+from inspect_gaia._docker.cleanup import TAG_VARIABLE
 from support.answer_pages import MIRROR_HOST, NOTES_HOST, WEATHER_HOST
 from support.scripted_model import Entry, ScriptedModel, serve
 from support.standins import StandIns, standins
 from tests.helpers import SANDBOX_IMAGE, MiniLogs, eval_gaia, quiet_handler, serve_http
 from tests.scenario import GAIA_MINI, GAIA_TINY, MINI_TEST, MINI_VALIDATION, TEST, VALIDATION
+
+# Every sandbox this session's runs create (in this process or an `inspect` it starts) carries
+# this tag, so the leftover checks count the session's own and not another suite's on the engine.
+os.environ.setdefault(TAG_VARIABLE, f"pytest-{os.getpid()}-{uuid.uuid4().hex[:8]}")
 
 
 @pytest.fixture

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import time
 from collections.abc import Callable
 
+from inspect_gaia._docker.cleanup import TAG_VARIABLE
 from inspect_gaia._docker.spares import is_spare
 
 # -- Docker bookkeeping ----------------------------------------------------------------------------
@@ -40,12 +42,18 @@ def started_as(how: str) -> Callable[[], None]:
 
 
 def docker_leftovers() -> set[str]:
-    """Containers, networks and volumes of either Docker sandbox.
+    """Containers, networks and volumes of either Docker sandbox, of this test session's runs.
 
-    gaia-docker labels its own ``inspect_gaia.sandbox``; inspect's compose sandbox names its
-    compose projects ``inspect-*``. Counted by label, never by deleting anything.
+    gaia-docker labels its own ``inspect_gaia.sandbox``, and the session's runs also
+    ``inspect_gaia.tag`` (``INSPECT_GAIA_TAG``, set by conftest.py), so another suite's runs on the
+    same engine are not counted; inspect's compose sandbox names its compose projects ``inspect-*``
+    (no tag: counted whoever made them). Counted by label, never by deleting anything.
     """
-    labels = '{{.Label "inspect_gaia.sandbox"}}\t{{.Label "com.docker.compose.project"}}'
+    labels = (
+        '{{.Label "inspect_gaia.sandbox"}}\t{{.Label "com.docker.compose.project"}}'
+        '\t{{.Label "inspect_gaia.tag"}}'
+    )
+    session = os.environ.get(TAG_VARIABLE, "")
     found: set[str] = set()
     for kind, listing, name_field in (
         ("container", ["docker", "ps", "-a"], "{{.Names}}"),
@@ -59,8 +67,8 @@ def docker_leftovers() -> set[str]:
             check=True,
         ).stdout
         for line in out.splitlines():
-            name, ours, project = (line.split("\t") + ["", ""])[:3]
-            if ours or project.startswith("inspect-"):
+            name, ours, project, tag = (line.split("\t") + ["", "", ""])[:4]
+            if (ours and tag == session) or project.startswith("inspect-"):
                 found.add(f"{kind}:{name}")
     return found
 

@@ -20,10 +20,10 @@ from inspect_gaia.browser_image import (
     NPM_PACKAGES,
     PLAYWRIGHT_MCP_VERSION,
     READER_WHEELS,
-    base_tag,
     browser_dockerfile,
     browser_tag,
 )
+from inspect_gaia.layer_image import base_tag
 from tests.helpers import invoke
 
 

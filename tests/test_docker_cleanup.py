@@ -38,6 +38,15 @@ def _label(pid: int, started: str, *, namespace: str | None = None, boot: str | 
     return "/".join([host, boot or here_boot, namespace or here_namespace, str(pid), started])
 
 
+def test_a_tag_of_ones_own_is_on_every_resource_a_run_makes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(cleanup.TAG_VARIABLE, "ci-job-7")
+    assert cleanup.labels("gaia")[cleanup.TAG_LABEL] == "ci-job-7"
+    monkeypatch.delenv(cleanup.TAG_VARIABLE)
+    assert cleanup.TAG_LABEL not in cleanup.labels("gaia")
+
+
 def test_only_a_provably_dead_creator_counts_as_dead() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
@@ -130,6 +139,8 @@ async def test_two_runs_in_one_process_never_remove_each_others_sandboxes(
         with sandbox_lifecycle_scope():
             await GaiaDockerSandbox.task_init("startup", config)
             envs = await GaiaDockerSandbox.sample_init("first", config, {})
+            # the session's tag is on what the run made, so the leftover checks see it
+            assert any(n.startswith("container:") for n in docker_leftovers() - before)
             first_started.set()
             await second_done.wait()
             result = await envs["default"].exec(["true"])

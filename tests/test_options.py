@@ -57,4 +57,5 @@ def test_gaia_agent_takes_the_agent_record_field_by_field() -> None:
     # the public gaia_agent(**kw) keeps its signature: one keyword per AgentOptions field
     keywords = inspect.signature(gaia_agent).parameters
     fields = {field.name: field.default for field in dataclasses.fields(AgentOptions)}
+    assert fields.pop("name") == "basic", "gaia_agent is the basic agent: -T agent picks another"
     assert {name: p.default for name, p in keywords.items()} == fields

@@ -112,3 +112,15 @@ def test_a_python_call_naming_the_folder_may_write_there() -> None:
 )
 def test_names_made_from_the_attachment(text: str, derived: bool) -> None:
     assert derived_name(text, text.index("ID"), 2) is derived
+
+
+def test_the_agent_clis_shell_calls_are_parsed_as_bash() -> None:
+    read = f"cat /shared_files/{OWN}"
+    claude = {"command": read, "description": "read the file", "timeout": 60000}
+    assert reads_only_attachment("Bash", claude, OWN)
+    assert reads_only_attachment("exec_command", {"cmd": read, "workdir": "/root"}, OWN)
+    assert reads_only_attachment("bash", {"command": read}, OWN)  # mini-swe-agent's
+    fetch = f"{read}; curl https://example.org"
+    assert not reads_only_attachment("Bash", {**claude, "command": fetch}, OWN)
+    assert not reads_only_attachment("exec_command", {"cmd": fetch}, OWN)
+    assert not reads_only_attachment("Write", {"file_path": f"/shared_files/{OWN}"}, OWN)

@@ -419,7 +419,7 @@ def test_the_readme_stays_short() -> None:
 SECTIONS = (
     *("What a run prints", "Usage", "Parameters", "Dataset", "Scoring", "Reports"),
     *("Comparing with other harnesses", "Deviations from inspect_evals and EvalScope"),
-    *("Web access and answer sources", "Your own agent", "Leaderboard submission"),
+    *("Web access and answer sources", "Your own agent", "Other agents", "Leaderboard submission"),
     *("Long and large runs", "Troubleshooting", "Citation", "Development", "Credits and license"),
 )
 """The README's sections in a newcomer's order (issue #40): how to run, what success looks like,

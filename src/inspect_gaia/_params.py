@@ -36,6 +36,7 @@ from .options import (
 )
 from .questionset import parse_question_set
 from .sandbox import SANDBOX_KINDS
+from .swe_agents import AGENTS, check_agent_options
 
 _MCP_EXTRA = "install it with `pip install 'inspect-gaia[mcp]'`"
 
@@ -71,6 +72,7 @@ def parse_params(
     block_answer_sources: object,
     web_record: object,
     web_replay: object,
+    agent: object,
 ) -> GaiaParams:
     """Parse and validate raw ``-T`` values: ``gaia()``'s arguments, passed on one by one.
 
@@ -123,6 +125,7 @@ def parse_params(
             mcp_servers=parse_mcp_servers(mcp_servers),
             browser=flag("browser", browser),
             web_reader=flag("web_reader", web_reader),
+            name=one_of("agent", agent, AGENTS),
         ),
         sources=AnswerSourceOptions(
             blocklist=blocklist,  # type: ignore[arg-type]
@@ -203,6 +206,7 @@ def _check_combinations(params: GaiaParams) -> None:
         ):
             raise GaiaParameterError("mcp_servers=fetch needs `mcp-server-fetch`", fix=_MCP_EXTRA)
     _check_web_tools(sandbox, agent)
+    check_agent_options(agent, dataset.multimodal)
     if sandbox.kind == "k8s" and importlib.util.find_spec("k8s_sandbox") is None:
         raise GaiaParameterError(
             "sandbox=k8s needs inspect-k8s-sandbox",

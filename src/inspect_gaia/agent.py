@@ -24,6 +24,7 @@ from ._faults import ending_on_sandbox_loss, require_started
 from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, SUBMIT_TOOL
 from .media import view_file as view_file_tool
 from .options import AgentOptions
+from .swe_agents import DEFAULT_AGENT, swe_agent_solver
 
 
 def gaia_tools(options: AgentOptions) -> list[Tool]:
@@ -182,7 +183,12 @@ def gaia_agent(
 
 
 def build_agent(options: AgentOptions) -> Solver:
-    """``gaia_agent`` for a parsed record (``task.gaia_task`` hands it ``params.agent``)."""
+    """``gaia_agent`` for a parsed record (``task.gaia_task`` hands it ``params.agent``).
+
+    With ``-T agent`` naming another agent, that agent's CLI in the sandbox (``swe_agents``).
+    """
+    if options.name != DEFAULT_AGENT:
+        return swe_agent_solver(options.name, command_timeout=options.command_timeout)
     return basic_agent(
         init=[
             system_message(DEFAULT_SYSTEM_MESSAGE, submit=SUBMIT_TOOL),

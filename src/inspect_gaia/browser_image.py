@@ -26,21 +26,12 @@ download).
 from __future__ import annotations
 
 import json
-import platform
-import shutil
 import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
-from ._docker import (
-    OFFLINE_ATTACHMENTS_TAG,
-    OFFLINE_BROWSER_TAG,
-    REGISTRY_ATTACHMENTS_TAG,
-    REGISTRY_BROWSER_TAG,
-)
+from ._docker import OFFLINE_BROWSER_TAG, REGISTRY_BROWSER_TAG
 from .errors import GaiaError
-from .image import DEBIAN_SUITE, Log, build_dockerfile, run_step
+from .image import DEBIAN_SUITE, Log, build_dockerfile
+from .layer_image import build_layer
 from .sandbox_paths import (
     BROWSER_LABEL,
     LABEL_PREFIX,
@@ -109,14 +100,6 @@ READER_WHEELS = (
 )
 """mcp-server-fetch's requirements as pip resolved them for CPython 3.11 on Linux."""
 APT_PACKAGES = ("chromium", "nodejs", "libnss3-tools", "fonts-liberation")
-# bookworm's glibc is 2.36 (and python:3.11's, which is bookworm too)
-PLATFORMS = (
-    "manylinux_2_36",
-    "manylinux_2_34",
-    "manylinux_2_28",
-    "manylinux_2_17",
-    "manylinux2014",
-)
 
 LABELS = {
     BROWSER_LABEL: PLAYWRIGHT_MCP_VERSION,
@@ -131,11 +114,6 @@ _SECURITY = f"deb http://deb.debian.org/debian-security {DEBIAN_SUITE}-security 
 def browser_tag(offline: bool) -> str:
     """The tag ``image build --browser`` gives when none is asked for."""
     return OFFLINE_BROWSER_TAG if offline else REGISTRY_BROWSER_TAG
-
-
-def base_tag(offline: bool) -> str:
-    """The attachments image the browser image is built on."""
-    return OFFLINE_ATTACHMENTS_TAG if offline else REGISTRY_ATTACHMENTS_TAG
 
 
 def _npm_dir(name: str) -> str:
@@ -183,60 +161,17 @@ def build_browser(tag: str, offline: bool, log: Log) -> None:
     Raises:
         GaiaError: No npm on the host, or a step failed (the message has its output).
     """
-    from ._docker import engine
-    from .image import build_from_registry, build_offline
-
-    if shutil.which("npm") is None:
-        raise GaiaError(
-            "the browser image's Playwright MCP is fetched with the host's npm, which is "
-            "not installed",
-            fix="install it (Debian: `apt-get install npm`) and rerun",
-        )
-    base = base_tag(offline)
-    if engine.local_image_id(base) is None:
-        log(f"{base} is missing: building it first")
-        (build_offline if offline else build_from_registry)(base, True, log)
-    with tempfile.TemporaryDirectory(prefix="gaia-browser-") as temp:
-        context = Path(temp)
-        _fetch_npm(context / "npm", log)
-        _fetch_wheels(context / "wheels", log)
-        (context / "Dockerfile").write_text(browser_dockerfile(base))
-        log(
-            f"docker build -t {tag} (chromium, Playwright MCP {PLAYWRIGHT_MCP_VERSION}, "
-            f"mcp-server-fetch {MCP_SERVER_FETCH_VERSION} over {base})"
-        )
-        run_step(["docker", "build", "-t", tag, temp], "docker build")
-    _label_debian_versions(tag, log)
-
-
-def _fetch_npm(directory: Path, log: Log) -> None:
-    """``npm pack`` each pinned package into ``directory`` as ``<i>.tgz``."""
-    directory.mkdir()
-    log(f"npm pack {' '.join(f'{n}@{v}' for n, v in NPM_PACKAGES.items())}")
-    for i, (name, version) in enumerate(NPM_PACKAGES.items()):
-        with tempfile.TemporaryDirectory(dir=directory) as one:
-            run_step(
-                ["npm", "pack", "--silent", "--pack-destination", one, f"{name}@{version}"],
-                f"npm pack {name}@{version}",
-                cwd=one,
-            )
-            (tarball,) = Path(one).glob("*.tgz")
-            tarball.rename(directory / f"{i}.tgz")
-
-
-def _fetch_wheels(directory: Path, log: Log) -> None:
-    """The reader's pinned wheels, for the image's Python (3.11) and this machine's architecture."""
-    log(f"pip download mcp-server-fetch=={MCP_SERVER_FETCH_VERSION} and its pinned requirements")
-    run_step(
-        [
-            *(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"),
-            *("--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp"),
-            *("--abi", "cp311"),
-            *(arg for tag in PLATFORMS for arg in ("--platform", f"{tag}_{platform.machine()}")),
-            *("--dest", str(directory), *READER_WHEELS),
-        ],
-        "pip download",
+    build_layer(
+        tag,
+        offline,
+        log,
+        what=f"the browser image's Playwright MCP {PLAYWRIGHT_MCP_VERSION} (and mcp-server-fetch "
+        f"{MCP_SERVER_FETCH_VERSION})",
+        npm={f"{i}.tgz": f"{n}@{v}" for i, (n, v) in enumerate(NPM_PACKAGES.items())},
+        wheels=READER_WHEELS,
+        dockerfile=browser_dockerfile,
     )
+    _label_debian_versions(tag, log)
 
 
 def _label_debian_versions(tag: str, log: Log) -> None:

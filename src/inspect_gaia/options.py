@@ -22,6 +22,7 @@ from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_TOO
 from .hub import DEFAULT_HUB, Hub, resolved_revision
 from .questionset import QuestionSet
 from .sandbox import DEFAULT_IMAGE, DEFAULT_NETWORK, DEFAULT_SANDBOX, SandboxKind, SandboxLimits
+from .swe_agents import DEFAULT_AGENT, AgentName
 from .web import BROWSER_TOOLS, READER_TOOLS
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
@@ -71,10 +72,14 @@ class AgentOptions:
     mcp_servers: tuple[tuple[str, ...], ...] = ()
     browser: bool = False
     web_reader: bool = False
+    name: AgentName = DEFAULT_AGENT
+    """``-T agent``: ``basic`` (these tools), or an agent CLI with its own (``swe_agents``)."""
 
     @property
     def tools(self) -> list[str]:
         """The names of the tools offered, in the order the agent gets them (``gaia_tools``)."""
+        if self.name != DEFAULT_AGENT:
+            return [f"agent:{self.name}"]
         return (
             list(DEFAULT_TOOLS)
             + (["python"] if self.python else [])

@@ -24,6 +24,7 @@ from .defaults import DEFAULT_MESSAGE_LIMIT
 from .logs.comparability import INSPECT_LIMITS
 from .logs.provenance import (
     SCHEMA_VERSION,
+    AgentRecord,
     AnswerSourcesRecord,
     GaiaProvenance,
     ProvenanceLimits,
@@ -33,6 +34,7 @@ from .logs.provenance import (
 from .options import GaiaParams
 from .questionset import QuestionSetRecord
 from .sandbox import PROVIDERS
+from .swe_agents import DEFAULT_AGENT
 
 
 def provenance_of(
@@ -44,6 +46,7 @@ def provenance_of(
     question_set: QuestionSetRecord | None = None,
     image_digest: str | None = None,
     web_versions: dict[str, str] | None = None,
+    agent_version: str | None = None,
 ) -> GaiaProvenance:
     """The record of a run with ``params``, for the log header.
 
@@ -55,6 +58,7 @@ def provenance_of(
         sandbox_provider: The sandbox provider's registered name.
         question_set: What ``apply_question_set`` made of ``params.dataset.question_set``.
         web_versions: The browser's and reader's versions, from the image's labels.
+        agent_version: ``-T agent``'s CLI version, from the image's labels.
     """
     dataset, sandbox, agent, sources = params.dataset, params.sandbox, params.agent, params.sources
     if (question_set is None) != dataset.question_set.empty:
@@ -100,6 +104,13 @@ def provenance_of(
         if agent.browser or agent.web_reader
         else None,
         web_record=params.sources.proxied or None,
+        agent=None
+        if agent.name == DEFAULT_AGENT
+        else AgentRecord(
+            name=agent.name,
+            cli_version=agent_version,
+            inspect_swe_version=_version("inspect_swe"),
+        ),
         web_replay=None
         if sources.web_replay is None
         else WebReplayRecord(

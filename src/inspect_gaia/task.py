@@ -48,6 +48,7 @@ from .sandbox import (
     gaia_sandbox,
 )
 from .scorer import gaia_scorer
+from .swe_agents import DEFAULT_AGENT, AgentName, require_agent_image
 from .web.image_check import require_web_image
 
 TASK_VERSION = "1.0.0"
@@ -85,6 +86,7 @@ def gaia(
     block_answer_sources: bool = False,
     web_record: bool | Literal["bodies"] = False,
     web_replay: str | None = None,
+    agent: AgentName = DEFAULT_AGENT,
     **unknown: Any,
 ) -> Task:
     """GAIA: General AI Assistants, answered by a bash agent in a Docker sandbox.
@@ -162,6 +164,10 @@ def gaia(
             recorded responses (matched by method and normalised URL), and refuses every other
             request with ``not in the recorded web``; never the live web. Recorded in the log,
             flagged by ``report``, never pooled with a live run (docs/web-record.md).
+        agent: ``basic`` (the default agent: bash and submit), or another agent run in the
+            sample's sandbox with its model calls bridged to ``--model``: ``claude_code``,
+            ``codex_cli`` or ``mini_swe_agent`` (inspect_swe; needs ``inspect-gaia[agents]`` and
+            an image with its CLI: ``inspect-gaia image build --agents``). docs/agents.md.
         **unknown: Names ``gaia`` does not take: a typo of one of its own, an inspect option,
             or any name when gaia is the run's only task, is refused; any other is ignored with
             a warning (``_param_names``).
@@ -197,6 +203,7 @@ def gaia(
         block_answer_sources=block_answer_sources,
         web_record=web_record,
         web_replay=web_replay,
+        agent=agent,
     )
     return gaia_task(params)
 
@@ -242,6 +249,11 @@ def gaia_task(params: GaiaParams) -> Task:
         if (agent.browser or agent.web_reader) and box.kind != "k8s"
         else None
     )
+    agent_version = (
+        require_agent_image(box.image, agent.name)
+        if agent.name != DEFAULT_AGENT and box.kind != "k8s"
+        else None
+    )
     dataset, question_set = gaia_questions(params.dataset)
     sandbox = gaia_sandbox(
         box.image, box.network, box.limits, box.kind, egress=params.sources.egress
@@ -280,6 +292,7 @@ def gaia_task(params: GaiaParams) -> Task:
                 sandbox_provider=sandbox.type,
                 question_set=question_set,
                 web_versions=web_versions,
+                agent_version=agent_version,
             ).as_metadata()
         },
     )

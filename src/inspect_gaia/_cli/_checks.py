@@ -197,6 +197,22 @@ def check_web_tools(image: str) -> Check:
     return Check("browser", True, ", ".join(f"{k} {v}" for k, v in versions.items()))
 
 
+def check_agents(image: str) -> Check:
+    """The image has the agent CLIs of ``-T agent=`` (``claude``, ``codex``, ``mini``)."""
+    from ..agents_image import agents_tag
+    from ..swe_agents import CLIS, agent_versions
+
+    labels = engine.local_image_labels(image)
+    build = f"`inspect-gaia image build --offline --agents`, then --image {agents_tag(True)}"
+    if labels is None:
+        return Check("agents", False, f"{image} is not on this machine", f"build one with {build}")
+    versions = agent_versions(labels)
+    missing = [f"`{cli}`" for agent, cli in CLIS.items() if agent not in versions]
+    if missing:
+        return Check("agents", False, f"{image} has no {', '.join(missing)}", build)
+    return Check("agents", True, ", ".join(f"{k} {v}" for k, v in versions.items()))
+
+
 def check_leftovers() -> Check:
     """gaia-docker containers of runs whose liveness this host cannot check (warning only)."""
     names = unverifiable()

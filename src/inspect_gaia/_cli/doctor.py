@@ -19,6 +19,7 @@ from ..sandbox import DEFAULT_IMAGE, size_bytes
 from ._checks import (
     MIN_FREE_GB,
     Check,
+    check_agents,
     check_dataset,
     check_docker,
     check_free_disk,
@@ -114,6 +115,12 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
     is_flag=True,
     help="You will run with -T browser=true or -T web_reader=true (the image must have them).",
 )
+@click.option(
+    "--agents",
+    is_flag=True,
+    help="You will run with -T agent=claude_code, codex_cli or mini_swe_agent (the image must "
+    "have their CLIs).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 def doctor(
     hub: str,
@@ -127,6 +134,7 @@ def doctor(
     disk: str | None,
     min_free_gb: float,
     browser: bool,
+    agents: bool,
     as_json: bool,
 ) -> None:
     """Check, before a long run, that it would start.
@@ -144,6 +152,8 @@ def doctor(
     checks = check_docker(image, disk, sandbox == "compose")
     if browser:
         checks.append(check_web_tools(image))
+    if agents:
+        checks.append(check_agents(image))
     if dataset_path:
         checks.append(check_local_dataset(dataset_path, split))
     else:

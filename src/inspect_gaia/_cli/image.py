@@ -8,6 +8,7 @@ import click
 
 from .._docker import engine
 from .._egress import PROXY_IMAGE
+from ..agents_image import agents_tag, build_agents
 from ..browser_image import browser_tag, build_browser
 from ..egress_image import build_proxy_from_registry, build_proxy_offline
 from ..errors import GaiaError
@@ -47,6 +48,11 @@ def _tag(ctx: click.Context, param: click.Parameter, value: str | None) -> str |
     "reader (mcp-server-fetch), for -T browser=true and -T web_reader=true.",
 )
 @click.option(
+    "--agents",
+    is_flag=True,
+    help="The attachments image plus the agent CLIs (claude, codex, mini) for -T agent=.",
+)
+@click.option(
     "--egress-proxy",
     is_flag=True,
     help=f"Build the egress proxy image of -T block_answer_sources=true ({PROXY_IMAGE}: "
@@ -62,6 +68,7 @@ def build(
     offline: bool,
     attachments: bool,
     browser: bool,
+    agents: bool,
     egress_proxy: bool,
     tag: str | None,
     force: bool,
@@ -75,12 +82,15 @@ def build(
     Examples:
       inspect-gaia image build --offline --attachments
       inspect-gaia image build --offline --browser
+      inspect-gaia image build --offline --agents
       inspect-gaia image build --offline --egress-proxy
       inspect-gaia image build --tag my-registry.example/gaia:1
     """
-    if egress_proxy and (attachments or browser):
-        extra = "--attachments" if attachments else "--browser"
+    if egress_proxy and (attachments or browser or agents):
+        extra = "--attachments" if attachments else "--browser" if browser else "--agents"
         raise GaiaError(f"{extra} is for sandbox images", fix="drop it with --egress-proxy")
+    if browser and agents:
+        raise GaiaError("--browser and --agents build two images", fix="pass one of them")
     engine.check_engine()
     if shutil.which("docker") is None:
         raise GaiaError("the docker CLI is not installed", fix="install it (Debian: docker-ce-cli)")
@@ -89,6 +99,8 @@ def build(
         if egress_proxy
         else browser_tag(offline)
         if browser
+        else agents_tag(offline)
+        if agents
         else default_tag(offline, attachments)
     )
     if engine.local_image_id(chosen) is not None and not force:
@@ -110,6 +122,11 @@ def build(
             f"built {chosen}; run with -T image={chosen} -T browser=true -T web_reader=true",
             err=True,
         )
+        click.echo(chosen)
+        return
+    if agents:  # always with the attachment readers
+        build_agents(chosen, offline, log)
+        click.echo(f"built {chosen}; run with -T image={chosen} -T agent=<name>", err=True)
         click.echo(chosen)
         return
     if offline:

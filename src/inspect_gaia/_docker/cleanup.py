@@ -13,6 +13,9 @@ A run in another PID namespace (a container with host networking, ``unshare``, a
 another kernel or behind a remote engine cannot be checked from here, so its resources are never
 swept; ``inspect sandbox cleanup gaia-docker`` removes them when you know they are dead. Containers
 kept by ``--no-sandbox-cleanup`` are renamed ``gaia-kept-*`` and never swept.
+
+``INSPECT_GAIA_TAG`` adds a label of the user's own (``inspect_gaia.tag``): a CI job, or a test
+session, finds what it created among other runs on one engine by it, without counting theirs.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ LABEL = "inspect_gaia.sandbox"
 RUN_LABEL = "inspect_gaia.run"
 TASK_LABEL = "inspect_gaia.task"
 OWNER_LABEL = "inspect_gaia.owner"
+TAG_LABEL = "inspect_gaia.tag"
+"""On every resource of a run started with ``INSPECT_GAIA_TAG`` set (value: that variable)."""
+TAG_VARIABLE = "INSPECT_GAIA_TAG"
 KEPT_PREFIX = "gaia-kept-"
 """Containers kept by ``--no-sandbox-cleanup`` are renamed so; only ``inspect sandbox cleanup``
 removes them."""
@@ -172,11 +178,13 @@ def provably_dead(owner_label: str | None) -> bool:
 
 def labels(task_name: str) -> dict[str, str]:
     """The labels of a resource created now, for ``task_name``, by this process and run."""
+    tag = os.environ.get(TAG_VARIABLE)
     return {
         LABEL: PROVIDER,
         TASK_LABEL: task_name,
         RUN_LABEL: run_state().run_id,
         OWNER_LABEL: owner(),
+        **({TAG_LABEL: tag} if tag else {}),
     }
 
 

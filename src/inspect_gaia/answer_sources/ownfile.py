@@ -120,14 +120,24 @@ def may_write_attachment(function: str, arguments: Mapping[str, object], text: s
     return False
 
 
+AGENT_SHELLS = {"Bash": "command", "exec_command": "cmd"}
+"""The shell tools of ``-T agent=``'s CLIs and their command argument: Claude Code's ``Bash`` and
+Codex's ``exec_command`` (mini-swe-agent's is ``bash`` with ``command``, as inspect's). Their other
+arguments (a description, a timeout, a working directory) change nothing a command reads from an
+absolute path."""
+
+
 def _bash_command(function: str, arguments: Mapping[str, object]) -> str | None:
-    """The command line of a ``bash`` call; ``None`` for any other call.
+    """The command line of a ``bash`` call (or an agent CLI's shell call); ``None`` for any other.
 
     inspect names the bash tool's one argument ``command`` (``cmd`` in older versions).
     """
-    if function != "bash" or len(arguments) != 1:
+    if function in AGENT_SHELLS:
+        command = arguments.get(AGENT_SHELLS[function])
+    elif function != "bash" or len(arguments) != 1:
         return None
-    command = arguments.get("command", arguments.get("cmd"))
+    else:
+        command = arguments.get("command", arguments.get("cmd"))
     return command if isinstance(command, str) else None
 
 

@@ -72,7 +72,7 @@ class Pooled(Protocol):
 
 _RECORD_ONLY = (
     *("command_timeout", "sandbox", "image", "network", "cpus", "memory", "pids", "disk"),
-    *("prompt_template_sha256", "question_set", "block_answer_sources", "web_replay"),
+    *("prompt_template_sha256", "question_set", "block_answer_sources", "agent", "web_replay"),
 )
 """Settings only a ``gaia`` record tells (another harness's run: ``None``)."""
 
@@ -154,13 +154,15 @@ def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
         flags.append(f"another harness: {harness} gaia {settings.get('task_version')}")
     if settings.get("solver"):
         flags.append(f"custom solver: {settings['solver']}")
+    if settings.get("agent"):
+        flags.append(f"agent: {settings['agent']}")
     attempts = settings.get("max_attempts") or DEFAULT_MAX_ATTEMPTS
     if attempts > 1:
         flags.append(f"oracle retries, not pass@1 (max_attempts={attempts})")
     tools = settings.get("tools", DEFAULT_TOOLS)
     if tools is None:
         flags.append("tools unknown (no model call logged)")
-    elif list(tools) != list(DEFAULT_TOOLS):
+    elif list(tools) != list(DEFAULT_TOOLS) and not settings.get("agent"):
         flags.append(f"non-default tools: {', '.join(_named(tools)) or 'none'}")
     if settings.get("multimodal"):
         flags.append("multimodal: true")

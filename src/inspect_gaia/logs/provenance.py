@@ -11,9 +11,11 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 ``view_file``, ``sandbox_provider``, ``limits.disk``) at the values those runs had. Any change to
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
 ``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
-versions; 5: ``web_record``; 6: ``web_replay``); a record newer than this reader knows is refused
-with the fix (upgrade), never half-read. An older record reads with ``final_answer_ends`` false,
-``image_digest`` unknown (``None``), no ``web_tools``, no ``web_record`` and no ``web_replay``.
+versions; 5: ``web_record``; 6: ``agent``, another agent than the default and its versions; 7:
+``web_replay``); a record newer than this reader knows is refused with the fix (upgrade), never
+half-read. An older record reads with ``final_answer_ends`` false, ``image_digest`` unknown
+(``None``), no ``web_tools``, no ``web_record`` and no ``web_replay``; one before 6 ran the default
+agent.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -37,7 +39,7 @@ from ..sandbox import PROVIDERS, SandboxKind
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -94,6 +96,22 @@ class WebToolsRecord(_Record):
     ``None`` when the image could not be read (no engine, or an image pulled later)."""
 
 
+class AgentRecord(_Record):
+    """``-T agent``: another agent than the default, run in the sandbox through inspect's bridge."""
+
+    name: str
+    cli_version: str | None = None
+    """The CLI's version, from the image's labels; ``None`` when the image could not be read."""
+    inspect_swe_version: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``claude_code 2.1.332 (inspect_swe 0.2.72)``: the agent as a flag names it."""
+        return f"{self.name} {self.cli_version or '(version unknown)'}" + (
+            f" (inspect_swe {self.inspect_swe_version})" if self.inspect_swe_version else ""
+        )
+
+
 class GaiaProvenance(_Record):
     """The ``gaia`` record of a log: dataset, prompt, agent, limits, sandbox and versions."""
 
@@ -139,9 +157,11 @@ class GaiaProvenance(_Record):
     sample's requests into its store (``web_record.STORE_KEY``): ``-T web_record`` (recording
     only) or ``-T block_answer_sources``. ``None`` (not written): no record (and every record
     before 5). The counts are the samples' (a log's header is written before any request)."""
+    agent: AgentRecord | None = None
+    """``None`` (not written): the default agent (and every record before 6)."""
     web_replay: WebReplayRecord | None = None
     """The sandboxes read a recorded web, not the live one (``-T web_replay``); ``None`` (not
-    written): the live web (and every record before 6). Never pooled with a live run."""
+    written): the live web (and every record before 7). Never pooled with a live run."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -190,6 +210,7 @@ class GaiaProvenance(_Record):
             "question_set": self.question_set,
             "web_tools": self.web_tools,
             "web_record": self.web_record,
+            "agent": self.agent,
             "web_replay": self.web_replay,
         }
         return self.model_dump(
@@ -253,6 +274,7 @@ class GaiaProvenance(_Record):
                 "prompt_template_sha256": self.prompt_template_sha256,
                 "question_set": self.question_set and self.question_set.fingerprint(),
                 "block_answer_sources": self.blocked_list(sandbox_ran),
+                "agent": self.agent and self.agent.label,
                 "web_replay": self.web_replay and self.web_replay.sha256,
             },
         )
