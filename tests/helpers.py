@@ -19,7 +19,6 @@ each other.
 from tests.helpers_docker import (
     STARTED_AS,
     docker_leftovers,
-    run_leftovers,
     running_containers,
     started_as,
     wait_for_containers,
@@ -69,7 +68,6 @@ __all__ = [
     "b64",
     "cli_eval",
     "docker_leftovers",
-    "run_leftovers",
     "dumps",
     "eval_command",
     "eval_gaia",

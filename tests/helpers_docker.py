@@ -103,21 +103,3 @@ def wait_for_containers(
             return names
         time.sleep(0.3)
     raise AssertionError(f"{count} sandbox container(s) never appeared")
-
-
-def run_leftovers(run_id: str) -> set[str]:
-    """Containers and networks of one gaia-docker run (by its run label): other runs on the
-    engine at the same time (another test, another checkout) are not counted."""
-    found: set[str] = set()
-    for kind, listing in (
-        ("container", ["docker", "ps", "-a"]),
-        ("network", ["docker", "network", "ls"]),
-    ):
-        out = subprocess.run(
-            [*listing, "-q", "--filter", f"label=inspect_gaia.run={run_id}"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        found |= {f"{kind}:{ident}" for ident in out.split()}
-    return found

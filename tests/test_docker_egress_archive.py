@@ -22,7 +22,7 @@ from inspect_gaia.web_record import ARCHIVE_KEY, from_store
 from support import answer_pages as web
 from support.scripted_model import Entry
 from support.standins import StandIns
-from tests.helpers import Play, eval_gaia, invoke, run_leftovers, sample_asking
+from tests.helpers import Play, docker_leftovers, eval_gaia, invoke, sample_asking
 
 pytestmark = pytest.mark.docker
 
@@ -48,6 +48,7 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     monkeypatch: pytest.MonkeyPatch,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
+    before = docker_leftovers()
     archives = tmp_path / "archives"
     monkeypatch.setenv("INSPECT_LOG_DIR", str(archives))
     monkeypatch.setenv(BODY_CAP_ENV, str(2 * MIB))
@@ -120,9 +121,7 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
         sample_asking(log.samples, web.ORRINDALE).store[ARCHIVE_KEY] == name
     )  # every sample names it
     # the proxy went after the archive came out of it, with the run's other resources
-    run = name.removeprefix("gaia-web-").removesuffix(".tar").rsplit("-", 1)[0]
-    assert len(run) == 12, name  # the run label (cleanup.RunState.run_id)
-    assert run_leftovers(run) == set()
+    assert docker_leftovers() == before
 
     # -- replay, the stand-in web gone from the proxy's reach: the recorded web alone --------
     scripted(
@@ -157,5 +156,6 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     code, out, _ = invoke("report", str(log.location), str(again.location), "--format", "json")
     groups = json.loads(out)["groups"]
     assert code == 0 and len(groups) == 2  # never pooled with the live run
+    assert docker_leftovers() == before
     (replay_group,) = [g for g in groups if any("replayed web" in f for f in g["flags"])]
     assert replay_group["web"]["record_only"] is False  # its flag says what it read, not the note
