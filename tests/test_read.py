@@ -12,18 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai.log import EvalSample
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
-from inspect_ai.tool import ToolCall
 
 from inspect_gaia import GaiaError
-from inspect_gaia.logs.read import (
-    TRACE_PART,
-    LogProblem,
-    _trace,
-    read_inspect_log,
-    read_inspect_logs,
-)
+from inspect_gaia.logs.read import LogProblem, read_inspect_log, read_inspect_logs
 from tests.helpers import MODEL, invoke, write_log
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY
 
@@ -348,22 +339,3 @@ def test_submission_names_a_few_missing_ids_and_their_count(tmp_path: Path) -> N
     code, _, err = invoke("submission", str(none), "-o", str(tmp_path / "s.jsonl"))
     assert code == 1 and "4 task id(s) of the test split missing: " in err
     assert "419cdd18" not in err and "and 1 more — " in err
-
-
-def test_each_part_of_a_trace_is_cut_an_assistant_s_text_too() -> None:
-    sample = EvalSample(
-        id="t1",
-        epoch=1,
-        input="q",
-        target="a",
-        messages=[
-            ChatMessageAssistant(
-                content="think " * 200_000,
-                tool_calls=[ToolCall(id="c", function="bash", arguments={"command": "x" * 10**6})],
-            ),
-            ChatMessageTool(content="out " * 200_000, function="bash", tool_call_id="c"),
-        ],
-    )
-    lines = _trace(sample).split("\n")
-    assert len(lines) == 3 and all(len(line) <= TRACE_PART + 20 for line in lines)
-    assert lines[0].startswith("think think") and lines[1].startswith('[bash] {"command": "xxx')

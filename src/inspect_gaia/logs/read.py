@@ -27,34 +27,27 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import unquote, urlparse
 
-from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
-from inspect_ai.scorer import CORRECT
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from pydantic import ValidationError
 
-from ..dataset import LEVELS, question_text
 from ..errors import GaiaError, short
-from ..judge import JUDGE_SCORER
-from ..web_record import from_store
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
 from .coverage import cancelled
 from .files import UnsafeFile, check_log
 from .foreign import (
     ForeignProvenance,
-    input_text,
     is_inspect_evals_gaia,
     read_foreign,
-    recorded_metadata,
 )
 from .provenance import GaiaProvenance, ProvenanceError
 from .results import RunResults, SampleResult
+from .samples import SampleProblem, error_message, sample_results
 from .sandbox_ran import read_sandbox
 from .scaffold import read_scaffold
 
-SCORER = "gaia_scorer"
 _DAMAGED = "leave this log out, or rerun the run it came from"
 _UNSAFE = "leave it out: a log is a regular file within those sizes"
 
@@ -257,7 +250,7 @@ def _read_open(path: str | Path, source: str) -> RunResults:
         source=str(path),
         model=log.eval.model,
         split=split,
-        samples=_sample_results(log, path, levels_as_text=foreign is not None),
+        samples=_samples(log, path, levels_as_text=foreign is not None),
         provenance=provenance,
         foreign=foreign,
         scaffold=read_scaffold(log),
@@ -271,8 +264,15 @@ def _read_open(path: str | Path, source: str) -> RunResults:
         not_run=_not_run(log),
         subset=log.eval.config.limit is not None or log.eval.config.sample_id is not None,
         questions=log.eval.dataset.samples or 0,
-        cancelled=sum(1 for s in log.samples or [] if cancelled(_message(s))),
+        cancelled=sum(1 for s in log.samples or [] if cancelled(error_message(s))),
     )
+
+
+def _samples(log: EvalLog, path: str | Path, *, levels_as_text: bool) -> tuple[SampleResult, ...]:
+    try:
+        return sample_results(log, levels_as_text=levels_as_text)
+    except SampleProblem as ex:
+        raise LogProblem(path, str(ex)) from ex
 
 
 def _not_run(log: EvalLog) -> int:
@@ -335,101 +335,3 @@ def _invalid(ex: ValidationError) -> str:
 def _fix(ex: ValidationError) -> str:
     loc = ex.errors(include_url=False)[0]["loc"]
     return _DAMAGED if loc[:1] == ("samples",) else _NOT_A_LOG
-
-
-# -- samples ---------------------------------------------------------------------------------------
-
-
-def _sample_results(
-    log: EvalLog, path: str | Path, *, levels_as_text: bool
-) -> tuple[SampleResult, ...]:
-    results: dict[tuple[str, int], SampleResult] = {}
-    for sample in log.samples or []:
-        if cancelled(_message(sample)):  # not finished: no answer, and no error of the harness
-            continue
-        result = _sample_result(sample, path, levels_as_text)
-        key = (result.task_id, result.epoch)
-        if key in results:
-            raise LogProblem(path, f"sample {result.task_id} (epoch {result.epoch}) is there twice")
-        results[key] = result
-    return tuple(results.values())
-
-
-def _sample_result(sample: EvalSample, path: str | Path, levels_as_text: bool) -> SampleResult:
-    score = (sample.scores or {}).get(SCORER)
-    answer = score.answer if score is not None else None
-    if answer is None and sample.output.choices:
-        answer = sample.output.completion
-    return SampleResult(
-        task_id=str(sample.id),
-        level=_level(sample, path, levels_as_text),
-        target=str(sample.target),
-        answer=answer,
-        correct=score is not None and score.value == CORRECT,
-        error=_message(sample),
-        limit=sample.limit.type if sample.limit else None,
-        trace=_trace(sample),
-        epoch=sample.epoch,
-        usage=dict(sample.model_usage),
-        working_time=sample.working_time,
-        metadata=recorded_metadata(sample),
-        contamination=_flags(score.metadata) if score else (),
-        web=from_store(sample.store),
-        question=question_text(input_text(sample)),
-        judge=_judge_score(sample),
-    )
-
-
-def _message(sample: EvalSample) -> str | None:
-    return sample.error.message if sample.error else None
-
-
-def _judge_score(sample: EvalSample) -> dict[str, Any] | None:
-    """The sample's ``gaia_judge`` score (``inspect score --scorer inspect_gaia/gaia_judge``)."""
-    score = (sample.scores or {}).get(JUDGE_SCORER)
-    if score is None:
-        return None
-    return {"value": score.value, **(score.metadata or {})}
-
-
-def _flags(metadata: dict[str, Any] | None) -> tuple[Any, ...]:
-    """``Score.metadata["contamination"]``: a list of flags (anything else is one odd flag)."""
-    flags = (metadata or {}).get("contamination")
-    if isinstance(flags, list):
-        return tuple(flags)
-    return () if flags is None else (flags,)
-
-
-def _level(sample: EvalSample, path: str | Path, as_text: bool) -> int:
-    """The sample's GAIA level; ``as_text``: written as ``"1"`` (inspect_evals' parquet reader)."""
-    metadata = sample.metadata or {}
-    where = f"sample {sample.id} (epoch {sample.epoch}): metadata.level"
-    if "level" not in metadata:
-        raise LogProblem(path, f"{where} is missing")
-    level = metadata["level"]
-    if as_text and isinstance(level, str) and level.strip() in ("1", "2", "3"):
-        level = int(level)
-    if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
-        raise LogProblem(path, f"{where} is {short(level)}, not a GAIA level (1, 2 or 3)")
-    return level
-
-
-TRACE_PART = 2000
-"""Characters of each part of a trace kept (an assistant's text, a call, a tool's output): a log's
-sample is held as its trace, so a hostile one cannot make the reader hold its text whole."""
-
-
-def _trace(sample: EvalSample) -> str:
-    """The agent's reasoning and actions, as text, for the leaderboard's ``reasoning_trace``."""
-    lines: list[str] = []
-    for message in sample.messages:
-        if isinstance(message, ChatMessageAssistant):
-            if message.text.strip():
-                lines.append(message.text.strip()[:TRACE_PART])
-            for call in message.tool_calls or []:
-                arguments = json.dumps(call.arguments, ensure_ascii=False)
-                lines.append(f"[{call.function}] {arguments[:TRACE_PART]}")
-        elif isinstance(message, ChatMessageTool):
-            output = message.text.strip()
-            lines.append(f"[{message.function} output] {output[:TRACE_PART]}")
-    return "\n".join(lines)
