@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import anyio
@@ -17,7 +18,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia._compat import sandbox_lifecycle_state
-from inspect_gaia._docker import cleanup
+from inspect_gaia._docker import PROVIDER, cleanup
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 from support.scripted_model import Entry
@@ -164,6 +165,33 @@ async def test_two_runs_in_one_process_never_remove_each_others_sandboxes(
         group.start_soon(second_run)
     assert survived == [True]
     assert docker_leftovers() == before
+
+
+@pytest.mark.docker
+def test_cleanup_with_a_tag_removes_only_that_tags_sandboxes(
+    sandbox_image: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another job's sandboxes on a shared engine (another tag) survive this one's cleanup."""
+    mine, theirs = (f"cleanup-{who}-{uuid.uuid4().hex[:8]}" for who in ("mine", "theirs"))
+
+    def create(tag: str) -> str:
+        labels = [f"{cleanup.LABEL}={PROVIDER}", f"{cleanup.TAG_LABEL}={tag}"]
+        command = ["docker", "create", *(f"--label={label}" for label in labels), SANDBOX_IMAGE]
+        return subprocess.run([*command, "true"], capture_output=True, text=True, check=True).stdout
+
+    own, other = create(mine).strip(), create(theirs).strip()
+    try:
+        monkeypatch.setenv(cleanup.TAG_VARIABLE, mine)
+        assert cleanup.remove_all() == 1
+        alive = subprocess.run(
+            ["docker", "ps", "-aq", "--no-trunc", "--filter", f"label={cleanup.TAG_LABEL}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        assert other in alive and own not in alive
+    finally:
+        subprocess.run(["docker", "rm", "-f", own, other], capture_output=True)
 
 
 SLEEP = "sleep 25; echo slept"

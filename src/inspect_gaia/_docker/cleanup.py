@@ -15,7 +15,8 @@ swept; ``inspect sandbox cleanup gaia-docker`` removes them when you know they a
 kept by ``--no-sandbox-cleanup`` are renamed ``gaia-kept-*`` and never swept.
 
 ``INSPECT_GAIA_TAG`` adds a label of the user's own (``inspect_gaia.tag``): a CI job, or a test
-session, finds what it created among other runs on one engine by it, without counting theirs.
+session, finds what it created among other runs on one engine by it, without counting theirs, and
+``inspect sandbox cleanup gaia-docker`` with it set removes only those.
 """
 
 from __future__ import annotations
@@ -197,8 +198,15 @@ def remove_run(run_id: str) -> int:
 
 
 def remove_all() -> int:
-    """Remove every gaia-docker container and network on the engine, kept ones included."""
-    return _remove_labelled({"label": [f"{LABEL}={PROVIDER}"]})
+    """Remove every gaia-docker container and network on the engine, kept ones included.
+
+    With ``INSPECT_GAIA_TAG`` set, only those of runs started with the same tag: a CI job sharing
+    an engine removes its own and never another's sandboxes in use.
+    """
+    tag = os.environ.get(TAG_VARIABLE)
+    return _remove_labelled(
+        {"label": [f"{LABEL}={PROVIDER}", *([f"{TAG_LABEL}={tag}"] if tag else [])]}
+    )
 
 
 def sweep_orphans() -> int:
