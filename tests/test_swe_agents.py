@@ -17,11 +17,12 @@ from inspect_gaia.agents_image import (
     mini_wheels,
     npm_packages,
 )
+from inspect_gaia.defaults import AGENTS
 from inspect_gaia.errors import GaiaParameterError
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import AgentRecord, GaiaProvenance
 from inspect_gaia.record import provenance_of
-from inspect_gaia.swe_agents import AGENTS, CLIS, agent_versions, swe_agent
+from inspect_gaia.swe_agents import CLIS, agent_versions, swe_agent
 from tests.helpers import parse_params
 
 

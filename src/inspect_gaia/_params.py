@@ -24,6 +24,7 @@ from ._values import (
 )
 from .answer_sources.sources import load_answer_sources
 from .dataset import SPLITS
+from .defaults import AGENTS
 from .errors import GaiaParameterError, one_of
 from .hub import HUBS
 from .imageref import check_reference
@@ -36,7 +37,7 @@ from .options import (
 )
 from .questionset import parse_question_set
 from .sandbox import SANDBOX_KINDS
-from .swe_agents import AGENTS, check_agent_options
+from .swe_agents import check_agent_options
 
 _MCP_EXTRA = "install it with `pip install 'inspect-gaia[mcp]'`"
 

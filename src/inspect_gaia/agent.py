@@ -21,10 +21,10 @@ from inspect_ai.tool import web_search as web_search_tool
 
 from ._compat import DEFAULT_SYSTEM_MESSAGE, guard_task_state
 from ._faults import ending_on_sandbox_loss, require_started
-from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, SUBMIT_TOOL
+from .defaults import DEFAULT_AGENT, DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, SUBMIT_TOOL
 from .media import view_file as view_file_tool
 from .options import AgentOptions
-from .swe_agents import DEFAULT_AGENT, swe_agent_solver
+from .swe_agents import swe_agent_solver
 
 
 def gaia_tools(options: AgentOptions) -> list[Tool]:

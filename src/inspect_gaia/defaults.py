@@ -5,6 +5,8 @@ The agent (``agent``) runs with them, the parser (``_params``) fills them in, th
 a run against them, so they live here, below all of those, and importing them loads nothing.
 """
 
+from typing import Literal, get_args
+
 DEFAULT_COMMAND_TIMEOUT = 180
 """Seconds one bash (or python) command may run: inspect_evals' default (its ``code_timeout``).
 
@@ -20,3 +22,9 @@ SUBMIT_TOOL = "submit"
 """The name of the tool whose call is the agent's answer (the scorer and the detection read it)."""
 DEFAULT_TOOLS = ("bash", SUBMIT_TOOL)
 """The tools a default run offers, in the order the agent gets them."""
+
+AgentName = Literal["basic", "claude_code", "codex_cli", "mini_swe_agent"]
+AGENTS: tuple[AgentName, ...] = get_args(AgentName)
+"""``-T agent`` values: ``basic`` is the default agent (``agent.gaia_agent``); the others are
+agent CLIs (``swe_agents``)."""
+DEFAULT_AGENT: AgentName = "basic"

@@ -18,11 +18,16 @@ from typing import Any
 
 from .answer_sources.sources import AnswerSources, load_answer_sources
 from .dataset import DEFAULT_SPLIT, LEVELS, Split
-from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_TOOLS
+from .defaults import (
+    DEFAULT_AGENT,
+    DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_TOOLS,
+    AgentName,
+)
 from .hub import DEFAULT_HUB, Hub, resolved_revision
 from .questionset import QuestionSet
 from .sandbox import DEFAULT_IMAGE, DEFAULT_NETWORK, DEFAULT_SANDBOX, SandboxKind, SandboxLimits
-from .swe_agents import DEFAULT_AGENT, AgentName
 from .web import BROWSER_TOOLS, READER_TOOLS
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS

@@ -20,7 +20,7 @@ from typing import Any
 
 from ._egress.replay_match import file_sha256
 from .dataset import DEFAULT_INPUT_PROMPT
-from .defaults import DEFAULT_MESSAGE_LIMIT
+from .defaults import DEFAULT_AGENT, DEFAULT_MESSAGE_LIMIT
 from .logs.comparability import INSPECT_LIMITS
 from .logs.provenance import (
     SCHEMA_VERSION,
@@ -34,7 +34,6 @@ from .logs.provenance import (
 from .options import GaiaParams
 from .questionset import QuestionSetRecord
 from .sandbox import PROVIDERS
-from .swe_agents import DEFAULT_AGENT
 
 
 def provenance_of(

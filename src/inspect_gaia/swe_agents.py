@@ -24,8 +24,9 @@ network and, with ``-T block_answer_sources=true``, its proxy: flagged like any 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING
 
+from .defaults import DEFAULT_AGENT
 from .errors import GaiaParameterError
 
 if TYPE_CHECKING:
@@ -34,10 +35,6 @@ if TYPE_CHECKING:
 
     from .options import AgentOptions
 
-AgentName = Literal["basic", "claude_code", "codex_cli", "mini_swe_agent"]
-AGENTS: tuple[AgentName, ...] = get_args(AgentName)
-"""``-T agent`` values: ``basic`` is the default agent (``agent.gaia_agent``)."""
-DEFAULT_AGENT: AgentName = "basic"
 CLIS: dict[str, str] = {"claude_code": "claude", "codex_cli": "codex", "mini_swe_agent": "mini"}
 """The command each agent runs, as the agents image puts it on ``PATH``."""
 DISPLAY: dict[str, str] = {

@@ -27,7 +27,13 @@ from ._param_names import check_unknown
 from ._params import parse_params
 from .agent import build_agent
 from .dataset import DEFAULT_INPUT_PROMPT, DEFAULT_SPLIT, Split, gaia_dataset, split_levels
-from .defaults import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_MESSAGE_LIMIT
+from .defaults import (
+    DEFAULT_AGENT,
+    DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_MESSAGE_LIMIT,
+    AgentName,
+)
 from .errors import GaiaParameterError
 from .hub import DEFAULT_HUB, Hub
 from .k8s import k8s_image_identity
@@ -48,7 +54,7 @@ from .sandbox import (
     gaia_sandbox,
 )
 from .scorer import gaia_scorer
-from .swe_agents import DEFAULT_AGENT, AgentName, require_agent_image
+from .swe_agents import require_agent_image
 from .web.image_check import require_web_image
 
 TASK_VERSION = "1.0.0"

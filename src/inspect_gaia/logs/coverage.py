@@ -11,17 +11,47 @@ that do not (``partial``).
 The questions a run was asked are inspect's own record (the log's ``dataset.samples``: the
 task's questions after ``-T level``/``ids``, before ``--limit``); the levels are the run's
 ``GaiaProvenance``. A sample a stop cancelled is no answer at all: ``read`` leaves it out of the
-samples and counts it (``RunResults.cancelled``), and the group is flagged incomplete.
+samples and counts it (``CoveredRun.cancelled``), and the group is flagged incomplete.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .results import RunResults, SampleResult
+from .provenance import GaiaProvenance
+
+
+class CoveredRun(Protocol):
+    """What coverage reads of a run: a ``results.RunResults`` (a protocol: results imports us)."""
+
+    @property
+    def source(self) -> str: ...  # noqa: D102
+    @property
+    def provenance(self) -> GaiaProvenance | None: ...  # noqa: D102
+    @property
+    def subset(self) -> bool: ...  # noqa: D102
+    @property
+    def questions(self) -> int: ...  # noqa: D102
+    @property
+    def status(self) -> str: ...  # noqa: D102
+    @property
+    def not_run(self) -> int: ...  # noqa: D102
+    @property
+    def cancelled(self) -> int: ...  # noqa: D102
+    @property
+    def run_id(self) -> str | None: ...  # noqa: D102
+
+
+class CoveredSample(Protocol):
+    """What coverage reads of a sample: a ``results.SampleResult``."""
+
+    @property
+    def task_id(self) -> str: ...  # noqa: D102
+    @property
+    def error(self) -> str | None: ...  # noqa: D102
+
 
 ALL_LEVELS = (1, 2, 3)
 MODEL_UNREACHED = re.compile(
@@ -34,7 +64,7 @@ CANCELLED = re.compile(r"^CancelledError\b")
 """inspect's message for a sample a stop cancelled (``repr`` of the cancellation)."""
 
 
-def coverage_flags(runs: Sequence[RunResults], samples: Sequence[SampleResult]) -> list[str]:
+def coverage_flags(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample]) -> list[str]:
     """Why a group's number is not over its whole split, or not about the model at all.
 
     Args:
@@ -57,16 +87,16 @@ def coverage_flags(runs: Sequence[RunResults], samples: Sequence[SampleResult]) 
     return flags
 
 
-def incomplete_runs(runs: Sequence[RunResults]) -> list[str]:
+def incomplete_runs(runs: Sequence[CoveredRun]) -> list[str]:
     """The runs that did not finish and that no run of their inspect task id finished.
 
     Each as ``<log> (<status>[, N samples not finished][, N samples not run])``.
     """
 
-    def unfinished(run: RunResults) -> bool:
+    def unfinished(run: CoveredRun) -> bool:
         return run.status in ("started", "cancelled") or run.not_run > 0 or run.cancelled > 0
 
-    def why(run: RunResults) -> str:
+    def why(run: CoveredRun) -> str:
         counts = [(run.cancelled, "not finished"), (run.not_run, "not run")]
         return ", ".join([run.status] + [f"{n} samples {what}" for n, what in counts if n])
 
@@ -90,7 +120,7 @@ def cancelled(message: str | None) -> bool:
     return message is not None and CANCELLED.match(message) is not None
 
 
-def _never_reached(runs: Sequence[RunResults], samples: Sequence[SampleResult]) -> str | None:
+def _never_reached(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample]) -> str | None:
     if not samples or not all(s.error and MODEL_UNREACHED.search(s.error) for s in samples):
         return None
     logs = sorted({run.source for run in runs})
