@@ -22,10 +22,10 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from .dataset import question_text
+from .defaults import OFFICIAL_SCORER
 from .judge import JUDGE_SCORER, ask, judge_model, load_prompt
 from .scorer import final_answer
 
-OFFICIAL_SCORER = "gaia_scorer"
 """The official scorer's name in a log: the answer it scored is the answer judged."""
 
 

@@ -17,14 +17,13 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 from inspect_ai.scorer import CORRECT
 
 from ..dataset import LEVELS, question_text
+from ..defaults import OFFICIAL_SCORER
 from ..errors import short
 from ..judge import JUDGE_SCORER
 from ..web_record import from_store
 from .coverage import cancelled
 from .foreign import input_text, recorded_metadata
 from .results import SampleResult
-
-SCORER = "gaia_scorer"
 
 
 class SampleProblem(ValueError):
@@ -55,7 +54,7 @@ def error_message(sample: EvalSample) -> str | None:
 
 
 def _sample_result(sample: EvalSample, levels_as_text: bool) -> SampleResult:
-    score = (sample.scores or {}).get(SCORER)
+    score = (sample.scores or {}).get(OFFICIAL_SCORER)
     answer = score.answer if score is not None else None
     if answer is None and sample.output.choices:
         answer = sample.output.completion
