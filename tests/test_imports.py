@@ -31,6 +31,7 @@ LOGS_MAY_IMPORT = {
         "web",
         "web_record",
         "_official_scorer",
+        "_compat",  # inspect_ai's private names: the samples of a log read one at a time
         # the record's vocabulary: splits and levels, sandbox kinds, question sets, image refs
         "dataset",
         "sandbox",

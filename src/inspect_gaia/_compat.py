@@ -17,11 +17,23 @@ docker-py's internals are listed where they are used, in the docstrings of ``_do
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TypeVar
+
+# An ``.eval``'s samples one at a time through one zip reader: inspect's public
+# ``read_eval_log_sample`` parses the archive's directory again for every sample (quadratic in the
+# samples), and ``read_eval_log`` holds them all at once. ``AsyncZipReader`` keeps the directory;
+# ``run_coroutine`` is how ``read_eval_log`` runs its reader from synchronous code.
+from inspect_ai._util._async import run_coroutine
+from inspect_ai._util.async_zip import AsyncZipReader
+from inspect_ai._util.asyncfiles import AsyncFilesystem
 
 # inspect eval prints a PrerequisiteError as its message alone, without a traceback: the base of
 # our one-line errors (errors.py).
 from inspect_ai._util.error import PrerequisiteError
+
+# Public: what ``each_eval_sample`` (below) reads each sample with, and hands on.
+from inspect_ai.log import EvalSample, read_eval_log_sample_async
 
 # The log of the running sample (its id and epoch): gaia-docker names containers after them so
 # `docker ps` shows which sample a container serves. No public accessor exists.
@@ -143,6 +155,47 @@ def compose_project(environment: DockerSandboxEnvironment) -> str:
     return environment._project.name
 
 
+def each_eval_sample(location: str, exclude: set[str], each: Callable[[EvalSample], None]) -> None:
+    """Hand ``each`` the samples of the ``.eval`` at ``location``, one at a time, keeping none.
+
+    The samples are the archive's parts that inspect's own reader takes (each ``samples/*.json``
+    name once; of a name written twice, the last part, as a lookup by name finds), each read as
+    ``read_eval_log_sample`` reads it, without ``exclude``'s fields.
+
+    Raises:
+        ValueError: A sample part whose name is not ``samples/<id>_epoch_<n>.json`` (inspect never
+            writes one, and cannot read it by id).
+        Exception: What inspect raises for a damaged part.
+    """
+
+    async def read_all() -> None:
+        async with AsyncFilesystem() as filesystem:
+            reader = AsyncZipReader(filesystem, location)
+            entries = (await reader.entries()).entries
+            names = dict.fromkeys(
+                e.filename
+                for e in entries
+                if e.filename.startswith("samples/") and e.filename.endswith(".json")
+            )
+            for name in names:
+                id, epoch = _sample_key(name)
+                each(
+                    await read_eval_log_sample_async(
+                        location, id, epoch, format="eval", exclude_fields=exclude, reader=reader
+                    )
+                )
+
+    run_coroutine(read_all())
+
+
+def _sample_key(name: str) -> tuple[str, int]:
+    """The id and epoch a sample part's name says, as inspect names the part."""
+    id, _, epoch = name.removeprefix("samples/").removesuffix(".json").rpartition("_epoch_")
+    if not id or not epoch.isdigit() or str(int(epoch)) != epoch:
+        raise ValueError(f"a sample part named {name}, which inspect never writes")
+    return id, int(epoch)
+
+
 __all__ = [
     "CircularByteBuffer",
     "DEFAULT_GRADE_PATTERN",
@@ -155,6 +208,7 @@ __all__ = [
     "classify_exec_failure",
     "compose_project",
     "creating_one_task",
+    "each_eval_sample",
     "guard_task_state",
     "sample_active",
     "sandbox_lifecycle_state",

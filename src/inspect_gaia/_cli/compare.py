@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from ..errors import few
+from ..logs.budget import command_budget
 from ..logs.comparison import compare_document, judge_sides
 from ..logs.sides import COMPARE_FLAGS, answer_key, read_side
 from ..logs.stats import read_prices
@@ -288,7 +289,8 @@ def compare(
     question_set = parse_question_set(exclude, answers, COMPARE_FLAGS, named=named_set)
     prompt = judge_prompt(judge_model, judge_prompt_file)
     prices = read_prices(prices_file) if prices_file else None
-    sides = read_side(run_a), read_side(run_b)
+    with command_budget():  # one for both sides
+        sides = read_side(run_a), read_side(run_b)
     for name, side in zip("AB", sides, strict=True):
         echo_skipped(side.skipped)
         for line in side.chosen:  # a folder of several runs: which one this side is

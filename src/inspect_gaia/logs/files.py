@@ -27,7 +27,7 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import zstandard
@@ -48,6 +48,13 @@ MAX_TEXT = 256 * MiB
 _CHUNK = MiB
 _ZSTD = 93  # the ZIP method number of zstandard, which inspect writes
 _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
+
+Count = Callable[[int], None]
+"""Told each count of bytes read or unpacked (``budget.counter``); it raises to stop the read."""
+
+
+def _uncounted(size: int) -> None:
+    """A ``Count`` that counts nothing."""
 
 
 class UnsafeFile(Exception):
@@ -105,8 +112,8 @@ def _kind(mode: int) -> str:
     return "something else"
 
 
-def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
-    """The UTF-8 text of a regular file of at most ``limit`` bytes.
+def read_text(path: str | Path, limit: int = MAX_TEXT, count: Count = _uncounted) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes (told to ``count``).
 
     Opened without blocking (a FIFO that appeared since a check does not hang), then checked again.
 
@@ -116,7 +123,7 @@ def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
     """
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     with os.fdopen(descriptor, "rb") as file:
-        _checked(os.fstat(descriptor), limit)
+        count(_checked(os.fstat(descriptor), limit))
         data = file.read(limit + 1)
     if len(data) > limit:
         raise UnsafeFile(f"larger than the {size_text(limit)} such a file may be")
@@ -126,11 +133,12 @@ def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
         raise UnsafeFile(f"not UTF-8 text (byte {ex.start})") from ex
 
 
-def check_log(path: str | Path, name: str | Path | None = None) -> None:
+def check_log(path: str | Path, name: str | Path | None = None, count: Count = _uncounted) -> None:
     """A log file that inspect may read: regular, and within the sizes above.
 
     ``name``: the file's own name, whose suffix says its format, when ``path`` is another name
-    for it (``/proc/self/fd/N``: the file the reader holds open).
+    for it (``/proc/self/fd/N``: the file the reader holds open). ``count`` is told the bytes an
+    ``.eval`` unpacks to as they are counted, or a ``.json`` log's size.
 
     Raises:
         UnsafeFile: It is not.
@@ -138,7 +146,9 @@ def check_log(path: str | Path, name: str | Path | None = None) -> None:
     """
     size = check_file(path, MAX_LOG)
     if Path(name or path).suffix == ".eval":
-        check_archive(path, max_unpacked(size))
+        check_archive(path, max_unpacked(size), count)
+    else:
+        count(size)
 
 
 def max_unpacked(size: int) -> int:
@@ -146,8 +156,10 @@ def max_unpacked(size: int) -> int:
     return min(MAX_LOG, max(FLOOR, MAX_RATIO * size))
 
 
-def check_archive(path: str | Path, allowed: int) -> None:
+def check_archive(path: str | Path, allowed: int, count: Count = _uncounted) -> None:
     """Every member of the zip archive at ``path`` within its limit, and all within ``allowed``.
+
+    ``count`` is told each chunk's size as it is decompressed.
 
     Not a zip archive at all is not this check's business (inspect says so).
 
@@ -168,7 +180,7 @@ def check_archive(path: str | Path, allowed: int) -> None:
             limit = min(_limit(member.filename), member.file_size)
             if member.file_size > _limit(member.filename):
                 raise UnsafeFile(_member_over(member, member.file_size))
-            _count(path, member, limit)
+            _count(path, member, limit, count)
 
 
 def _limit(name: str) -> int:
@@ -187,7 +199,7 @@ def _member_over(member: zipfile.ZipInfo, size: int) -> str:
     return f"its part {member.filename} unpacks to {size_text(size)}, over the {limit} allowed"
 
 
-def _count(path: str | Path, member: zipfile.ZipInfo, limit: int) -> None:
+def _count(path: str | Path, member: zipfile.ZipInfo, limit: int, count: Count) -> None:
     """Decompress ``member`` in chunks, keeping nothing; more than ``limit`` bytes is refused."""
     with open(path, "rb") as file:
         file.seek(member.header_offset)
@@ -199,6 +211,7 @@ def _count(path: str | Path, member: zipfile.ZipInfo, limit: int) -> None:
         total = 0
         for chunk in _unpacked(_Slice(file, member.compress_size), member.compress_type):
             total += len(chunk)
+            count(len(chunk))
             if total > limit:
                 raise UnsafeFile(
                     f"its part {member.filename} unpacks to more than the "

@@ -31,7 +31,6 @@ from ..dataset import Split
 from ..errors import short
 from .comparability import Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan
-from .scaffold import offered_tools
 
 HARNESS = "inspect_evals"
 _TASKS = ("gaia", "gaia_level1", "gaia_level2", "gaia_level3")
@@ -111,8 +110,10 @@ class ForeignProvenance:
         )
 
 
-def read_foreign(log: EvalLog) -> ForeignProvenance:
-    """The provenance of an inspect_evals GAIA log (``is_inspect_evals_gaia``), with its samples.
+def read_foreign(log: EvalLog, tools: list[str] | None) -> ForeignProvenance:
+    """The provenance of an inspect_evals GAIA log (``is_inspect_evals_gaia``).
+
+    ``tools``: offered in its samples' model calls (``scaffold.offered_tools``).
 
     Raises:
         ValueError: A task argument read here is not what the task takes; the message names it.
@@ -128,7 +129,6 @@ def read_foreign(log: EvalLog) -> ForeignProvenance:
     task = log.eval.task.rsplit("/", 1)[-1]
     level = task[-1] if task != "gaia" else subset[-1] if subset != "2023_all" else ""
     version = task_version(log)
-    tools = offered_tools(log.samples or [])
     return ForeignProvenance(
         harness=HARNESS,
         task_version=version,

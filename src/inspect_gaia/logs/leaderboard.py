@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import GaiaError, GaiaSubmissionError, few
+from .budget import counter
 from .contamination import flagged
 from .files import UnsafeFile, read_text
 from .results import RunResults, SampleResult, by_task_id, comparable_settings
@@ -40,7 +41,7 @@ def read_leaderboard(path: str | Path) -> list[SampleResult]:
         GaiaError: The file is unreadable or malformed; the message names the line.
     """
     try:
-        text = read_text(path)
+        text = read_text(path, count=counter(path))
     except UnsafeFile as ex:
         raise GaiaError(
             f"cannot read {path}: {ex.reason}", fix="give a leaderboard .jsonl file"

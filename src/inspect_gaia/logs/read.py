@@ -33,9 +33,10 @@ from urllib.parse import unquote, urlparse
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from pydantic import ValidationError
 
+from .._compat import each_eval_sample
 from ..errors import GaiaError, short
+from .budget import command_budget, counter
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
-from .coverage import cancelled
 from .files import UnsafeFile, check_log
 from .foreign import (
     ForeignProvenance,
@@ -43,8 +44,8 @@ from .foreign import (
     read_foreign,
 )
 from .provenance import GaiaProvenance, ProvenanceError
-from .results import RunResults, SampleResult
-from .samples import SampleProblem, error_message, sample_results
+from .results import RunResults
+from .samples import SampleProblem, SampleTally
 from .sandbox_ran import read_sandbox
 from .scaffold import read_scaffold
 
@@ -88,7 +89,8 @@ def read_inspect_log(path: str | Path) -> RunResults:
         LogProblem: The file is not an inspect log, not a GAIA log of either, damaged, or holds
             no finished sample.
     """
-    run = _read(path)
+    with command_budget():
+        run = _read(path)
     if not run.samples:
         raise _unfinished(run)
     return run
@@ -104,6 +106,12 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
         LogProblem: A file named in ``paths`` cannot be used.
         GaiaError: A directory holds no inspect log at all.
     """
+    with command_budget():
+        return _read_all(paths)
+
+
+def _read_all(paths: Iterable[str | Path]) -> LogsRead:
+    """``read_inspect_logs``, within the command's budget."""
     files: dict[Path, tuple[str, bool]] = {}  # file -> (as shown, named on its own)
 
     def add(file: str, named: bool) -> None:
@@ -204,7 +212,7 @@ def _read(path: str | Path) -> RunResults:
 def _read_open(path: str | Path, source: str) -> RunResults:
     """``_read`` of ``path``, held open as ``source``."""
     try:
-        check_log(source, name=path)
+        check_log(source, name=path, count=counter(path))
     except UnsafeFile as ex:
         raise LogProblem(path, ex.reason, fix=_UNSAFE) from ex
     except FileNotFoundError as ex:
@@ -225,12 +233,14 @@ def _read_open(path: str | Path, source: str) -> RunResults:
         )
     # events (every model call's input: the bulk of a log) only where the tools offered are read,
     # the store only where it holds the web the samples read
-    wanted = header.eval.solver or provenance is None
+    wanted = bool(header.eval.solver) or provenance is None
     recorded = provenance is not None and bool(provenance.web_record)
     skipped = (
         {"attachments"} | (set() if recorded else {"store"}) | (set() if wanted else {"events"})
     )
-    log = header if whole else _inspect_log(path, header_only=False, exclude=skipped, source=source)
+    tally = SampleTally(str(path), levels_as_text=provenance is None, tools=wanted)
+    _tally(path, source, header if whole else None, skipped, tally)
+    log = header
     config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
     foreign: ForeignProvenance | None = None
     if provenance is not None:
@@ -238,7 +248,7 @@ def _read_open(path: str | Path, source: str) -> RunResults:
         config["message_limit"] = config["message_limit"] or provenance.limits.message_limit
     else:
         try:
-            foreign = read_foreign(log)
+            foreign = read_foreign(log, tally.tools)
         except ValueError as ex:
             raise LogProblem(path, f"an inspect_evals gaia log whose {ex}") from ex
         split = foreign.split
@@ -250,10 +260,10 @@ def _read_open(path: str | Path, source: str) -> RunResults:
         source=str(path),
         model=log.eval.model,
         split=split,
-        samples=_samples(log, path, levels_as_text=foreign is not None),
+        samples=tally.results,
         provenance=provenance,
         foreign=foreign,
-        scaffold=read_scaffold(log),
+        scaffold=read_scaffold(log, tally.tools),
         sandbox_ran=read_sandbox(log),
         task_version=foreign.task_version if foreign else str(log.eval.task_version),
         run_id=log.eval.task_id,
@@ -261,24 +271,42 @@ def _read_open(path: str | Path, source: str) -> RunResults:
         status=log.status,
         epochs=log.eval.config.epochs or 1,
         config=config,
-        not_run=_not_run(log),
+        not_run=_not_run(log, tally.read),
         subset=log.eval.config.limit is not None or log.eval.config.sample_id is not None,
         questions=log.eval.dataset.samples or 0,
-        cancelled=sum(1 for s in log.samples or [] if cancelled(error_message(s))),
+        cancelled=tally.cancelled,
     )
 
 
-def _samples(log: EvalLog, path: str | Path, *, levels_as_text: bool) -> tuple[SampleResult, ...]:
+def _tally(
+    path: str | Path, source: str, whole: EvalLog | None, exclude: set[str], tally: SampleTally
+) -> None:
+    """Add the log's samples to ``tally``: from ``whole``, a log read whole, or one at a time.
+
+    An ``.eval``'s samples are read one by one from the open file (``source``) and each is dropped
+    once reduced, so the reader holds one sample at a time, however many the log has.
+    """
     try:
-        return sample_results(log, levels_as_text=levels_as_text)
+        if whole is not None:
+            for sample in whole.samples or []:
+                tally.add(sample)
+            whole.samples = None
+            return
+        each_eval_sample(source, exclude, tally.add)
     except SampleProblem as ex:
         raise LogProblem(path, str(ex)) from ex
+    except GaiaError:
+        raise
+    except ValidationError as ex:  # one sample of an .eval, read on its own
+        raise LogProblem(path, _invalid(ex, sample=tally.read), _DAMAGED) from ex
+    except Exception as ex:  # inspect raises several types for a damaged part
+        raise LogProblem(path, f"not an inspect log ({_unreadable(path, ex)})", _NOT_A_LOG) from ex
 
 
-def _not_run(log: EvalLog) -> int:
-    """Planned samples (questions × epochs) that the log does not hold."""
+def _not_run(log: EvalLog, held: int) -> int:
+    """Planned samples (questions × epochs) that the log does not hold (it holds ``held``)."""
     planned = log.results.total_samples if log.results is not None else 0
-    return max(0, planned - len(log.samples or []))
+    return max(0, planned - held)
 
 
 def _inspect_log(
@@ -320,10 +348,15 @@ def _unreadable(path: str | Path, ex: Exception) -> str:
     return text.splitlines()[0][:120] if text else type(ex).__name__
 
 
-def _invalid(ex: ValidationError) -> str:
-    """Why the log model refused the file (no header, or a damaged sample), in one line."""
+def _invalid(ex: ValidationError, sample: int | None = None) -> str:
+    """Why the log model refused the file (no header, or a damaged sample), in one line.
+
+    ``sample``: the error is of one sample, read on its own after that many others.
+    """
     first = ex.errors(include_url=False)[0]
     loc = [str(part) for part in first["loc"]]
+    if sample is not None:
+        loc = ["samples", str(sample), *loc]
     problem = "is missing" if first["type"] == "missing" else f"is {short(first['input'])}"
     if loc[:1] == ["samples"] and len(loc) > 2:
         return f"sample #{int(loc[1]) + 1} of the log: {'.'.join(loc[2:])} {problem}"

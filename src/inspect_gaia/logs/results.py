@@ -20,6 +20,7 @@ from inspect_ai.model import ModelUsage
 from ..dataset import question_text
 from ..errors import GaiaError, few
 from ..web_record import WebRequest
+from .budget import counter
 from .comparability import Pooled, Scaffold, comparability_flags
 from .coverage import coverage_flags, incomplete_runs
 from .files import UnsafeFile, read_text
@@ -324,7 +325,7 @@ def read_evalscope_run(directory: str | Path) -> RunResults:
     for file in files:
         match = _LEVEL_FILE.search(file.name)
         try:
-            text = read_text(file)
+            text = read_text(file, count=counter(file))
         except (UnsafeFile, OSError) as ex:
             reason = ex.reason if isinstance(ex, UnsafeFile) else ex.strerror or str(ex)
             raise GaiaError(f"cannot read {file}: {reason}", fix="is the run complete?") from ex

@@ -10,9 +10,10 @@ read is a ``SampleProblem`` naming the sample; ``read`` says which file.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
-from inspect_ai.log import EvalLog, EvalSample
+from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 from inspect_ai.scorer import CORRECT
 
@@ -21,31 +22,83 @@ from ..defaults import OFFICIAL_SCORER
 from ..errors import short
 from ..judge import JUDGE_SCORER
 from ..web_record import from_store
+from .budget import keep
 from .coverage import cancelled
 from .foreign import input_text, recorded_metadata
 from .results import SampleResult
+from .scaffold import offered_in
 
 
 class SampleProblem(ValueError):
     """A sample of a log that cannot be read (the message names the sample and the field)."""
 
 
-def sample_results(log: EvalLog, *, levels_as_text: bool) -> tuple[SampleResult, ...]:
-    """The log's finished samples; ``levels_as_text``: levels written ``"1"`` (inspect_evals).
+class SampleTally:
+    """A log's samples reduced as they are read, one at a time: the records kept, and counts.
 
-    Raises:
-        SampleProblem: A sample's level is missing or not a GAIA level, or a sample is there twice.
+    ``add`` each sample, then drop it: the reader never holds more than one (``read``). Each
+    record's size is counted against the command's budget (``budget``) as it is kept.
     """
-    results: dict[tuple[str, int], SampleResult] = {}
-    for sample in log.samples or []:
+
+    def __init__(self, source: str, *, levels_as_text: bool, tools: bool) -> None:
+        """A tally of ``source``'s samples.
+
+        ``levels_as_text``: levels written ``"1"`` (inspect_evals); ``tools``: read the tools
+        offered in the model calls (the events must then be read).
+        """
+        self.source = source
+        self.levels_as_text = levels_as_text
+        self.read = 0
+        """Samples in the log, finished or not."""
+        self.cancelled = 0
+        """Samples a stop cancelled (no result)."""
+        self._tools: dict[str, None] | None = {} if tools else None
+        self._called = False
+        self._results: dict[tuple[str, int], tuple[tuple[int, str], SampleResult]] = {}
+
+    def add(self, sample: EvalSample) -> None:
+        """Reduce one sample to its record (a cancelled one to a count).
+
+        Raises:
+            SampleProblem: Its level is missing or not a GAIA level, or it is there twice.
+            budget.OverBudget: The command's records come to more than it keeps.
+        """
+        self.read += 1
+        if self._tools is not None:
+            self._called = offered_in(sample, self._tools) or self._called
         if cancelled(error_message(sample)):  # not finished: no answer, and no harness error
-            continue
-        result = _sample_result(sample, levels_as_text)
+            self.cancelled += 1
+            return
+        result = _sample_result(sample, self.levels_as_text)
         key = (result.task_id, result.epoch)
-        if key in results:
+        if key in self._results:
             raise SampleProblem(f"sample {result.task_id} (epoch {result.epoch}) is there twice")
-        results[key] = result
-    return tuple(results.values())
+        keep(kept_size(result), self.source)
+        # inspect's order of a log's samples: by epoch, then id (a number as one)
+        id = sample.id if isinstance(sample.id, str) else str(sample.id).zfill(20)
+        order = (sample.epoch, id)
+        self._results[key] = (order, result)
+
+    @property
+    def results(self) -> tuple[SampleResult, ...]:
+        """The finished samples' records, in the log's order."""
+        return tuple(result for _, result in sorted(self._results.values(), key=lambda r: r[0]))
+
+    @property
+    def tools(self) -> list[str] | None:
+        """The tools offered in the model calls (``scaffold.offered_tools``), if read."""
+        return list(self._tools) if self._tools is not None and self._called else None
+
+
+RECORD = 4096
+"""Bytes a sample's record is counted for besides its texts (its objects, usage, flags)."""
+
+
+def kept_size(result: SampleResult) -> int:
+    """About the bytes a reader holds for ``result``: its texts, the rest as text, ``RECORD``."""
+    texts = (result.target, result.answer or "", result.trace, result.question, result.error or "")
+    rest = (result.metadata, result.contamination, result.web, result.judge)
+    return RECORD + sum(len(text) for text in texts) + len(repr(rest))
 
 
 def error_message(sample: EvalSample) -> str | None:
@@ -111,19 +164,33 @@ def _level(sample: EvalSample, as_text: bool) -> int:
 TRACE_PART = 2000
 """Characters of each part of a trace kept (an assistant's text, a call, a tool's output): a log's
 sample is held as its trace, so a hostile one cannot make the reader hold its text whole."""
+TRACE_TOTAL = 64_000
+"""Characters of a whole trace kept (the first parts; a note says how many more were left)."""
 
 
 def _trace(sample: EvalSample) -> str:
     """The agent's reasoning and actions, as text, for the leaderboard's ``reasoning_trace``."""
     lines: list[str] = []
+    size = left = 0
+    for line in _trace_parts(sample):
+        if left or size + len(line) > TRACE_TOTAL:
+            left += 1
+            continue
+        lines.append(line)
+        size += len(line) + 1
+    if left:
+        lines.append(f"[… {left} more part(s) of the trace left out]")
+    return "\n".join(lines)
+
+
+def _trace_parts(sample: EvalSample) -> Iterator[str]:
+    """Each message, call and tool output of the sample, cut at ``TRACE_PART``."""
     for message in sample.messages:
         if isinstance(message, ChatMessageAssistant):
             if message.text.strip():
-                lines.append(message.text.strip()[:TRACE_PART])
+                yield message.text.strip()[:TRACE_PART]
             for call in message.tool_calls or []:
                 arguments = json.dumps(call.arguments, ensure_ascii=False)
-                lines.append(f"[{call.function}] {arguments[:TRACE_PART]}")
+                yield f"[{call.function}] {arguments[:TRACE_PART]}"
         elif isinstance(message, ChatMessageTool):
-            output = message.text.strip()
-            lines.append(f"[{message.function} output] {output[:TRACE_PART]}")
-    return "\n".join(lines)
+            yield f"[{message.function} output] {message.text.strip()[:TRACE_PART]}"

@@ -20,6 +20,16 @@ from inspect_ai.log import EvalLog, EvalSample
 from .comparability import Scaffold
 
 
+def offered_in(sample: EvalSample, names: dict[str, None]) -> bool:
+    """Add the tools offered in ``sample``'s model calls to ``names``; whether it made any call."""
+    called = False
+    for event in sample.events:
+        if isinstance(event, ModelEvent):
+            called = True
+            names.update(dict.fromkeys(tool.name for tool in event.tools))
+    return called
+
+
 def offered_tools(samples: Iterable[EvalSample]) -> list[str] | None:
     """The tools the model was offered in the samples' model calls, in first-offered order.
 
@@ -28,21 +38,18 @@ def offered_tools(samples: Iterable[EvalSample]) -> list[str] | None:
     names: dict[str, None] = {}
     called = False
     for sample in samples:
-        for event in sample.events:
-            if isinstance(event, ModelEvent):
-                called = True
-                names.update(dict.fromkeys(tool.name for tool in event.tools))
+        called = offered_in(sample, names) or called
     return list(names) if called else None
 
 
-def read_scaffold(log: EvalLog) -> Scaffold | None:
+def read_scaffold(log: EvalLog, tools: list[str] | None) -> Scaffold | None:
     """The solver that replaced the task's agent, its arguments and the tools really offered.
 
+    ``tools``: offered in the samples' model calls (``offered_tools``), read as the samples are.
     ``None`` for a run of the task's own agent: its provenance is right as it stands.
     """
     if not log.eval.solver:
         return None
-    tools = offered_tools(log.samples or [])
     return Scaffold(
         solver=log.eval.solver,
         solver_args=dict(log.eval.solver_args or {}) or None,
