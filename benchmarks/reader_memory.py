@@ -1,29 +1,46 @@
-"""Peak memory of ``inspect-gaia report`` on a log whose samples carry large events and text.
+"""Peak memory of ``inspect-gaia report`` on hostile logs: large events, huge messages, a folder.
 
-A log's bulk is its events: each model call logs the whole conversation so far, so a long sample's
-events grow with the square of its length. The reader reads what it reports (messages, scores,
-usage) and leaves the events, the store and the attachments unparsed (inspect's
-``exclude_fields``), except for a run of another solver, whose offered tools it reads from them.
-Both figures come from one run, each the maximum resident set size under ``/usr/bin/time -v``:
+Three crafted logs, each written here (nothing big is committed), each measured as the maximum
+resident set size under ``/usr/bin/time -v``:
 
-* ``every field``: inspect reading the whole log (``read_eval_log(path)``), as the reader did;
-* ``report``: ``inspect-gaia report LOG --format json``.
+* ``--events N --mib M`` (the default): the four samples of ``tests/fixtures/provenance-v1.eval``,
+  each with N more model calls of M MiB of input. A log's bulk is its events (each model call logs
+  the conversation so far); the reader leaves them unparsed. Measured against inspect reading every
+  field (``read_eval_log``), as the reader once did.
+* ``--hostile``: one log of ``--size`` MB on disk (21 by default) whose ``--samples`` samples each
+  hold tool outputs of ``--sample-mib`` MiB in all: compressible text, padded with random text so
+  that the file unpacks within the per-file caps (``files``: 200 times its size, at most 4 GiB).
+* ``--folder N``: a folder of N such logs (``--size``, ``--samples``, ``--sample-mib`` each).
+
+With ``--before SRC`` the same ``report`` also runs on another checkout's ``src`` (the code before
+a change: ``git archive <commit> src | tar -x -C <dir>``), in the same run, and the table gives
+both and their ratio. A command the reader refuses exits 1 with one line, which is shown.
 
     python -m benchmarks.reader_memory --events 12 --mib 4
+    python -m benchmarks.reader_memory --hostile --before /tmp/before/src
+    python -m benchmarks.reader_memory --folder 10 --size 4 --sample-mib 48
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
+import os
+import random
 import re
 import subprocess
 import sys
 import tempfile
 import zipfile
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "provenance-v1.eval"
+MiB = 2**20
+_TEXT = b"a hostile sample's tool output, again and again. "
+_PART = 4 * MiB  # each tool output of a hostile sample
 
 
 def big_log(out: Path, events: int, mib: float) -> Path:
@@ -48,49 +65,154 @@ def big_log(out: Path, events: int, mib: float) -> Path:
     return path
 
 
-def peak_mb(command: list[str]) -> float:
-    """The command's maximum resident set size under ``/usr/bin/time -v``, in MB."""
-    run = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-2000:]
+def hostile_log(path: Path, *, size_mb: float, samples: int, sample_mib: float) -> Path:
+    """An ``.eval`` of about ``size_mb`` MB whose ``samples`` samples hold ``sample_mib`` MiB each.
+
+    Each sample is one of the fixture's, renamed, whose messages end with tool outputs of
+    ``_PART`` bytes of compressible text, and one of random text that pads the file to its size
+    (so it unpacks within 200 times that). Each part is streamed into the archive: the writer never
+    holds a sample whole.
+    """
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(FIXTURE))
+    shapes = log.samples or []
+    rng = random.Random(0)
+    text = _TEXT * (_PART // len(_TEXT))
+    parts = max(1, int(sample_mib * MiB / _PART))
+    packed = len(zlib.compress(text, 9)) * parts
+    pad = max(0, int((size_mb * 1e6 / samples - packed) / 0.76))  # base64 of random bytes
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as made:
+        for n in range(samples):
+            shape = shapes[n % len(shapes)]
+            data = json.loads(shape.model_dump_json(exclude={"events", "attachments"}))
+            data.update(id=f"{shape.id}-{n}", events=[], attachments={})
+            data["messages"] = [*data["messages"], {**data["messages"][-1], "content": "@@"}]
+            head, tail = json.dumps(data).split('"@@"', 1)
+            name = f"samples/{shape.id}-{n}_epoch_{shape.epoch}.json"
+            with made.open(name, "w", force_zip64=True) as member:
+                member.write(head.encode())
+                for _ in range(parts):  # each part a tool message of its own
+                    member.write(b'"' + text + b'", "role": "tool", "tool_call_id": "c", ')
+                    member.write(b'"function": "bash"}, {"content": ')
+                member.write(b'"' + base64.b64encode(rng.randbytes(pad * 3 // 4)) + b'"')
+                member.write(tail.encode())
+        made.writestr("header.json", log.model_copy(update={"samples": None}).model_dump_json())
+    return path
+
+
+@dataclass
+class Measured:
+    """A command's peak RSS in MB, and its one line if it refused."""
+
+    mb: float
+    refused: str | None
+
+
+def measured(command: list[str], src: str | None = None) -> Measured:
+    """The command's maximum resident set size under ``/usr/bin/time -v``, in MB.
+
+    ``src``: put first on the path (another checkout's code).
+    """
+    env = dict(os.environ, PYTHONPATH=src) if src else None
+    run = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True, env=env)
     found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", run.stderr)
     assert found is not None, run.stderr[-2000:]
-    return int(found.group(1)) / 1024
+    lines = [line for line in run.stderr.splitlines() if line.startswith("inspect-gaia:")]
+    assert run.returncode == 0 or lines, run.stderr[-2000:]
+    return Measured(int(found.group(1)) / 1024, lines[0] if lines and run.returncode else None)
 
 
-def main() -> None:
-    """Write the log, measure both reads, print a Markdown table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=12, help="model calls added to each sample")
-    parser.add_argument("--mib", type=float, default=4.0, help="input of each call, MiB")
-    args = parser.parse_args()
+def peak_mb(command: list[str]) -> float:
+    """The command's peak RSS in MB; it must succeed."""
+    result = measured(command)
+    assert result.refused is None, result.refused
+    return result.mb
+
+
+def report(target: Path) -> list[str]:
+    """``inspect-gaia report TARGET --format json`` in a new interpreter."""
+    run = "from inspect_gaia._cli.main import main; main()"
+    return [sys.executable, "-c", run, "report", str(target), "--format", "json"]
+
+
+def unpacked_mib(paths: list[Path]) -> float:
+    """What the logs unpack to, as their archives say."""
+    return sum(i.file_size for p in paths for i in zipfile.ZipFile(p).infolist()) / MiB
+
+
+def events_table(events: int, mib: float) -> None:
+    """The first table: every field against the reader, on the events log."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = big_log(Path(tmp), args.events, args.mib)
-        unpacked = sum(i.file_size for i in zipfile.ZipFile(path).infolist()) / 2**20
-        full = peak_mb(
-            [
-                sys.executable,
-                "-c",
-                f"from inspect_ai.log import read_eval_log; read_eval_log({str(path)!r})",
-            ]
-        )
-        report = peak_mb(
-            [
-                sys.executable,
-                "-c",
-                "from inspect_gaia._cli.main import main; main()",
-                "report",
-                str(path),
-                "--format",
-                "json",
-            ]
-        )
-        size = path.stat().st_size / 2**20
-    print(f"log: 4 samples, each {args.events} model calls of {args.mib:g} MiB more:")
+        path = big_log(Path(tmp), events, mib)
+        unpacked = unpacked_mib([path])
+        code = f"from inspect_ai.log import read_eval_log; read_eval_log({str(path)!r})"
+        full = peak_mb([sys.executable, "-c", code])
+        ours = peak_mb(report(path))
+        size = path.stat().st_size / MiB
+    print(f"log: 4 samples, each {events} model calls of {mib:g} MiB more:")
     print(f"{size:.1f} MiB on disk, {unpacked:.0f} MiB unpacked\n")
     print("| read | peak RSS |\n| --- | --- |")
     print(f"| every field (`read_eval_log`) | {full:.0f} MB |")
-    print(f"| `inspect-gaia report` | {report:.0f} MB |")
-    print(f"\nratio: {full / report:.1f}x")
+    print(f"| `inspect-gaia report` | {ours:.0f} MB |")
+    print(f"\nratio: {full / ours:.1f}x")
+
+
+def _shown(result: Measured) -> str:
+    return f"{result.mb:.0f} MB" + (f" (refused: `{result.refused}`)" if result.refused else "")
+
+
+def hostile_table(args: argparse.Namespace) -> None:
+    """The hostile log, or a folder of them: ``report`` here, and before if asked."""
+    count = args.folder or 1
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "logs"
+        folder.mkdir()
+        paths = [
+            hostile_log(
+                folder / f"hostile-{n}.eval",
+                size_mb=args.size,
+                samples=args.samples,
+                sample_mib=args.sample_mib,
+            )
+            for n in range(count)
+        ]
+        target = folder if args.folder else paths[0]
+        on_disk = sum(p.stat().st_size for p in paths) / 1e6
+        unpacked = unpacked_mib(paths)
+        after = measured(report(target))
+        before = measured(report(target), args.before) if args.before else None
+    what = f"a folder of {count} logs" if args.folder else "one log"
+    print(
+        f"{what}, each {args.samples} samples of {args.sample_mib:g} MiB of tool output: "
+        f"{on_disk:.1f} MB on disk, {unpacked:.0f} MiB unpacked in all\n"
+    )
+    print("| `inspect-gaia report` | peak RSS |\n| --- | --- |")
+    if before is not None:
+        print(f"| before | {_shown(before)} |")
+    print(f"| now | {_shown(after)} |")
+    if before is not None:
+        print(f"\nratio before / now: {before.mb / after.mb:.1f}x")
+
+
+def main() -> None:
+    """Write the log(s), measure, print a Markdown table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=12, help="model calls added to each sample")
+    parser.add_argument("--mib", type=float, default=4.0, help="input of each call, MiB")
+    parser.add_argument("--hostile", action="store_true", help="one hostile log (see above)")
+    parser.add_argument("--folder", type=int, default=0, help="a folder of this many hostile logs")
+    parser.add_argument("--size", type=float, default=21.0, help="each hostile log, MB on disk")
+    parser.add_argument("--samples", type=int, default=16, help="samples of each hostile log")
+    parser.add_argument(
+        "--sample-mib", type=float, default=240.0, help="tool output of each sample, MiB"
+    )
+    parser.add_argument("--before", help="another checkout's src, measured in the same run")
+    args = parser.parse_args()
+    if args.hostile or args.folder:
+        hostile_table(args)
+    else:
+        events_table(args.events, args.mib)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import GaiaError
@@ -47,8 +47,8 @@ class OverBudget(GaiaError):
 class ReadBudget:
     """What a command has read and kept so far, against its limits."""
 
-    max_read: int = MAX_READ
-    max_kept: int = MAX_KEPT
+    max_read: int = field(default_factory=lambda: MAX_READ)
+    max_kept: int = field(default_factory=lambda: MAX_KEPT)
     read: int = 0
     kept: int = 0
 
