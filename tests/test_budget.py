@@ -7,6 +7,7 @@ cut in all (test_samples). The limits are lowered here (they are module constant
 
 from __future__ import annotations
 
+import json
 import os
 import tracemalloc
 import zipfile
@@ -50,15 +51,30 @@ def test_a_folder_of_logs_each_within_its_limits_is_one_line_over_the_commands_b
     folder.mkdir()
     logs = [_padded(folder / f"run{n}.eval", TWO_SAMPLES, 2) for n in range(3)]
     monkeypatch.setattr(budget, "MAX_READ", 5 * MiB)  # two logs fit, the third does not
-    _one_line(*invoke("report", str(folder)), "one command reads", FEWER)
-    _one_line(
-        *invoke("report", *map(str, logs)),
-        "run2.eval: the files read so far unpack to more than the 5 MB",
-    )
+    _one_line(*invoke("report", str(folder)), "the 3 logs given: 6 MB unpacked", FEWER)
+    _one_line(*invoke("report", *map(str, logs)), "more than the 5 MB one command reads")
     assert invoke("report", str(logs[0]), str(logs[1]))[0] == 0
+    # refused before any is read: a log that cannot be read named first is not reached
+    (tmp_path / "broken.eval").write_text("not a zip archive")
+    code, out, err = invoke("report", str(tmp_path / "broken.eval"), *map(str, logs))
+    _one_line(code, out, err, "the 4 logs given: ", FEWER)
     # compare: each side within the budget, both together past it (one budget for the command)
     monkeypatch.setattr(budget, "MAX_READ", 3 * MiB)
-    _one_line(*invoke("compare", str(logs[0]), str(logs[1])), f"{logs[1]}: ", FEWER)
+    _one_line(*invoke("compare", str(logs[0]), str(logs[1])), "MB read already", FEWER)
+
+
+def test_files_that_say_nothing_of_their_size_are_counted_as_they_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Leaderboard files (and a log whose directory understates) are counted as they are read."""
+    sides = []
+    for name in ("a", "b"):
+        row = {"task_id": "t1", "model_answer": "x" * (2 * MiB)}
+        sides.append(tmp_path / f"{name}.jsonl")
+        sides[-1].write_text(json.dumps(row) + "\n")
+    monkeypatch.setattr(budget, "MAX_READ", 3 * MiB)
+    code, out, err = invoke("compare", *map(str, sides))
+    _one_line(code, out, err, "b.jsonl: the files read so far unpack to more than the 3 MB", FEWER)
 
 
 def test_the_records_a_command_keeps_are_bounded_too(

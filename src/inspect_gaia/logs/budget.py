@@ -66,6 +66,20 @@ class ReadBudget:
                 fix=FEWER,
             )
 
+    def foresee(self, size: int, what: str) -> None:
+        """Refuse ``what``, which says it unpacks to ``size``, before any of it is read.
+
+        Raises:
+            OverBudget: With what was read already, it says it is more than ``max_read``.
+        """
+        if self.read + size > self.max_read:
+            already = f" ({size_text(self.read)} read already)" if self.read else ""
+            raise OverBudget(
+                f"{what}: {size_text(size)} unpacked, more than the "
+                f"{size_text(self.max_read)} one command reads{already}",
+                fix=FEWER,
+            )
+
     def keep(self, size: int, where: str | Path) -> None:
         """Count ``size`` bytes of records kept from ``where``.
 

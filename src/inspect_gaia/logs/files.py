@@ -151,6 +151,31 @@ def check_log(path: str | Path, name: str | Path | None = None, count: Count = _
         count(size)
 
 
+def said_size(path: str | Path) -> int:
+    """What a log says it unpacks to (an ``.eval``'s directory, free), or its size; 0: not a file.
+
+    At most what the file may unpack to (``check_log`` refuses one that says more). Opened without
+    blocking and read only if a regular file: a first look, before the reader's own check counts
+    what the file really holds.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return 0
+    with os.fdopen(descriptor, "rb") as file:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            return 0
+        if Path(path).suffix != ".eval":
+            return min(info.st_size, MAX_LOG)
+        try:
+            with zipfile.ZipFile(file) as archive:
+                said = sum(member.file_size for member in archive.infolist())
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+            return info.st_size
+        return min(said, max_unpacked(info.st_size))
+
+
 def max_unpacked(size: int) -> int:
     """Bytes an ``.eval`` of ``size`` bytes may unpack to."""
     return min(MAX_LOG, max(FLOOR, MAX_RATIO * size))

@@ -35,9 +35,9 @@ from pydantic import ValidationError
 
 from .._compat import each_eval_sample
 from ..errors import GaiaError, short
-from .budget import command_budget, counter
+from .budget import ReadBudget, command_budget, counter
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
-from .files import UnsafeFile, check_log
+from .files import UnsafeFile, check_log, said_size
 from .foreign import (
     ForeignProvenance,
     is_inspect_evals_gaia,
@@ -106,12 +106,16 @@ def read_inspect_logs(paths: Iterable[str | Path]) -> LogsRead:
         LogProblem: A file named in ``paths`` cannot be used.
         GaiaError: A directory holds no inspect log at all.
     """
-    with command_budget():
-        return _read_all(paths)
+    with command_budget() as budget:
+        return _read_all(paths, budget)
 
 
-def _read_all(paths: Iterable[str | Path]) -> LogsRead:
-    """``read_inspect_logs``, within the command's budget."""
+def _read_all(paths: Iterable[str | Path], budget: ReadBudget) -> LogsRead:
+    """``read_inspect_logs``, within the command's ``budget``.
+
+    The files' own directories say what they unpack to before any is read: a folder far over the
+    budget is refused at once, and the count as each is read (``check_log``) holds the rest.
+    """
     files: dict[Path, tuple[str, bool]] = {}  # file -> (as shown, named on its own)
 
     def add(file: str, named: bool) -> None:
@@ -132,6 +136,9 @@ def _read_all(paths: Iterable[str | Path]) -> LogsRead:
             )
         for log in sorted(found):
             add(log, named=False)
+    said = sum(said_size(name) for name, _ in files.values())
+    names = [name for name, _ in files.values()]
+    budget.foresee(said, names[0] if len(names) == 1 else f"the {len(names)} logs given")
     runs: list[RunResults] = []
     unfinished: list[tuple[RunResults, bool]] = []
     skipped: list[Skipped] = []
