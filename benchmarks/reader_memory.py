@@ -10,7 +10,7 @@ resident set size under ``/usr/bin/time -v``:
 * ``--hostile``: one log of ``--size`` MB on disk (21 by default) whose ``--samples`` samples each
   hold tool outputs of ``--sample-mib`` MiB in all: compressible text, padded with random text so
   that the file unpacks within the per-file caps (``files``: 200 times its size, at most 4 GiB).
-* ``--folder N``: a folder of N such logs (``--size``, ``--samples``, ``--sample-mib`` each).
+* ``--folder N``: a folder of N copies of such a log (``--size``, ``--samples``, ``--sample-mib``).
 
 With ``--before SRC`` the same ``report`` also runs on another checkout's ``src`` (the code before
 a change: ``git archive <commit> src | tar -x -C <dir>``), in the same run, and the table gives
@@ -29,6 +29,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,9 +79,9 @@ def hostile_log(path: Path, *, size_mb: float, samples: int, sample_mib: float) 
     log = read_eval_log(str(FIXTURE))
     shapes = log.samples or []
     rng = random.Random(0)
-    text = _TEXT * (_PART // len(_TEXT))
+    text = (_TEXT * (_PART // len(_TEXT))).decode()
     parts = max(1, int(sample_mib * MiB / _PART))
-    packed = len(zlib.compress(text, 9)) * parts
+    packed = len(zlib.compress(text.encode(), 9)) * parts
     pad = max(0, int((size_mb * 1e6 / samples - packed) / 0.76))  # base64 of random bytes
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as made:
         for n in range(samples):
@@ -92,8 +93,9 @@ def hostile_log(path: Path, *, size_mb: float, samples: int, sample_mib: float) 
             name = f"samples/{shape.id}-{n}_epoch_{shape.epoch}.json"
             with made.open(name, "w", force_zip64=True) as member:
                 member.write(head.encode())
-                for _ in range(parts):  # each part a tool message of its own
-                    member.write(b'"' + text + b'", "role": "tool", "tool_call_id": "c", ')
+                for k in range(parts):  # each a tool message of its own (inspect shares equal ones)
+                    call = f'"{text}", "role": "tool", "tool_call_id": "c{k}", '
+                    member.write(call.encode())
                     member.write(b'"function": "bash"}, {"content": ')
                 member.write(b'"' + base64.b64encode(rng.randbytes(pad * 3 // 4)) + b'"')
                 member.write(tail.encode())
@@ -168,14 +170,14 @@ def hostile_table(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "logs"
         folder.mkdir()
-        paths = [
-            hostile_log(
-                folder / f"hostile-{n}.eval",
-                size_mb=args.size,
-                samples=args.samples,
-                sample_mib=args.sample_mib,
-            )
-            for n in range(count)
+        first = hostile_log(
+            folder / "hostile-0.eval",
+            size_mb=args.size,
+            samples=args.samples,
+            sample_mib=args.sample_mib,
+        )
+        paths = [first] + [
+            Path(shutil.copyfile(first, folder / f"hostile-{n}.eval")) for n in range(1, count)
         ]
         target = folder if args.folder else paths[0]
         on_disk = sum(p.stat().st_size for p in paths) / 1e6

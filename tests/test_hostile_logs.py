@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from inspect_gaia.logs import files
 from inspect_gaia.logs.files import FLOOR, MAX_SAMPLE, check_log
 from inspect_gaia.logs.read import LogProblem, read_inspect_log
 from tests.helpers import TWO_SAMPLES, invoke, write_log
@@ -306,3 +307,14 @@ def _read_into(path: Path, outcomes: list[str]) -> None:
         outcomes.append("read")
     except LogProblem as ex:
         outcomes.append("a FIFO" if "a FIFO" in ex.reason else ex.reason)
+
+
+def test_a_json_log_too_large_to_read_whole_is_one_line_naming_the_conversion(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = write_log(tmp_path / "run.json", TWO_SAMPLES)
+    monkeypatch.setattr(files, "MAX_JSON_LOG", log.stat().st_size - 1)
+    code, out, err = invoke("report", str(log))
+    _one_line(code, out, err, "a JSON log of", "read whole", "inspect log convert --to eval")
+    monkeypatch.setattr(files, "MAX_JSON_LOG", log.stat().st_size)
+    assert invoke("report", str(log))[0] == 0

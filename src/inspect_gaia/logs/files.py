@@ -12,7 +12,11 @@ named ``.eval``). So before anything is read:
   ``MAX_SAMPLE`` in each sample, and ``max_unpacked`` of the file's size in all. The sizes are
   first read from the archive's directory (free), then each member is decompressed in bounded
   chunks and thrown away, counting, so a member that holds more than it says is caught too: inspect
-  decompresses a member whole, without looking at the size it claims.
+  decompresses a member whole, without looking at the size it claims;
+* a ``.json`` log may be ``MAX_JSON_LOG``: inspect reads one whole, where an ``.eval``'s samples
+  are read one at a time (``read``), so a larger one is refused with the way to convert it.
+
+What all the files of one command add up to is ``budget``'s: each check here tells its ``count``.
 
 The limits are far above any real GAIA log (a sample is a few MB even with images, and a whole run
 is seldom over a GB, compressed about tenfold) and far below what hurts a machine. The price is
@@ -38,7 +42,12 @@ MAX_HEADER = 64 * MiB
 MAX_SAMPLE = 256 * MiB
 """Bytes one sample of an ``.eval`` may unpack to."""
 MAX_LOG = 4096 * MiB
-"""Bytes all of an ``.eval`` may unpack to, and a ``.json`` log may be."""
+"""Bytes all of an ``.eval`` may unpack to."""
+MAX_JSON_LOG = 256 * MiB
+"""Bytes of a ``.json`` log: inspect reads one whole (its header comes with its samples), at about
+1.5 times its size in memory, where an ``.eval``'s samples are read one at a time."""
+CONVERT = "convert it with `inspect log convert --to eval --output-dir DIR LOG` and name that"
+"""The fix of a ``.json`` log over ``MAX_JSON_LOG``: the same log as an ``.eval``."""
 MAX_RATIO = 200
 """An ``.eval`` may unpack to this many times its size (inspect's logs: about ten) …"""
 FLOOR = 256 * MiB
@@ -60,10 +69,11 @@ def _uncounted(size: int) -> None:
 class UnsafeFile(Exception):
     """A file that is not read; ``reason`` says why in a few words, without the path."""
 
-    def __init__(self, reason: str) -> None:
-        """The reason."""
+    def __init__(self, reason: str, fix: str | None = None) -> None:
+        """The reason, and a fix of its own if the reader's general one does not fit."""
         super().__init__(reason)
         self.reason = reason
+        self.fix = fix
 
 
 def size_text(size: float) -> str:
@@ -144,11 +154,14 @@ def check_log(path: str | Path, name: str | Path | None = None, count: Count = _
         UnsafeFile: It is not.
         FileNotFoundError: Nothing is there.
     """
-    size = check_file(path, MAX_LOG)
     if Path(name or path).suffix == ".eval":
-        check_archive(path, max_unpacked(size), count)
-    else:
-        count(size)
+        check_archive(path, max_unpacked(check_file(path, MAX_LOG)), count)
+        return
+    size = check_file(path, MAX_LOG)
+    if size > MAX_JSON_LOG:
+        limit = size_text(MAX_JSON_LOG)
+        raise UnsafeFile(f"a JSON log of {size_text(size)}, over the {limit} read whole", CONVERT)
+    count(size)
 
 
 def said_size(path: str | Path) -> int:
@@ -167,7 +180,7 @@ def said_size(path: str | Path) -> int:
         if not stat.S_ISREG(info.st_mode):
             return 0
         if Path(path).suffix != ".eval":
-            return min(info.st_size, MAX_LOG)
+            return min(info.st_size, MAX_JSON_LOG)
         try:
             with zipfile.ZipFile(file) as archive:
                 said = sum(member.file_size for member in archive.infolist())

@@ -221,7 +221,7 @@ def _read_open(path: str | Path, source: str) -> RunResults:
     try:
         check_log(source, name=path, count=counter(path))
     except UnsafeFile as ex:
-        raise LogProblem(path, ex.reason, fix=_UNSAFE) from ex
+        raise LogProblem(path, ex.reason, fix=ex.fix or _UNSAFE) from ex
     except FileNotFoundError as ex:
         raise LogProblem(path, "no such file", fix="check the path") from ex
     # A JSON log is read whole at once: inspect streams a JSON header with a prefix per event
