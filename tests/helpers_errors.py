@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from inspect_gaia._docker.engine import DockerProblem
 from inspect_gaia.errors import GaiaDatasetError, GaiaError, GaiaParameterError, GaiaSubmissionError
+from inspect_gaia.logs.budget import OverBudget
 from inspect_gaia.logs.leaderboard import Problem
 from inspect_gaia.logs.provenance import ProvenanceError
 from inspect_gaia.logs.read import LogProblem
@@ -22,4 +23,5 @@ def one_of_each(fix: str) -> list[tuple[GaiaError, str]]:
         (DockerProblem("Docker Engine", "not running", fix), "Docker Engine not running"),
         (LogProblem("logs/a.eval", "no such file", fix), "logs/a.eval: no such file"),
         (GaiaModelError("no model to run", fix), "no model to run"),
+        (OverBudget("logs/: 20 GB unpacked", fix), "logs/: 20 GB unpacked"),
     ]
