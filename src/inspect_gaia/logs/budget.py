@@ -60,11 +60,7 @@ class ReadBudget:
         """
         self.read += size
         if self.read > self.max_read:
-            raise OverBudget(
-                f"{where}: the files read so far unpack to more than the "
-                f"{size_text(self.max_read)} one command reads",
-                fix=FEWER,
-            )
+            raise OverBudget(f"{where}: the files read so far unpack to {self._beyond()}", FEWER)
 
     def foresee(self, size: int, what: str) -> None:
         """Refuse ``what``, which says it unpacks to ``size``, before any of it is read.
@@ -74,11 +70,8 @@ class ReadBudget:
         """
         if self.read + size > self.max_read:
             already = f" ({size_text(self.read)} read already)" if self.read else ""
-            raise OverBudget(
-                f"{what}: {size_text(size)} unpacked, more than the "
-                f"{size_text(self.max_read)} one command reads{already}",
-                fix=FEWER,
-            )
+            problem = f"{what}: {size_text(size)} unpacked, {self._beyond()}{already}"
+            raise OverBudget(problem, FEWER)
 
     def keep(self, size: int, where: str | Path) -> None:
         """Count ``size`` bytes of records kept from ``where``.
@@ -88,11 +81,11 @@ class ReadBudget:
         """
         self.kept += size
         if self.kept > self.max_kept:
-            raise OverBudget(
-                f"{where}: the samples read so far come to more than the "
-                f"{size_text(self.max_kept)} of records one command keeps",
-                fix=FEWER,
-            )
+            kept = f"more than the {size_text(self.max_kept)} of records one command keeps"
+            raise OverBudget(f"{where}: the samples read so far come to {kept}", FEWER)
+
+    def _beyond(self) -> str:
+        return f"more than the {size_text(self.max_read)} one command reads"
 
 
 _ACTIVE: ContextVar[ReadBudget | None] = ContextVar("inspect_gaia_read_budget", default=None)
