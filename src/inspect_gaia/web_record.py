@@ -28,6 +28,11 @@ INFO_SOURCE = "inspect_gaia web"
 """The ``source`` of the info event that lists a sample's requests."""
 Decision = Literal["allowed", "refused", "blocked"]
 DECISIONS: tuple[Decision, ...] = ("allowed", "refused", "blocked")
+OPEN_FOLDER = "open"
+"""The proxy's folder of each sandbox's requests not yet answered (as ``_egress/record.py``'s
+``OPEN``, which cannot import this: it runs in the proxy's container)."""
+UNANSWERED = "unanswered when the sample ended"
+"""The ``error`` of a request the proxy had not answered when its sample ended (as the proxy's)."""
 SHOWN = 200
 """Requests the info event lists in full (the store holds them all)."""
 

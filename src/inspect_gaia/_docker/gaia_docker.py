@@ -201,7 +201,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
                 sandbox = env.as_type(GaiaDockerSandbox)
                 await sandbox.commands.close()
                 if sandbox.record is not None:  # before its address can be another sandbox's
-                    await sandbox.record.finish()
+                    await sandbox.record.finish(sandbox.container)
                 await client.call(remove_sample_container, sandbox.container)
 
     @override
