@@ -46,8 +46,8 @@ class SandboxRecord:
     name: str
     """The sandbox's container name: its file in the proxy."""
 
-    def start(self, container: str) -> None:
-        """Tell the proxy which sandbox the container's address is (blocking).
+    def start(self, container: str) -> str | None:
+        """Tell the proxy which sandbox the container's address is (blocking); the address.
 
         A container with no address on the run's network reaches no proxy: nothing to name.
         """
@@ -63,6 +63,7 @@ class SandboxRecord:
         if address is not None:
             path = f"{RECORD_DIR}/clients/{address}"
             archive.put_file(self.egress.proxy, path, self.name.encode())
+        return address
 
     def read(self, folder: str = "") -> str:
         """The sandbox's lines so far, or its open requests' (blocking; none: empty)."""

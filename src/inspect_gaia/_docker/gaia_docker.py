@@ -173,7 +173,12 @@ class GaiaDockerSandbox(SandboxEnvironment):
         container = await in_turn(start)
         if record is not None:
             try:
-                await client.call(record.start, container)
+                address = await client.call(record.start, container)
+                if address is not None and watched is not None:  # an outage names its sample
+                    watched.watch.name(
+                        address,
+                        f"sample {active.sample.id} (epoch {active.epoch})" if active else name,
+                    )
             except BaseException:
                 with anyio.CancelScope(shield=True):
                     await client.call(remove_sample_container, container)
