@@ -212,8 +212,8 @@ class SampleCommands:
             end = now if outage.end is None else outage.end
             if any(start <= end and outage.start <= stop for start, stop in self.recent):
                 raise EgressOutageError(
-                    f"{OUTAGE} ({outage.describe()}; it was restarted): what the command fetched may have "
-                    f"failed — {RETRY}"
+                    f"{OUTAGE} ({outage.describe()}; it was restarted): what the command "
+                    f"fetched may have failed — {RETRY}"
                 )
             if outage.end is None:
                 return
