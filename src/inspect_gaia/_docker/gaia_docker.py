@@ -160,6 +160,8 @@ class GaiaDockerSandbox(SandboxEnvironment):
         record: SandboxRecord | None = None
         if spec is not None:  # the run's internal network, reaching out only through its proxy
             proxy = await client.call(egress.ensure, task_name, spec)
+            if active is not None:  # the run's log: its archive of bodies goes beside it
+                proxy.log_location = proxy.log_location or active.log_location
             kwargs = egress.sample_kwargs(create_kwargs(service, None), proxy)
             files = await client.call(egress.sample_files, proxy, service["image"])
             watched = egress.commands(proxy)
@@ -233,7 +235,11 @@ class GaiaDockerSandbox(SandboxEnvironment):
                         for line in await client.call(egress_archive.not_kept, proxy.proxy):
                             print(line)
                         for line in await client.call(
-                            egress_archive.export, proxy.proxy, proxy.archive, egress.RECORD_DIR
+                            egress_archive.export,
+                            proxy.proxy,
+                            proxy.archive,
+                            egress.RECORD_DIR,
+                            proxy.log_location,
                         ):
                             print(line)
                 egress.forget(proxies)
