@@ -327,21 +327,14 @@ class Recorder:
         owner = flow.metadata.pop(_OPENED, None)
         if owner is not None and self.open.get(owner, {}).pop(flow.id, None) is not None:
             self._write_open(owner)
-        record = self._record(flow, status=status, size=size, sha256=sha256, kind=kind, error=error)
-        self._line(
-            flow.client_conn,
-            {**record, **({} if body is None else {"body": body, "headers": headers})},
-        )
+        record = self._record(flow, status=status, error=error)
+        record.update(bytes=size, sha256=sha256, type=kind)
+        if body is not None:
+            record.update(body=body, headers=headers)
+        self._line(flow.client_conn, record)
 
     def _record(
-        self,
-        flow: http.HTTPFlow,
-        *,
-        status: int | None,
-        size: int = 0,
-        sha256: str | None = None,
-        kind: str | None = None,
-        error: str | None = None,
+        self, flow: http.HTTPFlow, *, status: int | None, error: str | None
     ) -> dict[str, Any]:
         """A request's line (the guard's decision read off the flow)."""
         decision, why = flow.metadata.get(DECISION) or ("allowed", None)
@@ -355,9 +348,9 @@ class Recorder:
             if request.method == "CONNECT"
             else flow.metadata.get(ASKED, request.pretty_url),
             "status": status,
-            "bytes": size,
-            "sha256": sha256,
-            "type": kind,
+            "bytes": 0,
+            "sha256": None,
+            "type": None,
             "decision": decision,
             "why": why,
             "error": error,
