@@ -130,3 +130,16 @@ def test_the_reader_holds_one_sample_of_an_eval_at_a_time(tmp_path: Path) -> Non
         tracemalloc.stop()
     assert len(run.samples) == 8 and all(len(s.trace) < TRACE_TOTAL + 100 for s in run.samples)
     assert peak < 16 * MiB, f"{peak / MiB:.0f} MiB"
+
+
+def test_max_read_gb_raises_the_commands_budget_and_takes_only_a_positive_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logs = [_padded(tmp_path / f"run{n}.eval", TWO_SAMPLES, 2) for n in range(2)]
+    monkeypatch.setattr(budget, "MAX_READ", 3 * MiB)
+    _one_line(*invoke("report", *map(str, logs)), "--max-read-gb N")
+    assert invoke("report", *map(str, logs), "--max-read-gb", "0.01")[0] == 0  # 10 MiB
+    err = invoke("compare", *map(str, logs), "--max-read-gb", "0.01")[2]
+    assert "task id(s)" in err and "one command reads" not in err  # read; then no answer key
+    code, _, err = invoke("report", str(logs[0]), "--max-read-gb", "0")
+    assert code == 2 and err.count("\n") == 1 and "--max-read-gb" in err, err

@@ -34,6 +34,14 @@ format_option = click.option(
 )
 
 
+max_read_option = click.option(
+    "--max-read-gb",
+    type=click.FloatRange(min=0, min_open=True),
+    help="What all the files read may unpack to, in GiB (default 16): past it the command stops "
+    "with one line, its memory bounded however large the folder.",
+)
+
+
 def prices_option(help: str) -> Callable[[_F], _F]:
     """``--model-cost-config FILE``: prices in inspect's format, read with ``stats.read_prices``."""
     return click.option(

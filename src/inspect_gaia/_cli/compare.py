@@ -14,13 +14,22 @@ from typing import Any
 import click
 
 from ..errors import few
-from ..logs.budget import command_budget
+from ..logs.budget import command_budget, read_budget
 from ..logs.comparison import compare_document, judge_sides
 from ..logs.sides import COMPARE_FLAGS, answer_key, read_side
 from ..logs.stats import read_prices
 from ..questionset import parse_question_set
 from ._judge import judge_note, judge_options, judge_prompt, judged_rows, say_failures
-from ._output import MISSING, dump_json, echo_skipped, format_option, prices_option, render, wrap
+from ._output import (
+    MISSING,
+    dump_json,
+    echo_skipped,
+    format_option,
+    max_read_option,
+    prices_option,
+    render,
+    wrap,
+)
 from ._plot import plot_option
 from ._sanitise import printable
 from ._web import host_lines
@@ -251,6 +260,7 @@ def _lacking(document: Mapping[str, Any]) -> list[str]:
     "The judge's prices in inspect's --model-cost-config format ($ per 1M tokens), for "
     "--judge's cost in dollars."
 )
+@max_read_option
 def compare(
     run_a: str,
     run_b: str,
@@ -267,6 +277,7 @@ def compare(
     judge_prompt_file: str | None,
     judge_concurrency: int,
     prices_file: str | None,
+    max_read_gb: float | None,
 ) -> None:
     """Put two GAIA runs A and B side by side on the questions both answered.
 
@@ -289,7 +300,7 @@ def compare(
     question_set = parse_question_set(exclude, answers, COMPARE_FLAGS, named=named_set)
     prompt = judge_prompt(judge_model, judge_prompt_file)
     prices = read_prices(prices_file) if prices_file else None
-    with command_budget():  # one for both sides
+    with command_budget(read_budget(max_read_gb)):  # one for both sides
         sides = read_side(run_a), read_side(run_b)
     for name, side in zip("AB", sides, strict=True):
         echo_skipped(side.skipped)

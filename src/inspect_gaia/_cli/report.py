@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from ..errors import GaiaError
+from ..logs.budget import command_budget, read_budget
 from ..logs.contamination import FLAGGED_WRONG
 from ..logs.latest import describe
 from ..logs.latest import latest as newest_complete
@@ -39,7 +40,15 @@ from ._judge import (
     say_failures,
     with_beside,
 )
-from ._output import MISSING, dump_json, echo_skipped, format_option, prices_option, render
+from ._output import (
+    MISSING,
+    dump_json,
+    echo_skipped,
+    format_option,
+    max_read_option,
+    prices_option,
+    render,
+)
 from ._plot import plot_option
 from ._sanitise import printable
 from ._web import web_table
@@ -279,6 +288,7 @@ def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong:
     "or a set file, beside the full figure.",
 )
 @judge_options
+@max_read_option
 def report(
     logs: tuple[str, ...],
     fmt: str,
@@ -291,6 +301,7 @@ def report(
     judge_model: str | None,
     judge_prompt_file: str | None,
     judge_concurrency: int,
+    max_read_gb: float | None,
 ) -> None:
     """Accuracy, its spread and its cost per model and level, from GAIA LOGS.
 
@@ -319,7 +330,8 @@ def report(
         click.echo(printable(line, one_line=True), err=True)
     prompt = judge_prompt(judge_model, judge_prompt_file)
     named = load_named_set(named_set, "--question-set") if named_set else None
-    found = read_inspect_logs(logs)
+    with command_budget(read_budget(max_read_gb)):
+        found = read_inspect_logs(logs)
     echo_skipped(found.skipped)
     if not found.runs:
         raise GaiaError(

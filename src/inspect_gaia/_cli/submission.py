@@ -17,6 +17,7 @@ import click
 
 from ..dataset import gaia_dataset
 from ..errors import GaiaError, GaiaSubmissionError, few
+from ..logs.budget import command_budget, read_budget
 from ..logs.leaderboard import (
     Problem,
     answer_problems,
@@ -29,7 +30,7 @@ from ..logs.read import read_inspect_logs
 from ..logs.results import RunResults, group_runs
 from ..logs.sidecar import sidecar_text
 from ..record import default_settings
-from ._output import echo_skipped
+from ._output import echo_skipped, max_read_option
 
 
 def _split_ids(runs: Sequence[RunResults], split: str, dataset_path: str | None) -> list[str]:
@@ -113,6 +114,7 @@ def _write(target: Path, text: str) -> None:
     type=click.Path(exists=True, file_okay=False),
     help="GAIA snapshot to take the split's task ids from (default: the one the run used).",
 )
+@max_read_option
 def submission(
     logs: tuple[str, ...],
     output: str,
@@ -120,6 +122,7 @@ def submission(
     allow_oracle_retries: bool,
     allow_flagged: bool,
     dataset_path: str | None,
+    max_read_gb: float | None,
 ) -> None:
     """Write the GAIA leaderboard file for test-split LOGS, and a note beside it.
 
@@ -137,7 +140,8 @@ def submission(
     Three gaia_levelN runs instead:
       inspect-gaia submission logs/test/*_gaia-level?_*.eval -o submission.jsonl
     """
-    found = read_inspect_logs(logs)  # each file once, however often it is named
+    with command_budget(read_budget(max_read_gb)):
+        found = read_inspect_logs(logs)  # each file once, however often it is named
     echo_skipped(found.skipped)
     runs = found.runs
     if not runs:

@@ -15,8 +15,9 @@ are never parsed) and the records kept so far: the two counts bound the work and
 command whatever it is handed. Over either, the command stops with one line naming the file it had
 reached and the fix (docs/reports.md, "Logs from anyone", gives the figures).
 
-The budget is the command's (``command_budget``: the CLI opens one around each command); a reader
-called outside one (a library call) opens its own for the call.
+The budget is the command's (``command_budget``: ``report``, ``compare`` and ``submission`` each
+open one, whose ``max_read`` their ``--max-read-gb`` may raise); a reader called outside one (a
+library call) opens its own for the call.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ MAX_KEPT = 256 * MiB
 ``samples.TRACE_TOTAL`` characters)."""
 FEWER = "name fewer logs, or a folder that holds fewer runs, and report the rest on their own"
 """The fix of an exhausted budget: the command's own arguments."""
+MORE = f"{FEWER}; or raise the budget with --max-read-gb N"
+"""The fix of a read past ``max_read``, which the commands' ``--max-read-gb`` sets."""
+GB = 2**30
 
 
 class OverBudget(GaiaError):
@@ -60,7 +64,7 @@ class ReadBudget:
         """
         self.read += size
         if self.read > self.max_read:
-            raise OverBudget(f"{where}: the files read so far unpack to {self._beyond()}", FEWER)
+            raise OverBudget(f"{where}: the files read so far unpack to {self._beyond()}", MORE)
 
     def foresee(self, size: int, what: str) -> None:
         """Refuse ``what``, which says it unpacks to ``size``, before any of it is read.
@@ -71,7 +75,7 @@ class ReadBudget:
         if self.read + size > self.max_read:
             already = f" ({size_text(self.read)} read already)" if self.read else ""
             problem = f"{what}: {size_text(size)} unpacked, {self._beyond()}{already}"
-            raise OverBudget(problem, FEWER)
+            raise OverBudget(problem, MORE)
 
     def keep(self, size: int, where: str | Path) -> None:
         """Count ``size`` bytes of records kept from ``where``.
@@ -86,6 +90,11 @@ class ReadBudget:
 
     def _beyond(self) -> str:
         return f"more than the {size_text(self.max_read)} one command reads"
+
+
+def read_budget(max_read_gb: float | None) -> ReadBudget | None:
+    """The budget a command's ``--max-read-gb`` asks for; ``None``: the default one."""
+    return None if max_read_gb is None else ReadBudget(max_read=int(max_read_gb * GB))
 
 
 _ACTIVE: ContextVar[ReadBudget | None] = ContextVar("inspect_gaia_read_budget", default=None)
