@@ -25,6 +25,7 @@ from ..logs.results import group_runs
 from ..logs.stats import LevelStats, read_prices
 from ..named_sets import load_named_set
 from ..record import default_settings
+from . import _output
 from ._failures import BREAKDOWN_COLUMNS, csv_rows, failures_text
 from ._judge import (
     CSV_FIELDS as JUDGE_FIELDS,
@@ -40,15 +41,7 @@ from ._judge import (
     say_failures,
     with_beside,
 )
-from ._output import (
-    MISSING,
-    dump_json,
-    echo_skipped,
-    format_option,
-    max_read_option,
-    prices_option,
-    render,
-)
+from ._output import MISSING, dump_json, echo_skipped, format_option, prices_option, render
 from ._plot import plot_option
 from ._sanitise import printable
 from ._web import web_table
@@ -288,7 +281,7 @@ def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong:
     "or a set file, beside the full figure.",
 )
 @judge_options
-@max_read_option
+@_output.max_read_option
 def report(
     logs: tuple[str, ...],
     fmt: str,
