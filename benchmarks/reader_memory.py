@@ -10,6 +10,7 @@ resident set size under ``/usr/bin/time -v``:
 * ``--hostile``: one log of ``--size`` MB on disk (21 by default) whose ``--samples`` samples each
   hold tool outputs of ``--sample-mib`` MiB in all: compressible text, padded with random text so
   that the file unpacks within the per-file caps (``files``: 200 times its size, at most 4 GiB).
+  ``--sample-mib 0``: many small samples instead (the fixture's, padded).
 * ``--folder N``: a folder of N copies of such a log (``--size``, ``--samples``, ``--sample-mib``).
 
 With ``--before SRC`` the same ``report`` also runs on another checkout's ``src`` (the code before
@@ -80,8 +81,9 @@ def hostile_log(path: Path, *, size_mb: float, samples: int, sample_mib: float) 
     shapes = log.samples or []
     rng = random.Random(0)
     text = (_TEXT * (_PART // len(_TEXT))).decode()
-    parts = max(1, int(sample_mib * MiB / _PART))
-    packed = len(zlib.compress(text.encode(), 9)) * parts
+    parts = int(sample_mib * MiB / _PART)  # 0: many small samples
+    skeleton = shapes[0].model_dump_json(exclude={"events", "attachments"}).encode()
+    packed = len(zlib.compress(text.encode(), 9)) * parts + len(zlib.compress(skeleton, 9)) + 150
     pad = max(0, int((size_mb * 1e6 / samples - packed) / 0.76))  # base64 of random bytes
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as made:
         for n in range(samples):
