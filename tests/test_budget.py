@@ -143,3 +143,16 @@ def test_max_read_gb_raises_the_commands_budget_and_takes_only_a_positive_size(
     assert "task id(s)" in err and "one command reads" not in err  # read; then no answer key
     code, _, err = invoke("report", str(logs[0]), "--max-read-gb", "0")
     assert code == 2 and err.count("\n") == 1 and "--max-read-gb" in err, err
+
+
+def test_the_records_of_leaderboard_files_count_against_the_same_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sides = []
+    for name in ("a", "b"):
+        rows = [{"task_id": f"t{n}", "model_answer": str(n)} for n in range(100)]
+        sides.append(tmp_path / f"{name}.jsonl")
+        sides[-1].write_text("".join(json.dumps(row) + "\n" for row in rows))
+    monkeypatch.setattr(budget, "MAX_KEPT", 150 * budget.RECORD)  # one side's lines, not both
+    code, out, err = invoke("compare", *map(str, sides))
+    _one_line(code, out, err, "b.jsonl: the samples read so far come to more than", FEWER)

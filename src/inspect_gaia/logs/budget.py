@@ -41,6 +41,9 @@ FEWER = "name fewer logs, or a folder that holds fewer runs, and report the rest
 MORE = f"{FEWER}; or raise the budget with --max-read-gb N"
 """The fix of a read past ``max_read``, which the commands' ``--max-read-gb`` sets."""
 GB = 2**30
+RECORD = 4096
+"""Bytes a record is counted for besides its texts (its objects, usage, flags): a sample of a
+log (``samples.kept_size``), a line of a leaderboard or review file."""
 
 
 class OverBudget(GaiaError):

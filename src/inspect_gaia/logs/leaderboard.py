@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import GaiaError, GaiaSubmissionError, few
-from .budget import counter
+from .budget import RECORD, counter, keep
 from .contamination import flagged
 from .files import UnsafeFile, read_text
 from .results import RunResults, SampleResult, by_task_id, comparable_settings
@@ -75,6 +75,7 @@ def read_leaderboard(path: str | Path) -> list[SampleResult]:
                 fix="keep one answer per question",
             )
         seen[task_id] = number
+        keep(RECORD + len(line), path)
         answer = record["model_answer"]
         samples.append(
             SampleResult(

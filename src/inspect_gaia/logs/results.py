@@ -20,7 +20,7 @@ from inspect_ai.model import ModelUsage
 from ..dataset import question_text
 from ..errors import GaiaError, few
 from ..web_record import WebRequest
-from .budget import counter
+from .budget import RECORD, counter, keep
 from .comparability import Pooled, Scaffold, comparability_flags
 from .coverage import coverage_flags, incomplete_runs
 from .files import UnsafeFile, read_text
@@ -341,6 +341,7 @@ def read_evalscope_run(directory: str | Path) -> RunResults:
                     fix="keep one review per question: are two runs' reviews in one folder?",
                 )
             where[sample.task_id] = f"{file.name}, line {number}"
+            keep(RECORD + len(line), file)
             samples.append(sample)
     return RunResults(source=str(root), model=models[0], split="validation", samples=tuple(samples))
 

@@ -22,7 +22,7 @@ from ..defaults import OFFICIAL_SCORER
 from ..errors import short
 from ..judge import JUDGE_SCORER
 from ..web_record import from_store
-from .budget import keep
+from .budget import RECORD, keep
 from .coverage import cancelled
 from .foreign import input_text, recorded_metadata
 from .results import SampleResult
@@ -88,10 +88,6 @@ class SampleTally:
     def tools(self) -> list[str] | None:
         """The tools offered in the model calls (``scaffold.offered_tools``), if read."""
         return list(self._tools) if self._tools is not None and self._called else None
-
-
-RECORD = 4096
-"""Bytes a sample's record is counted for besides its texts (its objects, usage, flags)."""
 
 
 def kept_size(result: SampleResult) -> int:
