@@ -7,7 +7,8 @@ logs of ``report``, both sides of ``compare``, a leaderboard or review file):
 * ``MAX_READ`` bytes unpacked in all: every part of an ``.eval`` counts as it is decompressed for
   its check (``files.check_archive``), a ``.json`` log or a text file by its size;
 * ``MAX_KEPT`` bytes kept in all: what the readers hold of the samples once each is reduced to
-  its record (``samples.kept_size``: its texts, and a fixed cost per record).
+  its record (``samples.kept_size``: its texts, and ``RECORD`` a record), and of each line of a
+  leaderboard or review file.
 
 Samples are read one at a time and dropped once reduced (``read``), so what a command holds at once
 is one sample (at most ``files.MAX_SAMPLE`` unpacked, less its events, store and attachments, which
