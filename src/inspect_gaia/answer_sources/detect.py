@@ -43,7 +43,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ContentToolUse
 from inspect_ai.solver import TaskState
 
-from .._egress.urlrules import REFUSAL, Rule, all_matches, find_urls, normalise
+from .._egress.urlrules import MAX_TARGET, REFUSAL, Rule, all_matches, find_urls, normalise
 from ..dataset import DEFAULT_INPUT_PROMPT
 from ..defaults import SUBMIT_TOOL
 from .matching import (
@@ -53,8 +53,8 @@ from .matching import (
     clean_text,
     context,
     excerpt,
-    grams,
     normalise_text,
+    note_contexts,
 )
 from .ownfile import derived_name, may_write_attachment, reads_only_attachment
 from .sources import AnswerSources
@@ -76,11 +76,13 @@ _URL_RUN = re.compile(r"[^\s\"'<>`|\\^{}]+")
 """A run of characters a URL may hold (``urlrules``' URL finder never crosses its ends)."""
 _REFUSAL = re.compile(
     re.escape(REFUSAL)
-    .replace(re.escape("{url}"), r"(?P<url>\S{1,65536})")
+    .replace(re.escape("{url}"), rf"(?P<url>\S{{1,{len('https://') + MAX_TARGET}}})")
     .replace(re.escape("{source}"), r"(?P<source>[^\n]{1,200}?)")
     .replace(re.escape("{rule}"), r"(?P<rule>[^\s)]{1,1000})")
 )
-"""The egress proxy's refusal sentence (``_egress/addon.py``), as it writes it."""
+"""The egress proxy's refusal sentence (``_egress/addon.py``), as it writes it: its URL is at most
+``MAX_TARGET`` characters after the scheme (a longer target is refused unread), so a longer one is
+forged, and its listed URL is read as any other."""
 
 
 def question_text(input_text: str) -> str:
@@ -146,7 +148,8 @@ class _Scan:
         self.written_urls: set[tuple[str, str] | None] = set()
         """Listed URLs the agent wrote in its calls (flagged there, not again in a result)."""
         self.notes: set[str] = set()
-        """Word n-grams of the agent's calls that hold the question (``_answer_read``)."""
+        """Contexts of the answer in the agent's notes: its calls that hold the question once with
+        the answer beside it (``note_contexts``, ``_answer_read``)."""
         self.own_evidence: set[tuple[str, str]] | None = None
         """What the attachment itself would be flagged for (kind, URL), when its bytes are known."""
         if attachment is not None and self.own_file:
@@ -233,10 +236,7 @@ class _Scan:
         """Keep the words of a call that holds the question: the agent wrote them itself."""
         if not self.gold:
             return
-        body = normalise_text(text)
-        if self.wanted[:PREFIX_CHARS] in body:
-            size = len(self.gold.split())
-            self.notes |= grams(body, (size + 1, size + 2))
+        self.notes |= note_contexts(normalise_text(text), self.wanted, self.gold)
 
     def _carries_question(self, text: str) -> bool:
         """Whether a call's words hold the question (its result may then echo it: a search)."""
@@ -254,17 +254,17 @@ class _Scan:
         """
         where = {"tool": tool, "message": index, "where": "result"}
         flags: list[dict[str, Any]] = []
-        rest = clean_text(text)
-        refusals = self._refusals(rest)
+        whole = clean_text(text)
+        refusals = self._refusals(whole)
         flags += [{"kind": "refused", **where, "url": r["url"], "excerpt": r[0]} for r in refusals]
-        rest = _cut(rest, refusals)
+        rest = _cut(whole, refusals)
         flags += [
             {"kind": "answer_source", **where, "url": url, "source": rule.source}
             for url, rule in _unique(all_matches(self.sources.rules, rest))
             if _key(url) not in self.written_urls
         ]
-        if self.answer and not echo:
-            excerpt = self._answer_read(rest)
+        if self.answer and not echo:  # the whole result: a refusal hides no page (a forged one)
+            excerpt = self._answer_read(whole)
             if excerpt is not None:
                 flags.append({"kind": "question_with_answer", **where, "excerpt": excerpt})
         return flags

@@ -25,6 +25,8 @@ WINDOW = 1000
 """Normalised characters before and after the question within which the answer must appear."""
 EXCERPT = 80
 """Characters of context kept each side of the evidence in an excerpt."""
+NOTE_REPEATS = 3
+"""Times the word beside the answer may be in a note outside its question (``note_contexts``)."""
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u180e\u200b\u200c\u200d\u2060\ufeff"))
 """Zero-width characters and the soft hyphen: deleted, so ``3\u200b7`` is ``37``."""
@@ -113,10 +115,34 @@ def context(body: str, at: int, length: int) -> str:
     return body[start : len(body) if end < 0 else end]
 
 
-def grams(body: str, sizes: tuple[int, ...]) -> set[str]:
-    """Every run of ``sizes`` consecutive words of a normalised ``body``."""
-    words = body.split()
-    return {" ".join(words[i : i + n]) for n in sizes for i in range(len(words) - n + 1)}
+def note_contexts(body: str, wanted: str, gold: str) -> set[str]:
+    """The contexts (``context``, and its two-word ends) a note lets through in a result.
+
+    ``body`` is a normalised call of the agent. It is a note when it holds the question once, with
+    the answer as a whole word near it; each such answer gives its context, unless the word right
+    before it (after it, at the start) is in the note more than ``NOTE_REPEATS`` times outside the
+    question: a list of candidates (``answer 1 answer 2 …``) whitelists nothing.
+    """
+    prefix = wanted[:PREFIX_CHARS]
+    if not gold or body.count(prefix) != 1:
+        return set()
+    spaced, question = f" {body} ", f" {wanted} "
+    found: set[str] = set()
+    for _, at in answers_by_question(body, wanted, gold):
+        words = context(body, at, len(gold)).split()
+        size = len(gold.split())
+        before = words[0] if words[:size] != gold.split() else ""
+        neighbour = before or (words[-1] if len(words) > size else "")
+        if neighbour and spaced.count(f" {neighbour} ") - question.count(f" {neighbour} ") > (
+            NOTE_REPEATS
+        ):
+            continue
+        found.add(" ".join(words))
+        if before:
+            found.add(" ".join(words[: size + 1]))
+        if len(words) > size + bool(before):
+            found.add(" ".join(words[bool(before) :]))
+    return found
 
 
 def excerpt(text: str, needle: str) -> str | None:
