@@ -56,7 +56,12 @@ from .matching import (
     normalise_text,
     note_contexts,
 )
-from .ownfile import derived_name, may_write_attachment, reads_only_attachment
+from .ownfile import (
+    derived_name,
+    may_write_attachment,
+    pattern_operands,
+    reads_only_attachment,
+)
 from .sources import AnswerSources
 
 KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused")
@@ -166,7 +171,8 @@ class _Scan:
                     if call.function == SUBMIT_TOOL:
                         continue
                     text = clean_text("\n".join(_strings(call.arguments)))
-                    own = self._call_flags(index, call.function, text)
+                    patterns = pattern_operands(call.function, call.arguments)
+                    own = self._call_flags(index, call.function, text, patterns)
                     reads_own = self._reads_own(call.function, call.arguments, text)
                     calls[call.id] = (own, reads_own, self._carries_question(text))
                     found += own
@@ -197,7 +203,9 @@ class _Scan:
             self.own_untouched = False
         return reads_only_attachment(function, arguments, self.own_file)
 
-    def _call_flags(self, index: int, tool: str, text: str) -> list[dict[str, Any]]:
+    def _call_flags(
+        self, index: int, tool: str, text: str, patterns: list[str] | None = None
+    ) -> list[dict[str, Any]]:
         where = {"tool": tool, "message": index, "where": "call"}
         matches = list(_unique(all_matches(self.sources.rules, text)))
         self.written_urls.update(_key(url) for url, _ in matches)
@@ -212,7 +220,8 @@ class _Scan:
                 flags.append(
                     {"kind": "dataset_reference", **where, "excerpt": mention, "source": source}
                 )
-        if self.task_id and self._names_task_id(rest):
+        searched = any(self.task_id in clean_text(p).lower() for p in patterns or [])
+        if self.task_id and (searched or self._names_task_id(rest)):
             flags.append(
                 {
                     "kind": "dataset_reference",
