@@ -109,6 +109,16 @@ def test_images_in_a_result_are_recorded_as_unscanned() -> None:
     assert _read(flags) == set()  # not scanned is not read
 
 
+def test_a_picture_attachment_viewed_is_the_samples_own_file() -> None:
+    own = f"{TASK_ID}.png"
+    steps = _screenshot("", 1)
+    call = ToolCall(id="s1", function="view_file", arguments={"path": f"/shared_files/{own}"})
+    steps[0] = ChatMessageAssistant(content="", tool_calls=[call])
+    steps[1] = ChatMessageTool(content=steps[1].content, function="view_file", tool_call_id="s1")
+    assert flags_of(*steps, file_name=own) == []
+    assert flags_of(*steps, file_name=own, attachment=b"\x89PNG\r\n") == []
+
+
 def test_the_text_sent_with_a_screenshot_is_read() -> None:
     flags = flags_of(*_screenshot(PAGE, 1))
     assert kinds(flags) == [("question_with_answer", "result"), ("unscanned", "result")]

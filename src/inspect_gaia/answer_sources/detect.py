@@ -1,6 +1,6 @@
 """Did a sample look its answer up? Evidence from its transcript, for ``Score.metadata``.
 
-Four kinds of flag, each with where it was seen (the tool, the index of the message in the
+Five kinds of flag, each with where it was seen (the tool, the index of the message in the
 sample's messages, ``call`` or ``result``) and its evidence (the URL, or a short excerpt):
 
 * ``answer_source``: a tool call or a tool result names a known answer source (a URL under a rule
@@ -13,6 +13,8 @@ sample's messages, ``call`` or ``result``) and its evidence (the URL, or a short
   file name) or this sample's task id (outside a name made from its own attachment).
 * ``refused``: the run's egress proxy refused a request to an answer source
   (``-T block_answer_sources=true``): the sample tried, and read nothing there.
+* ``unscanned``: a tool result held images (a screenshot) or other media (``images``, ``other``):
+  the text sent with them is read, the pictures are not (no OCR). Not a read; a limit of the scan.
 
 Every tool result is read, with three exceptions that are the sample's own work, never a page:
 
@@ -64,12 +66,14 @@ from .ownfile import (
 )
 from .sources import AnswerSources
 
-KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused")
-READ_KINDS = frozenset(KINDS) - {"refused"}
+KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused", "unscanned")
+READ_KINDS = frozenset(KINDS) - {"refused", "unscanned"}
 """Kinds that say the sample saw (or asked for, unrefused) an answer source."""
 OMITTED = "omitted"
 """The kind of the entry that counts a kind's flags beyond ``MAX_FLAGS`` (``of``, ``where``,
 ``count``)."""
+_MEDIA = frozenset({"image", "audio", "video", "document"})
+"""Parts of a tool's result the scan cannot read as text (``unscanned``)."""
 MAX_FLAGS = 25
 """Flags kept per kind and place (the first ones); ``omitted`` entries count the rest."""
 MAX_ATTACHMENT = 16 << 20
@@ -194,7 +198,9 @@ class _Scan:
                 if reads_own and self.own_evidence is not None:  # judged by the file's content
                     result = [f for f in result if _evidence(f) not in self.own_evidence]
                 _mark_refused(own, result)
-                found += result
+                found += result + _unscanned(
+                    message, index, own_file=reads_own and self.own_untouched
+                )
         return found
 
     def _reads_own(self, function: str, arguments: dict[str, Any], text: str) -> bool:
@@ -296,6 +302,23 @@ class _Scan:
                     body[max(0, at - WINDOW) : at + WINDOW], self.gold
                 )
         return None
+
+
+def _unscanned(message: ChatMessageTool, index: int, own_file: bool) -> list[dict[str, Any]]:
+    """The ``unscanned`` flag of a result that holds images (a screenshot) or other media.
+
+    Their text, if any, is not read (there is no OCR here): the flag says how many there were, so
+    a reader knows what the scan could not see. A read of the own attachment (``view_file`` of a
+    picture) is the sample's own file, not a page.
+    """
+    if isinstance(message.content, str) or own_file:
+        return []
+    parts = Counter(part.type for part in message.content if part.type in _MEDIA)
+    if not parts:
+        return []
+    where = {"tool": message.function or "?", "message": index, "where": "result"}
+    images = parts.pop("image", 0)
+    return [{"kind": "unscanned", **where, "images": images, "other": sum(parts.values())}]
 
 
 def _evidence(flag: dict[str, Any]) -> tuple[str, str]:
