@@ -21,7 +21,9 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall
 
 from inspect_gaia._egress.urlrules import MAX_TARGET, REFUSAL, match_url
+from inspect_gaia.answer_sources import detect, matching
 from inspect_gaia.answer_sources.detect import READ_KINDS
+from inspect_gaia.web.pages import PAGE_CHARS, Answer, page_text
 from tests.helpers_transcripts import (
     ANSWER,
     QUESTION,
@@ -127,27 +129,55 @@ def test_the_text_sent_with_a_screenshot_is_read() -> None:
 # -- (d) a question and its answer on two pages of one snapshot ------------------------------------
 
 
-def _page(n: int, start: int, text: str) -> list[ChatMessage]:
-    call = ToolCall(id=f"p{n}", function="browser_snapshot", arguments={"start": start})
-    header = f"### Page\n- Page URL: https://notes.example/\nSnapshot, characters {start:,}:\n"
+def _page(n: int, snapshot: str, start: int, tool: str = "browser_snapshot") -> list[ChatMessage]:
+    """A page of ``snapshot`` as the browser tools answer it (``web.pages``)."""
+    answer = Answer.parse("### Page\n- Page URL: https://notes.example/\n- Page Title: Notes")
+    call = ToolCall(id=f"p{n}", function=tool, arguments={"start": start})
     return [
         ChatMessageAssistant(content="", tool_calls=[call]),
-        ChatMessageTool(content=header + text, function="browser_snapshot", tool_call_id=f"p{n}"),
+        ChatMessageTool(
+            content=page_text(answer, snapshot, start, None), function=tool, tool_call_id=f"p{n}"
+        ),
     ]
 
 
-@pytest.mark.parametrize("cut", [40, len(QUESTION) + 10], ids=["in-the-question", "after-it"])
+@pytest.mark.parametrize("cut", [40, len(QUESTION) + 10, len(QUESTION) + 12])
 def test_a_question_and_its_answer_split_across_two_pages_are_caught(cut: int) -> None:
-    text = f'- cell "{QUESTION}"\n- cell "Answer: {ANSWER}"\n'
-    first, second = "- row\n" * 300 + text[:cut], text[cut:]
-    flags = flags_of(*_page(1, 0, first), *_page(2, 12_000, second))
+    # the snapshot's page boundary falls `cut` characters into the table's cell of the question
+    size = PAGE_CHARS - cut - len('- cell "')
+    lead = ("- row\n" * (size // 6)).ljust(size, "-")
+    snapshot = lead + f'- cell "{QUESTION}"\n- cell "Answer: {ANSWER}"\n' + "- row\n" * 50
+    assert snapshot.index(QUESTION) == PAGE_CHARS - cut
+    first = _page(1, snapshot, 0, tool="browser_navigate")
+    flags = flags_of(*first, *_page(2, snapshot, PAGE_CHARS))
     assert kinds(flags) == [("question_with_answer", "result")]
-    assert flags[0]["message"] == 3  # the second page's result
+    assert (flags[0]["message"], flags[0]["pages"]) == (3, 2)  # the second page's result
 
 
 def test_pages_of_unrelated_tools_are_not_joined() -> None:
-    steps = [*exchange("curl -s a.example", QUESTION), *_page(2, 0, f"Answer: {ANSWER}")]
-    assert flags_of(*steps) == []
+    snapshot = "- row\n" * 10 + f"Answer: {ANSWER}"
+    assert flags_of(*exchange("curl -s a.example", QUESTION), *_page(2, snapshot, 0)) == []
+
+
+def test_the_readers_pages_are_joined_without_their_notes() -> None:
+    page = f"{QUESTION} Answer: {ANSWER}"
+    cut = 50
+    note = "\n\n<error>Content truncated. Call the fetch tool with a start_index of 50 to get more content.</error>"
+    first = f"Contents of https://notes.example/:\n{page[:cut]}{note}"
+    second = f"Contents of https://notes.example/:\n{page[cut:]}"
+    steps = [
+        *_browse("fetch", {"url": "https://notes.example/"}, first, n=1),
+        *_browse("fetch", {"url": "https://notes.example/", "start_index": cut}, second, n=2),
+    ]
+    assert kinds(flags_of(*steps)) == [("question_with_answer", "result")]
+
+
+def _browse(tool: str, arguments: dict[str, Any], output: str, n: int) -> list[ChatMessage]:
+    call = ToolCall(id=f"r{n}", function=tool, arguments=arguments)
+    return [
+        ChatMessageAssistant(content="", tool_calls=[call]),
+        ChatMessageTool(content=output, function=tool, tool_call_id=f"r{n}"),
+    ]
 
 
 # -- (e) a pattern is not a name made from the attachment ------------------------------------------
@@ -198,3 +228,20 @@ def test_a_metadata_file_that_is_not_gaias_is_no_reference(call: str) -> None:
 )
 def test_the_datasets_own_metadata_files_are_still_a_reference(call: str) -> None:
     assert kinds(flags_of(*exchange(call, ""))) == [("dataset_reference", "call")]
+
+
+@pytest.mark.timeout(60)  # a hang guard: the bound asserted is on the work
+def test_joined_pages_keep_the_scan_linear(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+    real = matching.answers_by_question
+
+    def counted(body: str, wanted: str, gold: str) -> Any:
+        seen.append(len(body))
+        return real(body, wanted, gold)
+
+    monkeypatch.setattr(detect, "answers_by_question", counted)
+    snapshot = (QUESTION[:90] + " 3 ") * 2000  # the question again and again, never the answer
+    pages = [m for n in range(0, len(snapshot), PAGE_CHARS) for m in _page(n, snapshot, n)]
+    assert flags_of(*pages) == []
+    total = sum(len(str(m.content)) for m in pages if isinstance(m, ChatMessageTool))
+    assert sum(seen) <= 6 * total, (sum(seen), total)

@@ -24,12 +24,17 @@ Every tool result is read, with three exceptions that are the sample's own work,
 * a URL of a listed source that the agent itself wrote in a call (that call is flagged);
 * the question beside its answer when the agent itself wrote them so, in a call (notes it saved
   and reads back, a ``printf``): the words around the answer in the result are words of such a
-  call. A command that merely holds the answer's digits (``head -41``) is no such call.
+  call. A command that merely holds the answer's digits (``head -41``) is no such call, nor one
+  that holds the question more than once, or candidates (``answer 1 answer 2 …``:
+  ``matching.note_contexts``).
 
 Text is cleaned before it is matched: zero-width characters go, non-breaking and thin spaces
 between digit groups are thousands separators, other spaces are spaces. Only the proxy's own
-refusal sentence is cut out of a result (not the rest of its line), and only when it names a
-source and rule of this run's list. Each kind keeps its first ``MAX_FLAGS`` flags; the rest are
+refusal sentence is cut out of a result before its URLs are matched (not the rest of its line),
+only when it names a source and rule of this run's list and a URL no longer than the proxy
+writes; the question beside its answer is looked for in the whole result. Two pages of the
+browser's snapshot or the reader's page are read joined too (``parts``), and images in a result
+are counted ``unscanned``. Each kind keeps its first ``MAX_FLAGS`` flags; the rest are
 counted in one ``omitted`` entry per kind and place, so no cap hides a later kind of read, and
 refusals are counted in full. Every step is linear in the text it reads (a model writes it). A
 flag never changes the score: it is for the reader of the log.
@@ -64,6 +69,7 @@ from .ownfile import (
     pattern_operands,
     reads_only_attachment,
 )
+from .parts import Pages, result_text, unscanned
 from .sources import AnswerSources
 
 KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused", "unscanned")
@@ -72,8 +78,6 @@ READ_KINDS = frozenset(KINDS) - {"refused", "unscanned"}
 OMITTED = "omitted"
 """The kind of the entry that counts a kind's flags beyond ``MAX_FLAGS`` (``of``, ``where``,
 ``count``)."""
-_MEDIA = frozenset({"image", "audio", "video", "document"})
-"""Parts of a tool's result the scan cannot read as text (``unscanned``)."""
 MAX_FLAGS = 25
 """Flags kept per kind and place (the first ones); ``omitted`` entries count the rest."""
 MAX_ATTACHMENT = 16 << 20
@@ -159,6 +163,8 @@ class _Scan:
         self.notes: set[str] = set()
         """Contexts of the answer in the agent's notes: its calls that hold the question once with
         the answer beside it (``note_contexts``, ``_answer_read``)."""
+        self.pages = Pages()
+        """The last page of the browser or the reader, to read with the next (``_across_pages``)."""
         self.own_evidence: set[tuple[str, str]] | None = None
         """What the attachment itself would be flagged for (kind, URL), when its bytes are known."""
         if attachment is not None and self.own_file:
@@ -191,15 +197,14 @@ class _Scan:
                 own, reads_own, echo = calls.get(message.tool_call_id or "", ([], False, False))
                 if reads_own and self.own_evidence is None and self.own_untouched:
                     continue  # the attachment's content, not a page (judged by the call's words)
-                # a tool's error is its result too (the reader's refused page, a browser's error)
-                error = message.error.message if message.error else ""
-                text = "\n".join(filter(None, [message.text, error]))
+                text = result_text(message)
                 result = self._result_flags(index, message.function or "?", text, echo=echo)
                 if reads_own and self.own_evidence is not None:  # judged by the file's content
                     result = [f for f in result if _evidence(f) not in self.own_evidence]
                 _mark_refused(own, result)
-                found += result + _unscanned(
-                    message, index, own_file=reads_own and self.own_untouched
+                result += self._across_pages(index, message.function or "?", text, echo, result)
+                found += result + (
+                    [] if reads_own and self.own_untouched else unscanned(message, index)
                 )
         return found
 
@@ -284,6 +289,26 @@ class _Scan:
                 flags.append({"kind": "question_with_answer", **where, "excerpt": excerpt})
         return flags
 
+    def _across_pages(
+        self, index: int, tool: str, text: str, echo: bool, result: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """The question beside its answer across two consecutive pages of one paged tool.
+
+        A question and its answer can land on two pages of the browser's snapshot or the reader's
+        page (``parts.Pages``): the two are read again joined, when neither was flagged or echoed
+        its call's question; the flag is the later page's. The work stays linear: each page is
+        read in at most two joins of two pages.
+        """
+        fresh = bool(self.answer) and not echo
+        fresh = fresh and not any(f["kind"] == "question_with_answer" for f in result)
+        for joined in self.pages.joined(tool, text, fresh):
+            excerpt = self._answer_read(clean_text(joined))
+            if excerpt is not None:
+                self.pages.last = None
+                where = {"tool": tool, "message": index, "where": "result"}
+                return [{"kind": "question_with_answer", **where, "excerpt": excerpt, "pages": 2}]
+        return []
+
     def _refusals(self, text: str) -> list[re.Match[str]]:
         """The proxy's refusal sentences in ``text`` that name a source and rule of this list."""
         known = {(rule.source, rule.pattern) for rule in self.sources.rules}
@@ -302,23 +327,6 @@ class _Scan:
                     body[max(0, at - WINDOW) : at + WINDOW], self.gold
                 )
         return None
-
-
-def _unscanned(message: ChatMessageTool, index: int, own_file: bool) -> list[dict[str, Any]]:
-    """The ``unscanned`` flag of a result that holds images (a screenshot) or other media.
-
-    Their text, if any, is not read (there is no OCR here): the flag says how many there were, so
-    a reader knows what the scan could not see. A read of the own attachment (``view_file`` of a
-    picture) is the sample's own file, not a page.
-    """
-    if isinstance(message.content, str) or own_file:
-        return []
-    parts = Counter(part.type for part in message.content if part.type in _MEDIA)
-    if not parts:
-        return []
-    where = {"tool": message.function or "?", "message": index, "where": "result"}
-    images = parts.pop("image", 0)
-    return [{"kind": "unscanned", **where, "images": images, "other": sum(parts.values())}]
 
 
 def _evidence(flag: dict[str, Any]) -> tuple[str, str]:
