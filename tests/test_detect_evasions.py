@@ -80,6 +80,13 @@ def test_candidate_answers_in_a_call_do_not_whitelist_a_page() -> None:
     assert kinds(flags_of(*steps)) == [("question_with_answer", "result")]
 
 
+def test_candidates_with_the_word_after_them_do_not_whitelist_a_page() -> None:
+    candidates = " ".join(f"n{n} {n} boats" for n in range(200))
+    page = f"{ANSWER} boats were logged that day. {QUESTION}"
+    steps = exchanges((f"echo '{QUESTION} {candidates}' > /dev/null", ""), (FETCH, page))
+    assert kinds(flags_of(*steps)) == [("question_with_answer", "result")]
+
+
 def test_notes_read_back_are_still_the_agents_own() -> None:
     write = f"cat > /tmp/notes.md <<'EOF'\nQuestion: {QUESTION}\nAnswer: {ANSWER}\nEOF"
     read = f"Question: {QUESTION}\nAnswer: {ANSWER}\n"

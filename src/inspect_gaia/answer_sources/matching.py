@@ -119,29 +119,27 @@ def note_contexts(body: str, wanted: str, gold: str) -> set[str]:
     """The contexts (``context``, and its two-word ends) a note lets through in a result.
 
     ``body`` is a normalised call of the agent. It is a note when it holds the question once, with
-    the answer as a whole word near it; each such answer gives its context, unless the word right
-    before it (after it, at the start) is in the note more than ``NOTE_REPEATS`` times outside the
-    question: a list of candidates (``answer 1 answer 2 …``) whitelists nothing.
+    the answer as a whole word near it; each such answer gives its context, unless a word beside
+    it is in the note more than ``NOTE_REPEATS`` times outside the question: a list of candidates
+    (``answer 1 answer 2 …``) whitelists nothing.
     """
     prefix = wanted[:PREFIX_CHARS]
     if not gold or body.count(prefix) != 1:
         return set()
     spaced, question = f" {body} ", f" {wanted} "
+    size = len(gold.split())
     found: set[str] = set()
     for _, at in answers_by_question(body, wanted, gold):
         words = context(body, at, len(gold)).split()
-        size = len(gold.split())
-        before = words[0] if words[:size] != gold.split() else ""
-        neighbour = before or (words[-1] if len(words) > size else "")
-        if neighbour and spaced.count(f" {neighbour} ") - question.count(f" {neighbour} ") > (
-            NOTE_REPEATS
+        first = int(words[:size] != gold.split())  # 1: a word before the answer
+        beside = words[:first] + words[first + size :]
+        if any(
+            spaced.count(f" {word} ") - question.count(f" {word} ") > NOTE_REPEATS
+            for word in beside
         ):
             continue
-        found.add(" ".join(words))
-        if before:
-            found.add(" ".join(words[: size + 1]))
-        if len(words) > size + bool(before):
-            found.add(" ".join(words[bool(before) :]))
+        ends = (words, words[: first + size], words[first:])  # the answer at a result's end
+        found.update(" ".join(end) for end in ends if len(end) > size)
     return found
 
 
