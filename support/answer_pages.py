@@ -155,7 +155,7 @@ def leak_agent(via: str | None = None, scheme: str = "http") -> list[Entry]:
 # -- stand-in hosts for the egress proxy -----------------------------------------------------------
 
 STANDIN_SCRIPT = r"""
-import base64, json, socket, sys, threading
+import base64, json, socket, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
@@ -177,13 +177,17 @@ class Handler(BaseHTTPRequestHandler):
                           "client": self.client_address[0]})
         if self.path.startswith("/bulk/") or self.path == "/endless":
             return self.bulk()
-        if self.path == "/whoami":
+        if self.path.startswith("/slow/"):  # /slow/S?anything: answered after S seconds
+            time.sleep(float(self.path[len("/slow/"):].split("?")[0]))
+            kind, body = "text/plain", b"slow"
+        elif self.path == "/whoami":
             kind, body = "text/plain", self.connection.getsockname()[0].encode()
         elif self.path in ROUTES:
             kind, body = ROUTES[self.path][0], base64.b64decode(ROUTES[self.path][1])
         else:
             kind, body = "text/plain", b"not found"
-        self.send_response(200 if self.path == "/whoami" or self.path in ROUTES else 404)
+        found = self.path == "/whoami" or self.path in ROUTES or self.path.startswith("/slow/")
+        self.send_response(200 if found else 404)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()

@@ -83,6 +83,23 @@ def test_a_model_never_reached_is_flagged_with_the_retry(tmp_path: Path) -> None
     assert group["flags"] == [], "a model that answered some questions was reached"
 
 
+def test_the_samples_an_egress_outage_ended_are_flagged_with_the_sample_it_followed(
+    tmp_path: Path,
+) -> None:
+    ended = (
+        "EgressOutageError(\"The run's egress proxy stopped while this sample ran a command "
+        "(killed: out of memory; the last request before it came from sample flood-7 (epoch 1), "
+        'down 1.6 s from 12:01:02; it was restarted): what the command fetched may have failed")'
+    )
+    log = write_log(tmp_path / "run.eval", _samples("ab", error=ended) + _samples("c", right="c"))
+    (group,) = report_json(str(log))["groups"]
+    assert group["flags"] == [
+        "egress proxy down: 2 samples ended (the last request before it came from sample "
+        f"flood-7 (epoch 1)) — inspect eval-retry {log}"
+    ]
+    assert overall(group)["errored"] == 2
+
+
 def test_cancelled_samples_are_not_finished_not_errored(tmp_path: Path) -> None:
     """A stop outside a terminal: the log holds its in-flight samples as CancelledError."""
     stop = "CancelledError('Cancelled by cancel scope 7f01')"

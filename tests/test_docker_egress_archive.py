@@ -49,8 +49,7 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     before = docker_leftovers()
-    archives = tmp_path / "archives"
-    monkeypatch.setenv("INSPECT_LOG_DIR", str(archives))
+    monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "elsewhere"))  # not --log-dir
     monkeypatch.setenv(BODY_CAP_ENV, str(2 * MIB))
     monkeypatch.setenv(RUN_CAP_ENV, str(5 * MIB // 2))
     page = web.fetch(web.WEATHER_HOST, web.WEATHER_PATH)
@@ -74,6 +73,7 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     assert web.WEATHER in tools[0] and f"{3 * MIB} {MIB} {2 * MIB}" in tools[1], tools
     assert saltmere.error is None and saltmere.scores
     name = saltmere.store[ARCHIVE_KEY]
+    archives = Path(log.location).parent  # beside the log, wherever --log-dir put it
     archive = archives / name
     digest = hashlib.sha256(archive.read_bytes()).hexdigest()
     assert (archives / f"{name}.sha256").read_text() == f"{digest}  {name}\n"

@@ -3,13 +3,16 @@ request into the sample that made it; the network policy still holds; ``report``
 
 One run of three samples on the stand-in "internet" (``support/standins.py``): Saltmere reads the
 mirror (an answer source, not refused here) and tries a link-local address through the proxy;
-Orrindale and Pellbrook fetch the same page at the same time, 3 and 5 times at once each.
+Orrindale and Pellbrook fetch the same page at the same time, 3 and 5 times at once each;
+Orrindale submits while a request it started in the background is still unanswered (as Chromium
+asks for a favicon after a page has loaded), and one more starts after.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from pathlib import Path
 
 import pytest
@@ -17,7 +20,7 @@ from inspect_ai.event import InfoEvent
 from inspect_ai.log import EvalSample, resolve_sample_attachments
 
 from inspect_gaia.logs.web_reads import RECORD_ONLY
-from inspect_gaia.web_record import INFO_SOURCE, WebRequest, from_store
+from inspect_gaia.web_record import INFO_SOURCE, UNANSWERED, WebRequest, from_store
 from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_HOST,
@@ -47,6 +50,14 @@ def _at_once(times: int) -> str:
     return f"{WAIT_FOR_STANDINS}; sleep 2; {fetches} wait; echo fetched"
 
 
+def _behind(marker: str) -> str:
+    """Requests that outlive their command: one answered in 6 s, one more a second later."""
+    slow = f"curl -s -m 20 -o /dev/null 'http://{WEATHER_HOST}/slow/6?{marker}-slow'"
+    later = f"sleep 1.5; curl -s -m 20 -o /dev/null '{PAGE}?{marker}-later'"
+    jobs = " ".join(f'setsid nohup sh -c "{job}" >/dev/null 2>&1 &' for job in (slow, later))
+    return f"{jobs} sleep 0.5; echo left behind"
+
+
 def _requests(sample: EvalSample) -> tuple[WebRequest, ...]:
     found = from_store(sample.store)
     assert found is not None, f"no record in {sample.id}'s store"
@@ -57,6 +68,7 @@ def test_record_only_refuses_nothing_records_everything_and_keeps_the_network_po
     sandbox_image: str, egress_image: str, internet: StandIns, scripted: Play, tmp_path: Path
 ) -> None:
     before = docker_leftovers()
+    late = f"late-{uuid.uuid4().hex[:8]}"
     scripted(
         [
             Entry(
@@ -67,7 +79,7 @@ def test_record_only_refuses_nothing_records_everything_and_keeps_the_network_po
                     {"submit": "Thistlewood"},
                 ],
             ),
-            Entry(ORRINDALE, [{"bash": _at_once(3)}, {"submit": "41"}]),
+            Entry(ORRINDALE, [{"bash": _at_once(3)}, {"bash": _behind(late)}, {"submit": "41"}]),
             Entry(PELLBROOK, [{"bash": _at_once(5)}, {"submit": "Nineteen Locks"}]),
         ]
     )
@@ -92,13 +104,23 @@ def test_record_only_refuses_nothing_records_everything_and_keeps_the_network_po
     # the same page fetched at once by two samples: each request in its own sample's record
     for word, times in ((ORRINDALE, 3), (PELLBROOK, 5)):
         sample = sample_asking(log.samples, word)
-        pages = [r for r in _requests(sample) if r.url == PAGE]
+        pages = [r for r in _requests(sample) if r.url == PAGE]  # (those left behind: a query)
         assert len(pages) == times, (word, pages)
         assert {r.sha256 for r in pages} == {hashlib.sha256(WEATHER.encode()).hexdigest()}
         assert {r.host for r in _requests(sample)} == {WEATHER_HOST}
         events = resolve_sample_attachments(sample).events
         (event,) = [e for e in events if isinstance(e, InfoEvent) and e.source == INFO_SOURCE]
         assert f"| GET | {PAGE} | 200 |" in str(event.data)
+
+    # what was left behind is in Orrindale's record, each request that reached the stand-in: the
+    # record is read once the sandbox can start none, and one still unanswered is said so
+    behind = [r for r in _requests(sample_asking(log.samples, ORRINDALE)) if late in r.url]
+    reached = [r for r in internet.requests() if late in r.get("path", "")]
+    assert sorted(r.url.rsplit("-", 1)[1] for r in behind) == sorted(
+        r["path"].rsplit("-", 1)[1] for r in reached
+    )
+    (slow,) = [r for r in behind if r.url.endswith("-slow")]
+    assert slow.status is None and slow.error == UNANSWERED, slow
 
     code, out, _ = invoke("report", str(log.location), "--format", "json")
     assert code == 0

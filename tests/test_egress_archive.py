@@ -41,8 +41,16 @@ def test_a_cap_that_is_no_size_is_one_line_naming_the_fix(
     assert "set INSPECT_GAIA_WEB_RUN_CAP to a positive whole number" in str(caught.value)
 
 
-def test_archives_go_to_inspects_default_log_dir(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("INSPECT_LOG_DIR", raising=False)
-    assert archive_dir() == Path("./logs")
+def test_an_archive_goes_beside_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECT_LOG_DIR", "/runs/today")
-    assert archive_dir() == Path("/runs/today")
+    assert archive_dir("/work/my-logs/2026-12-06T10-00-00_gaia_x.eval") == Path("/work/my-logs")
+    assert archive_dir("file:///work/my-logs/run.eval") == Path("/work/my-logs")
+
+
+def test_beside_a_log_that_is_no_local_file_inspects_default_log_dir(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("INSPECT_LOG_DIR", raising=False)
+    assert archive_dir(None) == Path("./logs")
+    monkeypatch.setenv("INSPECT_LOG_DIR", "/runs/today")
+    assert archive_dir("s3://bucket/logs/run.eval") == Path("/runs/today")

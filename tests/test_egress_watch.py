@@ -133,4 +133,14 @@ def test_an_outage_names_the_client_the_proxy_took_last() -> None:
     watch.feed(_line({"down": "stopped answering", "since": 1.0, "client": "10.0.3.9"}), now=50.0)
     watch.feed(_line({"up": 1}), now=51.0)
     (outage,) = watch.outages
-    assert outage.why == "stopped answering; the last request before came from 10.0.3.9"
+    assert outage.why == "stopped answering; the last request before it came from 10.0.3.9"
+
+
+def test_an_outage_names_the_sample_whose_sandbox_the_proxy_took_last() -> None:
+    watch = Watch("proxy")
+    watch.name("10.0.3.9", "sample flood-7 (epoch 1)")
+    watch.name("10.0.3.10", "sample quiet-2 (epoch 1)")
+    watch.feed(_line({"down": "killed: out of memory", "since": 0, "client": "10.0.3.9"}), now=50.0)
+    watch.feed(_line({"up": 1}), now=51.0)
+    (outage,) = watch.outages
+    assert outage.why.endswith("; the last request before it came from sample flood-7 (epoch 1)")

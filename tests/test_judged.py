@@ -74,6 +74,25 @@ def test_right_wrong_unparseable_and_erroring_verdicts(scripted: Play) -> None:
     assert run.cost({JUDGE: price})["dollars"] == pytest.approx((30 * 1 + 15 * 2) / 1e6)
 
 
+def test_a_judge_that_fails_as_a_whole_is_not_asked_again(scripted: Play) -> None:
+    """A refused key (401): every call would fail alike, each after its retries (a 5xx took ~40 s
+    an answer), so the first such failure ends the judging; a 400 is the answer's own."""
+    server = scripted(
+        [
+            Entry("too long", [{"http_error": 400}]),
+            Entry("first", [{"http_error": 401}]),
+            Entry("second", [{"say": "GRADE: C"}]),
+            Entry("third", [{"say": "GRADE: C"}]),
+        ]
+    )
+    answers = [Asked("q", "7", a) for a in ("too long", "first", "second", "third")]
+    run = judge_answers(answers, JUDGE, PROMPT, concurrency=1)
+    assert [run.verdicts[a] for a in answers] == [None, None, None, None]
+    assert run.calls == 2 and len(server.requests) == 2 and run.not_asked == 2
+    assert run.failures[-1].startswith("judge not asked on 2 more answers: it failed as a whole (")
+    assert "401" in run.failures[-1] or "Authentication" in run.failures[-1], run.failures
+
+
 def test_a_second_judging_is_all_cache_and_makes_no_request(
     scripted: Play, own_cache: Path
 ) -> None:

@@ -3,14 +3,19 @@ the info event ``inspect view`` shows."""
 
 from __future__ import annotations
 
+import ast
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import inspect_gaia._egress
 from inspect_gaia.web_record import (
+    OPEN_FOLDER,
     SHOWN,
     STORE_KEY,
+    UNANSWERED,
     WebRequest,
     counts,
     from_store,
@@ -101,3 +106,16 @@ def test_the_info_event_lists_requests_in_a_table_that_a_url_cannot_break() -> N
     many = [piped] * (SHOWN + 3)
     assert summary(many).count("| GET |") == SHOWN and "3 more in the store" in summary(many)
     assert "| method |" not in summary([])
+
+
+def test_the_proxy_writes_the_open_requests_where_and_as_the_host_reads_them() -> None:
+    # record.py runs in the proxy's container (mitmproxy, no package): its constants are read here
+    source = Path(inspect_gaia._egress.__file__).with_name("record.py").read_text(encoding="utf-8")
+    constants = {
+        target.id: node.value.value
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    assert (constants["OPEN"], constants["UNANSWERED"]) == (OPEN_FOLDER, UNANSWERED)

@@ -129,6 +129,20 @@ class Verdict:
     reply: str = ""
     error: str | None = None
     usage: ModelUsage | None = None
+    down: bool = False
+    """The call failed in a way no other answer can escape (no connection, a server error after
+    the retries, a refused key, an unknown model): the judge is not asked again this command."""
+
+
+def _down(ex: BaseException) -> bool:
+    """Whether a failed call says the judge is unusable, not that this one answer is.
+
+    An HTTP status of the request's own (400, 413, 422: too long, refused content) is the
+    answer's; a server error, a refused key, an unknown model or no status at all (no
+    connection, a timeout) is the judge's.
+    """
+    status = getattr(ex, "status_code", None) or getattr(ex.__cause__, "status_code", None)
+    return not isinstance(status, int) or status >= 500 or status in (401, 403, 404)
 
 
 def judge_model(model: str | Model) -> Model:
@@ -144,7 +158,8 @@ async def ask(model: Model, prompt: JudgePrompt, question: str, gold: str, answe
         output = await model.generate(prompt.render(question, gold, answer))
     except Exception as ex:  # any failure of the judge is `—` for this answer, said once
         why = str(ex) or str(ex.__cause__ or "") or "no message"
-        return Verdict(None, error=f"{type(ex).__name__}: {why}".splitlines()[0][:200])
+        error = f"{type(ex).__name__}: {why}".splitlines()[0][:200]
+        return Verdict(None, error=error, down=_down(ex))
     reply = output.completion
     correct = read_grade(reply)
     if output.error:

@@ -28,6 +28,16 @@ INFO_SOURCE = "inspect_gaia web"
 """The ``source`` of the info event that lists a sample's requests."""
 Decision = Literal["allowed", "refused", "blocked"]
 DECISIONS: tuple[Decision, ...] = ("allowed", "refused", "blocked")
+OPEN_FOLDER = "open"
+"""The proxy's folder of each sandbox's requests not yet answered (as ``_egress/record.py``'s
+``OPEN``, which cannot import this: it runs in the proxy's container)."""
+UNANSWERED = "unanswered when the sample ended"
+"""The ``error`` of a request the proxy had not answered when its sample ended (as the proxy's)."""
+OUTAGE = "The run's egress proxy stopped while this sample ran a command"
+"""How the error of a sample an egress outage ended begins (``_docker/egress_watch.py``)."""
+CAME_FROM = "the last request before it came from "
+"""Then, when the proxy's supervisor named its last client: that client, a sample if it was one's
+(``sample <id> (epoch <n>)``, the likeliest cause of a hang or of running out of memory)."""
 SHOWN = 200
 """Requests the info event lists in full (the store holds them all)."""
 

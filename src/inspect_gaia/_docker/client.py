@@ -255,6 +255,15 @@ def rename(container: str, name: str) -> None:
     api().rename(container, name)
 
 
+def freeze(container: str) -> bool:
+    """Pause a container's processes (it is removed paused); one already gone or stopped: False."""
+    try:
+        api().pause(container)
+    except Exception:
+        return False
+    return True
+
+
 def running(container: str) -> bool:
     """Whether the container exists and runs."""
     try:

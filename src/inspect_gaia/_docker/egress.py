@@ -83,6 +83,8 @@ class Egress:
     """Its outages (``egress_watch``); ``None`` for an ``Egress`` made without a container."""
     archive: str | None = None
     """The file name of the run's archive of bodies (``egress_archive``); ``None``: none kept."""
+    log_location: str | None = None
+    """The run's log, as inspect names it to its samples: the archive goes beside it."""
 
 
 @dataclass

@@ -3,7 +3,8 @@
 The proxy keeps each response body as it streams, under its SHA-256 (``_egress/record.py``), next
 to the per-sandbox record lines; when the run ends, before its proxy is removed, ``export``
 streams that directory out of the container as Docker gives it (a tar) into
-``<INSPECT_LOG_DIR or ./logs>/gaia-web-<run>-<id>.tar``, hashing it on the way, and writes the
+``gaia-web-<run>-<id>.tar`` in the folder of the run's log (``--log-dir``; a log that is no local
+file: ``INSPECT_LOG_DIR``, or ``./logs``), hashing it on the way, and writes the
 hash beside it (``<archive>.sha256``, as ``sha256sum -c`` reads it). Each sample's store names
 the archive (``web_record.ARCHIVE_KEY``) and holds every body's hash (its requests' ``sha256``).
 
@@ -51,14 +52,20 @@ def body_options() -> list[str]:
     ]
 
 
-def archive_dir() -> Path:
-    """Where archives go: the log directory inspect uses by default (``INSPECT_LOG_DIR``)."""
+def archive_dir(log_location: str | None = None) -> Path:
+    """Where the archive goes: beside the run's log (``log_location``, inspect's path of it).
+
+    A log that is no local file (``s3://…``), or none known: the log directory inspect uses by
+    default (``INSPECT_LOG_DIR``, or ``./logs``).
+    """
+    if log_location and "://" not in log_location.removeprefix("file://"):
+        return Path(log_location.removeprefix("file://")).parent
     return Path(os.environ.get("INSPECT_LOG_DIR") or "./logs")
 
 
-def export(proxy: str, name: str, record_dir: str) -> list[str]:
+def export(proxy: str, name: str, record_dir: str, log_location: str | None) -> list[str]:
     """Stream the proxy's record and bodies into the archive ``name`` (blocking): its lines."""
-    target = archive_dir() / name
+    target = archive_dir(log_location) / name
     part = target.with_name(name + ".part")
     digest = hashlib.sha256()
     try:

@@ -36,6 +36,7 @@ from typing import TypeVar
 
 import anyio
 
+from ..web_record import CAME_FROM, OUTAGE
 from . import client
 
 T = TypeVar("T")
@@ -76,6 +77,8 @@ class Watch:
         """Nothing is followed until ``start``."""
         self.proxy = proxy
         self.outages: list[Outage] = []
+        self.clients: dict[str, str] = {}
+        """A sandbox's address on the run's network: its sample (``sample <id> (epoch <n>)``)."""
         self.lost: str | None = None
         self.closing = False
         self.lock = threading.Lock()
@@ -89,6 +92,11 @@ class Watch:
     def close(self) -> None:
         """The run is removing the proxy: its end is no outage."""
         self.closing = True
+
+    def name(self, address: str, sample: str) -> None:
+        """The sandbox at ``address`` is ``sample``'s (until another sandbox has the address)."""
+        with self.lock:
+            self.clients[address] = sample
 
     def down(self) -> bool:
         """Whether the proxy is down now."""
@@ -117,7 +125,8 @@ class Watch:
                 self._close_open(now)
                 why = str(record["down"])
                 if record.get("client"):
-                    why += f"; the last request before came from {str(record['client'])[:64]}"
+                    address = str(record["client"])[:64]
+                    why += f"; {CAME_FROM}{self.clients.get(address, address)}"
                 self.outages.append(Outage(start, why, wall))
             elif "up" in record:
                 self._close_open(now)
@@ -203,9 +212,8 @@ class SampleCommands:
             end = now if outage.end is None else outage.end
             if any(start <= end and outage.start <= stop for start, stop in self.recent):
                 raise EgressOutageError(
-                    f"The run's egress proxy stopped while this sample ran a command "
-                    f"({outage.describe()}; it was restarted): what the command fetched may have "
-                    f"failed — {RETRY}"
+                    f"{OUTAGE} ({outage.describe()}; it was restarted): what the command "
+                    f"fetched may have failed — {RETRY}"
                 )
             if outage.end is None:
                 return

@@ -160,6 +160,8 @@ class GaiaDockerSandbox(SandboxEnvironment):
         record: SandboxRecord | None = None
         if spec is not None:  # the run's internal network, reaching out only through its proxy
             proxy = await client.call(egress.ensure, task_name, spec)
+            if active is not None:  # the run's log: its archive of bodies goes beside it
+                proxy.log_location = proxy.log_location or active.log_location
             kwargs = egress.sample_kwargs(create_kwargs(service, None), proxy)
             files = await client.call(egress.sample_files, proxy, service["image"])
             watched = egress.commands(proxy)
@@ -173,7 +175,12 @@ class GaiaDockerSandbox(SandboxEnvironment):
         container = await in_turn(start)
         if record is not None:
             try:
-                await client.call(record.start, container)
+                address = await client.call(record.start, container)
+                if address is not None and watched is not None:  # an outage names its sample
+                    watched.watch.name(
+                        address,
+                        f"sample {active.sample.id} (epoch {active.epoch})" if active else name,
+                    )
             except BaseException:
                 with anyio.CancelScope(shield=True):
                     await client.call(remove_sample_container, container)
@@ -201,7 +208,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
                 sandbox = env.as_type(GaiaDockerSandbox)
                 await sandbox.commands.close()
                 if sandbox.record is not None:  # before its address can be another sandbox's
-                    await sandbox.record.finish()
+                    await sandbox.record.finish(sandbox.container)
                 await client.call(remove_sample_container, sandbox.container)
 
     @override
@@ -228,7 +235,11 @@ class GaiaDockerSandbox(SandboxEnvironment):
                         for line in await client.call(egress_archive.not_kept, proxy.proxy):
                             print(line)
                         for line in await client.call(
-                            egress_archive.export, proxy.proxy, proxy.archive, egress.RECORD_DIR
+                            egress_archive.export,
+                            proxy.proxy,
+                            proxy.archive,
+                            egress.RECORD_DIR,
+                            proxy.log_location,
                         ):
                             print(line)
                 egress.forget(proxies)

@@ -13,6 +13,12 @@ encoding kept; hashed chunk by chunk while it streams, never held), ``type`` (it
 network policy) with ``why``, and ``error`` when the exchange failed. A tunnel refused before any
 request (a port, a raw TCP stream) is one line too, its URL ``host:port``.
 
+A request not yet answered is in ``<gaia_record_dir>/open/<sandbox>.jsonl`` meanwhile, as the line
+it would end as if it got no answer (``status`` ``None``, ``error`` ``UNANSWERED``); the file is
+written anew (whole, then renamed over) as each request begins and ends. When a sample ends, its
+sandbox frozen, the run reads it after the sandbox's file: a request still unanswered then (a slow
+server, a body still streaming) is in the sample as such, never missing.
+
 Which sandbox a client is: the run writes ``<gaia_record_dir>/clients/<address>`` (the sandbox's
 container name) once the sandbox has its address on the run's network, and reads its file back
 when the sample ends (``_docker/egress_record.py``). A client with no such file yet is recorded
@@ -48,12 +54,17 @@ else:
     from failclosed import fail_closed, log
 
 UNATTRIBUTED = "_unattributed"
+OPEN = "open"
+"""Where each sandbox's requests not yet answered are (the host's ``web_record.OPEN_FOLDER``)."""
+UNANSWERED = "unanswered when the sample ended"
+"""Their ``error`` (the host's ``web_record.UNANSWERED``)."""
 DECISION = "inspect_gaia.decision"
 """``flow.metadata`` key the guard sets: ``(decision, why)`` of a request it answered itself."""
 ASKED = "inspect_gaia.url"
 """``flow.metadata`` key the guard sets: the URL of a refused request whose host it replaced."""
 _STARTED = "inspect_gaia.started"
 _HASH = "inspect_gaia.hash"
+_OPENED = "inspect_gaia.opened"
 KEPT = "kept"
 
 
@@ -162,6 +173,8 @@ class Recorder:
         self.owners: dict[str, str] = {}
         """Client connection id: its sandbox's file name."""
         self.bodies: Bodies | None = None
+        self.open: dict[str, dict[str, tuple[str, str]]] = {}
+        """Sandbox file name: its requests not yet answered (flow id: client id, line)."""
 
     def load(self, loader: Any) -> None:
         """Declare the options."""
@@ -175,7 +188,8 @@ class Recorder:
         if "gaia_record_dir" in updated:
             self.directory = ctx.options.gaia_record_dir
             if self.directory:
-                os.makedirs(os.path.join(self.directory, "clients"), exist_ok=True)
+                for folder in ("clients", OPEN):
+                    os.makedirs(os.path.join(self.directory, folder), exist_ok=True)
         if self.directory and ctx.options.gaia_bodies:
             self.bodies = Bodies(
                 os.path.join(self.directory, "bodies"),
@@ -187,8 +201,14 @@ class Recorder:
 
     @fail_closed
     def requestheaders(self, flow: http.HTTPFlow) -> None:
-        """Note when the request began."""
+        """Note when the request began, and that it is open."""
         flow.metadata[_STARTED] = time.time()
+        if self.directory and flow.request.method != "CONNECT" and not self._own(flow):
+            owner = self._owner(flow.client_conn)
+            line = json.dumps(self._record(flow, status=None, error=UNANSWERED))
+            self.open.setdefault(owner, {})[flow.id] = (flow.client_conn.id, line)
+            flow.metadata[_OPENED] = owner
+            self._write_open(owner)
 
     @fail_closed
     def responseheaders(self, flow: http.HTTPFlow) -> None:
@@ -267,8 +287,14 @@ class Recorder:
         )
 
     def client_disconnected(self, client: Any) -> None:
-        """Forget the connection's owner."""
-        self.owners.pop(client.id, None)
+        """Forget the connection's owner, and any of its requests left open without a word."""
+        owner = self.owners.pop(client.id, None)
+        flows = self.open.get(owner or UNATTRIBUTED, {})
+        gone = [flow for flow, (of, _) in flows.items() if of == client.id]
+        for flow in gone:
+            del flows[flow]
+        if gone:
+            self._write_open(owner or UNATTRIBUTED)
 
     # -- bodies ---------------------------------------------------------------------------------
 
@@ -298,28 +324,47 @@ class Recorder:
         body: str | None = None,
         headers: list[list[str]] | None = None,
     ) -> None:
+        owner = flow.metadata.pop(_OPENED, None)
+        if owner is not None and self.open.get(owner, {}).pop(flow.id, None) is not None:
+            self._write_open(owner)
+        record = self._record(flow, status=status, error=error)
+        record.update(bytes=size, sha256=sha256, type=kind)
+        if body is not None:
+            record.update(body=body, headers=headers)
+        self._line(flow.client_conn, record)
+
+    def _record(
+        self, flow: http.HTTPFlow, *, status: int | None, error: str | None
+    ) -> dict[str, Any]:
+        """A request's line (the guard's decision read off the flow)."""
         decision, why = flow.metadata.get(DECISION) or ("allowed", None)
         if error is not None and decision == "allowed" and "does not allow this" in error:
             decision, why = "blocked", error  # the resolver found no public address
         request = flow.request
-        self._line(
-            flow.client_conn,
-            {
-                "t": round(float(flow.metadata.get(_STARTED) or request.timestamp_start), 3),
-                "method": request.method,
-                "url": request.authority
-                if request.method == "CONNECT"
-                else flow.metadata.get(ASKED, request.pretty_url),
-                "status": status,
-                "bytes": size,
-                "sha256": sha256,
-                "type": kind,
-                "decision": decision,
-                "why": why,
-                "error": error,
-                **({} if body is None else {"body": body, "headers": headers}),
-            },
-        )
+        return {
+            "t": round(float(flow.metadata.get(_STARTED) or request.timestamp_start), 3),
+            "method": request.method,
+            "url": request.authority
+            if request.method == "CONNECT"
+            else flow.metadata.get(ASKED, request.pretty_url),
+            "status": status,
+            "bytes": 0,
+            "sha256": None,
+            "type": None,
+            "decision": decision,
+            "why": why,
+            "error": error,
+        }
+
+    def _write_open(self, owner: str) -> None:
+        """The sandbox's open requests, written whole and renamed over (a reader sees either)."""
+        lines = self.open.get(owner) or {}
+        if not lines:
+            self.open.pop(owner, None)
+        path = os.path.join(self.directory, OPEN, f"{owner}.jsonl")
+        with open(path + ".new", "w", encoding="utf-8") as out:
+            out.writelines(line + "\n" for _, line in lines.values())
+        os.replace(path + ".new", path)
 
     def _line(self, client: Any, record: dict[str, Any]) -> None:
         if not self.directory:

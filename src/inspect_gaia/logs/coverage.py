@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
+from ..web_record import CAME_FROM, OUTAGE
 from .provenance import GaiaProvenance
 
 
@@ -60,6 +61,7 @@ MODEL_UNREACHED = re.compile(
 )
 """A sample error that is about reaching the model, not about its question: the providers' SDK
 errors for no connection, a refused key, an unknown model, and inspect's ``none`` model."""
+_CAUSE = re.compile(re.escape(CAME_FROM) + r"(sample \S+ \(epoch \d+\)|[0-9A-Fa-f.:]{1,64})")
 CANCELLED = re.compile(r"^CancelledError\b")
 """inspect's message for a sample a stop cancelled (``repr`` of the cancellation)."""
 
@@ -75,6 +77,9 @@ def coverage_flags(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample])
     reached = _never_reached(runs, samples)
     if reached:
         flags.append(reached)
+    outages = _outages(runs, samples)
+    if outages:
+        flags.append(outages)
     levels = sorted({level for run in runs if run.provenance for level in run.provenance.levels})
     if levels and tuple(levels) != ALL_LEVELS:
         flags.append(f"level{'s' * (len(levels) > 1)} {', '.join(map(str, levels))} only")
@@ -126,5 +131,19 @@ def _never_reached(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample])
     logs = sorted({run.source for run in runs})
     return (
         f"model never reached: {len(samples)} of {len(samples)} samples errored on it — "
+        f"inspect eval-retry {' '.join(logs)}"
+    )
+
+
+def _outages(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample]) -> str | None:
+    """Samples an outage of the run's egress proxy ended, and whose sandbox it followed."""
+    ended = [s.error for s in samples if s.error and OUTAGE in s.error]
+    if not ended:
+        return None
+    causes = sorted({m.group(1) for e in ended if (m := _CAUSE.search(e))})
+    cause = f" (the last request before it came from {', '.join(causes)})" if causes else ""
+    logs = sorted({run.source for run in runs})
+    return (
+        f"egress proxy down: {len(ended)} sample{'s' * (len(ended) > 1)} ended{cause} — "
         f"inspect eval-retry {' '.join(logs)}"
     )

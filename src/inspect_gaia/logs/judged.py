@@ -59,6 +59,8 @@ class JudgeRun:
     calls: int = 0
     cached: int = 0
     from_log: int = 0
+    not_asked: int = 0
+    """Answers left unjudged because the judge failed as a whole on an earlier one."""
     failures: list[str] = field(default_factory=list)
     usage: ModelUsage = field(default_factory=ModelUsage)
 
@@ -174,9 +176,17 @@ async def _ask_all(to_ask: list[tuple[Asked, str]], run: JudgeRun, concurrency: 
     judge = judge_model(run.model)
     limit = asyncio.Semaphore(concurrency)
 
+    down: list[str] = []  # the first call that showed the judge unusable: no call after it
+
     async def one(item: Asked, key: str) -> None:
         async with limit:
+            if down:
+                run.verdicts[item] = None
+                run.not_asked += 1
+                return
             verdict = await ask(judge, run.prompt, item.question, item.gold, item.answer)
+        if verdict.down and not down:
+            down.append(str(verdict.error))
         run.calls += 1
         if verdict.usage is not None:
             run.usage = run.usage + verdict.usage
@@ -188,6 +198,11 @@ async def _ask_all(to_ask: list[tuple[Asked, str]], run: JudgeRun, concurrency: 
             _store(key, item, verdict, run)
 
     await asyncio.gather(*(one(item, key) for item, key in to_ask))
+    if run.not_asked:
+        run.failures.append(
+            f"judge not asked on {run.not_asked} more answer{'s' * (run.not_asked > 1)}: "
+            f"it failed as a whole ({down[0]})"
+        )
 
 
 # -- numbers ---------------------------------------------------------------------------------------
