@@ -166,6 +166,17 @@ def test_pages_of_unrelated_tools_are_not_joined() -> None:
     assert flags_of(*exchange("curl -s a.example", QUESTION), *_page(2, snapshot, 0)) == []
 
 
+def test_two_pages_the_agent_opened_one_after_the_other_are_not_joined() -> None:
+    # a page ending with the question, then another page (not its next page) starting with a number
+    ends = "- row\n" * 20 + f'- cell "{QUESTION}"'
+    starts = f'- cell "{ANSWER} items in the basket"\n' + "- row\n" * 20
+    steps = [
+        *_page(1, ends, 0, tool="browser_navigate"),
+        *_page(2, starts, 0, tool="browser_click"),
+    ]
+    assert flags_of(*steps) == []
+
+
 def test_the_readers_pages_are_joined_without_their_notes() -> None:
     page = f"{QUESTION} Answer: {ANSWER}"
     cut = 50

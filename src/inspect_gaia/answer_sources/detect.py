@@ -69,7 +69,7 @@ from .ownfile import (
     pattern_operands,
     reads_only_attachment,
 )
-from .parts import Pages, result_text, unscanned
+from .parts import Pages, continues, result_text, unscanned
 from .sources import AnswerSources
 
 KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused", "unscanned")
@@ -174,7 +174,7 @@ class _Scan:
     def flags(self) -> list[dict[str, Any]]:
         """Every flag, in message order (a call's before its result's)."""
         found: list[dict[str, Any]] = []
-        calls: dict[str, tuple[list[dict[str, Any]], bool, bool]] = {}
+        calls: dict[str, tuple[list[dict[str, Any]], bool, bool, bool]] = {}
         for index, message in enumerate(self.messages):
             if isinstance(message, ChatMessageAssistant):
                 for call in message.tool_calls or []:
@@ -184,7 +184,11 @@ class _Scan:
                     patterns = pattern_operands(call.function, call.arguments)
                     own = self._call_flags(index, call.function, text, patterns)
                     reads_own = self._reads_own(call.function, call.arguments, text)
-                    calls[call.id] = (own, reads_own, self._carries_question(text))
+                    echo, more = (
+                        self._carries_question(text),
+                        continues(call.function, call.arguments),
+                    )
+                    calls[call.id] = (own, reads_own, echo, more)
                     found += own
                 for use in _server_tool_uses(message):
                     arguments = clean_text(use.arguments)
@@ -194,7 +198,9 @@ class _Scan:
                     _mark_refused(own, result)
                     found += own + result
             elif isinstance(message, ChatMessageTool) and message.function != SUBMIT_TOOL:
-                own, reads_own, echo = calls.get(message.tool_call_id or "", ([], False, False))
+                own, reads_own, echo, more = calls.get(
+                    message.tool_call_id or "", ([], False, False, False)
+                )
                 if reads_own and self.own_evidence is None and self.own_untouched:
                     continue  # the attachment's content, not a page (judged by the call's words)
                 text = result_text(message)
@@ -202,7 +208,8 @@ class _Scan:
                 if reads_own and self.own_evidence is not None:  # judged by the file's content
                     result = [f for f in result if _evidence(f) not in self.own_evidence]
                 _mark_refused(own, result)
-                result += self._across_pages(index, message.function or "?", text, echo, result)
+                fresh = not echo and not any(f["kind"] == "question_with_answer" for f in result)
+                result += self._across_pages(index, message.function or "?", text, fresh, more)
                 found += result + (
                     [] if reads_own and self.own_untouched else unscanned(message, index)
                 )
@@ -290,18 +297,16 @@ class _Scan:
         return flags
 
     def _across_pages(
-        self, index: int, tool: str, text: str, echo: bool, result: list[dict[str, Any]]
+        self, index: int, tool: str, text: str, fresh: bool, more: bool
     ) -> list[dict[str, Any]]:
         """The question beside its answer across two consecutive pages of one paged tool.
 
         A question and its answer can land on two pages of the browser's snapshot or the reader's
-        page (``parts.Pages``): the two are read again joined, when neither was flagged or echoed
-        its call's question; the flag is the later page's. The work stays linear: each page is
-        read in at most two joins of two pages.
+        page (``parts.Pages``): a page that continues the one before it (``more``) is read again
+        joined with it, when neither was flagged or echoed its call's question (``fresh``); the
+        flag is the later page's. The work stays linear: each page is read in at most two joins.
         """
-        fresh = bool(self.answer) and not echo
-        fresh = fresh and not any(f["kind"] == "question_with_answer" for f in result)
-        for joined in self.pages.joined(tool, text, fresh):
+        for joined in self.pages.joined(tool, text, bool(self.answer) and fresh, more):
             excerpt = self._answer_read(clean_text(joined))
             if excerpt is not None:
                 self.pages.last = None

@@ -38,6 +38,18 @@ def result_text(message: ChatMessageTool) -> str:
     return "\n".join(filter(None, [message.text, error]))
 
 
+def continues(function: str, arguments: dict[str, Any]) -> bool:
+    """Whether a call asks for a later page of what the one before read.
+
+    ``browser_snapshot(start=N)`` and ``fetch(start_index=N)`` with ``N > 0``.
+    """
+    name = {"browser_snapshot": "start", "fetch": "start_index"}.get(function)
+    start = arguments.get(name) if name else None
+    if isinstance(start, str) and start.strip().isdigit():  # a model may send it as a string
+        start = int(start)
+    return isinstance(start, int) and start > 0
+
+
 def unscanned(message: ChatMessageTool, index: int) -> list[dict[str, Any]]:
     """The ``unscanned`` flag of a result that holds images or other media (none: ``[]``)."""
     if isinstance(message.content, str):
@@ -57,18 +69,20 @@ class Pages:
     last: tuple[str, str] | None = None
     """Its family and text; ``None`` after any other result or a flagged one."""
 
-    def joined(self, tool: str, text: str, fresh: bool) -> list[str]:
+    def joined(self, tool: str, text: str, fresh: bool, more: bool) -> list[str]:
         """The last page and this one joined (at the cut with and without a space), or ``[]``.
 
         ``fresh``: this result may be joined (not flagged on its own, not an echo of its call's
-        question); it is kept for the next one only then. Each text is joined at most twice.
+        question); it is kept for the next one only then. ``more``: its call asked for a later
+        page (``continues``); only then is it joined with the last. Each text is joined at most
+        twice.
         """
         last, self.last = self.last, None
         family = PAGED.get(tool)
         if family is None or not fresh:
             return []
         self.last = (family, text)
-        if last is None or last[0] != family:
+        if last is None or last[0] != family or not more:
             return []
         earlier, later = _tail(family, last[1]), _body(family, text)
         return [earlier + later, f"{earlier} {later}"]
