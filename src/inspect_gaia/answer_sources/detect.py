@@ -9,8 +9,8 @@ sample's messages, ``call`` or ``result``) and its evidence (the URL, or a short
 * ``question_with_answer``: a tool result holds this sample's question (a long enough prefix of
   it) and its gold answer near each other, once both are normalised: the signature of a page that
   lists GAIA questions with their answers, whatever its URL.
-* ``dataset_reference``: a tool call names the dataset without a URL (a repository id, a metadata
-  file name) or this sample's task id (outside a name made from its own attachment).
+* ``dataset_reference``: a tool call names the dataset without a URL (a repository id, its
+  metadata path) or this sample's task id (outside a name made from its own attachment).
 * ``refused``: the run's egress proxy refused a request to an answer source
   (``-T block_answer_sources=true``): the sample tried, and read nothing there.
 * ``unscanned``: a tool result held images (a screenshot) or other media (``images``, ``other``):
