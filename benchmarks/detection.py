@@ -7,7 +7,9 @@ shape, scanned by ``contamination`` (the scorer's call) against the package's li
 shapes are a web page full of links with the question and its answer at the end, plain prose, and
 texts crafted against the scan's own steps: the question's first words again and again, the
 proxy's refusal again and again, unclosed HTML tags, zero-width characters, the task id in names
-made from the attachment and bare; and a call (not a result) of that size holding distinct URLs.
+made from the attachment and bare; a call (not a result) of that size holding distinct URLs; and
+a browser snapshot of that size read page by page (``PAGE_CHARS`` a page), the question cut by
+the last page (the pages are read joined).
 Each figure is the median of ``--repeats`` scans in this process, at ``--mib`` and at twice that
 (the scan is linear when the second is about twice the first), with the flags found (the page's
 read must be found in every shape). URLs nested in URLs and crafted globs are ``urlrules``' part
@@ -36,6 +38,7 @@ from inspect_gaia._egress.urlrules import REFUSAL
 from inspect_gaia.answer_sources.detect import contamination
 from inspect_gaia.answer_sources.sources import load_answer_sources
 from inspect_gaia.dataset import DEFAULT_INPUT_PROMPT
+from inspect_gaia.web.pages import PAGE_CHARS, Answer, page_text
 
 SECTION = "## Detection"
 """The heading of the section ``--out`` writes (up to the next ``## `` heading)."""
@@ -53,6 +56,10 @@ REFUSED = (
     )
     + "\n"
 )
+
+
+SNAPSHOT = 2**19
+"""Characters of one snapshot of the paged shape (``_paged``)."""
 
 
 def _fill(unit: Callable[[int], str], size: int) -> str:
@@ -96,6 +103,37 @@ def _transcript(command: str, output: str) -> TaskState:
     )
 
 
+def _paged(size: int) -> TaskState:
+    """Snapshots of ``size`` characters in all read page by page, the question cut by a page.
+
+    Each snapshot is at most ``SNAPSHOT`` characters (the browser refuses one past
+    ``MAX_SNAPSHOT_CHARS``); the last one ends with the question, its first 40 characters on the
+    page before the one that holds the rest and its answer.
+    """
+    answer = Answer.parse("### Page\n- Page URL: https://ferries.example/log")
+    messages: list[ChatMessage] = []
+    count = max(1, round(size / SNAPSHOT))
+    for k in range(count):
+        filler = _fill(lambda i: f'- link "Crossing {i}" [ref=e{i}]\n', size // count)
+        snapshot = filler[: (len(filler) // PAGE_CHARS) * PAGE_CHARS - 40]
+        if k == count - 1:
+            snapshot += f'- cell "{QUESTION}"\n- cell "Final answer: {ANSWER} crossings"\n'
+        for start in range(0, len(snapshot), PAGE_CHARS):
+            n = len(messages)
+            call = ToolCall(id=f"p{n}", function="browser_snapshot", arguments={"start": start})
+            messages += [
+                ChatMessageAssistant(content="", tool_calls=[call]),
+                ChatMessageTool(
+                    content=page_text(answer, snapshot, start, None),
+                    function="browser_snapshot",
+                    tool_call_id=f"p{n}",
+                ),
+            ]
+    state = _transcript("", "")
+    state.messages = messages
+    return state
+
+
 def _cases(size: int) -> dict[str, TaskState]:
     cases = {
         f"result: {name}": _transcript("curl -s https://x.example/", _fill(unit, size) + PAGE)
@@ -103,6 +141,7 @@ def _cases(size: int) -> dict[str, TaskState]:
     }
     urls = _fill(lambda i: f"https://h{i}.example/p ", size)
     cases["call: distinct URLs"] = _transcript(urls + " gaia-benchmark/GAIA", PAGE)
+    cases["results: a snapshot read page by page, the question cut by a page"] = _paged(size)
     return cases
 
 

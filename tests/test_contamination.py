@@ -101,6 +101,26 @@ def test_one_line_in_the_tables_and_the_flagged_wrong_column(tmp_path: Path) -> 
     assert "accuracy_flagged_wrong" not in out.splitlines()[0]
 
 
+def test_screenshots_the_detection_could_not_read_are_counted_not_flagged(tmp_path: Path) -> None:
+    shots = [
+        _flag("unscanned", "result", images=2, other=0),
+        _flag("unscanned", "result", images=1),
+    ]
+    samples = [
+        {**SAMPLES[1], "contamination": shots},  # b: right, clean, looked at three screenshots
+        {**SAMPLES[5], "contamination": [_flag("unscanned", "result", images=0, other=1)]},
+    ]
+    log = write_log(tmp_path / "shots.eval", samples)
+    (group,) = json.loads(_report(log, "--format", "json")[1])["groups"]
+    block = group["contamination"]
+    overall = block["levels"][-1]
+    assert (overall["flagged"], overall["unscanned_samples"]) == (0, 2)
+    assert overall["accuracy_flagged_wrong"] == overall["accuracy"] == pytest.approx(1 / 2)
+    assert {s["task_id"] for s in block["samples"]} == {"b", "f"}
+    note = "2 samples saw 4 screenshots or other media the detection cannot read (no OCR)"
+    assert block["note"] == note and note in group["flags"]
+
+
 def test_a_clean_group_says_nothing(tmp_path: Path) -> None:
     clean = [{k: v for k, v in s.items() if k != "contamination"} for s in SAMPLES]
     log = write_log(tmp_path / "clean.eval", clean)

@@ -131,6 +131,12 @@ def test_reader_screenshot_and_a_sample_that_never_browses(
     fetched, _, shot, _ = _tool_messages(_sample(log, "Wrenfold"))
     assert "emblem of Wrenfold is the grey heron" in fetched.text
     assert any(isinstance(part, ContentImage) for part in shot.content)
+    # the detection cannot read a picture: it says so (#39 L4(c))
+    score = (_sample(log, "Wrenfold").scores or {})["gaia_scorer"]
+    flags = (score.metadata or {}).get("contamination", [])
+    assert ("unscanned", "browser_take_screenshot", 1) in [
+        (f["kind"], f.get("tool"), f.get("images")) for f in flags
+    ]
     processes = _tool_messages(_sample(log, "Brackwater"))[0].text
     assert "chromium" not in processes.split() and "node" not in processes.split()
     # the reader's packages are on its own path only: the agent's Python is the attachments one

@@ -57,7 +57,13 @@ import os
 import socket
 from typing import TYPE_CHECKING, Any
 
-from _urlrules import REFUSAL, Rule, parse_rule, request_match  # type: ignore[import-not-found]
+from _urlrules import (  # type: ignore[import-not-found]
+    MAX_TARGET,
+    REFUSAL,
+    Rule,
+    parse_rule,
+    request_match,
+)
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
 from netpolicy import AddressPolicy, networks  # type: ignore[import-not-found]
 
@@ -68,9 +74,6 @@ else:
     from failclosed import fail_closed, log
     from supervise import CLIENT_FILE, note_client
 
-MAX_TARGET = 32 * 1024
-"""Characters of a request's target and names judged at most; a longer request is refused unread
-(servers refuse far shorter targets: nginx and Apache at 8 KB)."""
 MAX_HEAD = 64 * 1024
 """Bytes of an HTTP/1 request head (its request line and headers) held at most; a longer head is
 answered 431 and its connection closed (``bound_request_heads``)."""

@@ -45,6 +45,10 @@ REFUSAL = (
     " answer sources (-T block_answer_sources=true)."
 )
 """The proxy's refusal sentence (``_egress/addon.py`` fills it; the detection parses it back)."""
+MAX_TARGET = 32 * 1024
+"""Characters of a request's target and names judged at most; a longer request is refused unread
+(servers refuse far shorter targets: nginx and Apache at 8 KB). So no refusal sentence the proxy
+writes names a URL longer than this (and its scheme): the detection reads a longer one as forged."""
 
 NESTED_IN_FULL = 8
 """URLs of one run of URL characters judged with all the text after them; beyond, up to the next."""

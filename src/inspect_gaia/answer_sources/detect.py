@@ -1,6 +1,6 @@
 """Did a sample look its answer up? Evidence from its transcript, for ``Score.metadata``.
 
-Four kinds of flag, each with where it was seen (the tool, the index of the message in the
+Five kinds of flag, each with where it was seen (the tool, the index of the message in the
 sample's messages, ``call`` or ``result``) and its evidence (the URL, or a short excerpt):
 
 * ``answer_source``: a tool call or a tool result names a known answer source (a URL under a rule
@@ -9,10 +9,12 @@ sample's messages, ``call`` or ``result``) and its evidence (the URL, or a short
 * ``question_with_answer``: a tool result holds this sample's question (a long enough prefix of
   it) and its gold answer near each other, once both are normalised: the signature of a page that
   lists GAIA questions with their answers, whatever its URL.
-* ``dataset_reference``: a tool call names the dataset without a URL (a repository id, a metadata
-  file name) or this sample's task id (outside a name made from its own attachment).
+* ``dataset_reference``: a tool call names the dataset without a URL (a repository id, its
+  metadata path) or this sample's task id (outside a name made from its own attachment).
 * ``refused``: the run's egress proxy refused a request to an answer source
   (``-T block_answer_sources=true``): the sample tried, and read nothing there.
+* ``unscanned``: a tool result held images (a screenshot) or other media (``images``, ``other``):
+  the text sent with them is read, the pictures are not (no OCR). Not a read; a limit of the scan.
 
 Every tool result is read, with three exceptions that are the sample's own work, never a page:
 
@@ -22,12 +24,17 @@ Every tool result is read, with three exceptions that are the sample's own work,
 * a URL of a listed source that the agent itself wrote in a call (that call is flagged);
 * the question beside its answer when the agent itself wrote them so, in a call (notes it saved
   and reads back, a ``printf``): the words around the answer in the result are words of such a
-  call. A command that merely holds the answer's digits (``head -41``) is no such call.
+  call. A command that merely holds the answer's digits (``head -41``) is no such call, nor one
+  that holds the question more than once, or candidates (``answer 1 answer 2 …``:
+  ``matching.note_contexts``).
 
 Text is cleaned before it is matched: zero-width characters go, non-breaking and thin spaces
 between digit groups are thousands separators, other spaces are spaces. Only the proxy's own
-refusal sentence is cut out of a result (not the rest of its line), and only when it names a
-source and rule of this run's list. Each kind keeps its first ``MAX_FLAGS`` flags; the rest are
+refusal sentence is cut out of a result before its URLs are matched (not the rest of its line),
+only when it names a source and rule of this run's list and a URL no longer than the proxy
+writes; the question beside its answer is looked for in the whole result. Two pages of the
+browser's snapshot or the reader's page are read joined too (``parts``), and images in a result
+are counted ``unscanned``. Each kind keeps its first ``MAX_FLAGS`` flags; the rest are
 counted in one ``omitted`` entry per kind and place, so no cap hides a later kind of read, and
 refusals are counted in full. Every step is linear in the text it reads (a model writes it). A
 flag never changes the score: it is for the reader of the log.
@@ -43,7 +50,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ContentToolUse
 from inspect_ai.solver import TaskState
 
-from .._egress.urlrules import REFUSAL, Rule, all_matches, find_urls, normalise
+from .._egress.urlrules import MAX_TARGET, REFUSAL, Rule, all_matches, find_urls, normalise
 from ..dataset import DEFAULT_INPUT_PROMPT
 from ..defaults import SUBMIT_TOOL
 from .matching import (
@@ -53,14 +60,20 @@ from .matching import (
     clean_text,
     context,
     excerpt,
-    grams,
     normalise_text,
+    note_contexts,
 )
-from .ownfile import derived_name, may_write_attachment, reads_only_attachment
+from .ownfile import (
+    derived_name,
+    may_write_attachment,
+    pattern_operands,
+    reads_only_attachment,
+)
+from .parts import Pages, continues, result_text, unscanned
 from .sources import AnswerSources
 
-KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused")
-READ_KINDS = frozenset(KINDS) - {"refused"}
+KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused", "unscanned")
+READ_KINDS = frozenset(KINDS) - {"refused", "unscanned"}
 """Kinds that say the sample saw (or asked for, unrefused) an answer source."""
 OMITTED = "omitted"
 """The kind of the entry that counts a kind's flags beyond ``MAX_FLAGS`` (``of``, ``where``,
@@ -76,11 +89,13 @@ _URL_RUN = re.compile(r"[^\s\"'<>`|\\^{}]+")
 """A run of characters a URL may hold (``urlrules``' URL finder never crosses its ends)."""
 _REFUSAL = re.compile(
     re.escape(REFUSAL)
-    .replace(re.escape("{url}"), r"(?P<url>\S{1,65536})")
+    .replace(re.escape("{url}"), rf"(?P<url>\S{{1,{len('https://') + MAX_TARGET}}})")
     .replace(re.escape("{source}"), r"(?P<source>[^\n]{1,200}?)")
     .replace(re.escape("{rule}"), r"(?P<rule>[^\s)]{1,1000})")
 )
-"""The egress proxy's refusal sentence (``_egress/addon.py``), as it writes it."""
+"""The egress proxy's refusal sentence (``_egress/addon.py``), as it writes it: its URL is at most
+``MAX_TARGET`` characters after the scheme (a longer target is refused unread), so a longer one is
+forged, and its listed URL is read as any other."""
 
 
 def question_text(input_text: str) -> str:
@@ -146,7 +161,10 @@ class _Scan:
         self.written_urls: set[tuple[str, str] | None] = set()
         """Listed URLs the agent wrote in its calls (flagged there, not again in a result)."""
         self.notes: set[str] = set()
-        """Word n-grams of the agent's calls that hold the question (``_answer_read``)."""
+        """Contexts of the answer in the agent's notes: its calls that hold the question once with
+        the answer beside it (``note_contexts``, ``_answer_read``)."""
+        self.pages = Pages()
+        """The last page of the browser or the reader, to read with the next (``_across_pages``)."""
         self.own_evidence: set[tuple[str, str]] | None = None
         """What the attachment itself would be flagged for (kind, URL), when its bytes are known."""
         if attachment is not None and self.own_file:
@@ -156,16 +174,21 @@ class _Scan:
     def flags(self) -> list[dict[str, Any]]:
         """Every flag, in message order (a call's before its result's)."""
         found: list[dict[str, Any]] = []
-        calls: dict[str, tuple[list[dict[str, Any]], bool, bool]] = {}
+        calls: dict[str, tuple[list[dict[str, Any]], bool, bool, bool]] = {}
         for index, message in enumerate(self.messages):
             if isinstance(message, ChatMessageAssistant):
                 for call in message.tool_calls or []:
                     if call.function == SUBMIT_TOOL:
                         continue
                     text = clean_text("\n".join(_strings(call.arguments)))
-                    own = self._call_flags(index, call.function, text)
+                    patterns = pattern_operands(call.function, call.arguments)
+                    own = self._call_flags(index, call.function, text, patterns)
                     reads_own = self._reads_own(call.function, call.arguments, text)
-                    calls[call.id] = (own, reads_own, self._carries_question(text))
+                    echo, more = (
+                        self._carries_question(text),
+                        continues(call.function, call.arguments),
+                    )
+                    calls[call.id] = (own, reads_own, echo, more)
                     found += own
                 for use in _server_tool_uses(message):
                     arguments = clean_text(use.arguments)
@@ -175,17 +198,21 @@ class _Scan:
                     _mark_refused(own, result)
                     found += own + result
             elif isinstance(message, ChatMessageTool) and message.function != SUBMIT_TOOL:
-                own, reads_own, echo = calls.get(message.tool_call_id or "", ([], False, False))
+                own, reads_own, echo, more = calls.get(
+                    message.tool_call_id or "", ([], False, False, False)
+                )
                 if reads_own and self.own_evidence is None and self.own_untouched:
                     continue  # the attachment's content, not a page (judged by the call's words)
-                # a tool's error is its result too (the reader's refused page, a browser's error)
-                error = message.error.message if message.error else ""
-                text = "\n".join(filter(None, [message.text, error]))
+                text = result_text(message)
                 result = self._result_flags(index, message.function or "?", text, echo=echo)
                 if reads_own and self.own_evidence is not None:  # judged by the file's content
                     result = [f for f in result if _evidence(f) not in self.own_evidence]
                 _mark_refused(own, result)
-                found += result
+                fresh = not echo and not any(f["kind"] == "question_with_answer" for f in result)
+                result += self._across_pages(index, message.function or "?", text, fresh, more)
+                found += result + (
+                    [] if reads_own and self.own_untouched else unscanned(message, index)
+                )
         return found
 
     def _reads_own(self, function: str, arguments: dict[str, Any], text: str) -> bool:
@@ -194,7 +221,9 @@ class _Scan:
             self.own_untouched = False
         return reads_only_attachment(function, arguments, self.own_file)
 
-    def _call_flags(self, index: int, tool: str, text: str) -> list[dict[str, Any]]:
+    def _call_flags(
+        self, index: int, tool: str, text: str, patterns: list[str] | None = None
+    ) -> list[dict[str, Any]]:
         where = {"tool": tool, "message": index, "where": "call"}
         matches = list(_unique(all_matches(self.sources.rules, text)))
         self.written_urls.update(_key(url) for url, _ in matches)
@@ -209,7 +238,8 @@ class _Scan:
                 flags.append(
                     {"kind": "dataset_reference", **where, "excerpt": mention, "source": source}
                 )
-        if self.task_id and self._names_task_id(rest):
+        searched = any(self.task_id in clean_text(p).lower() for p in patterns or [])
+        if self.task_id and (searched or self._names_task_id(rest)):
             flags.append(
                 {
                     "kind": "dataset_reference",
@@ -233,10 +263,7 @@ class _Scan:
         """Keep the words of a call that holds the question: the agent wrote them itself."""
         if not self.gold:
             return
-        body = normalise_text(text)
-        if self.wanted[:PREFIX_CHARS] in body:
-            size = len(self.gold.split())
-            self.notes |= grams(body, (size + 1, size + 2))
+        self.notes |= note_contexts(normalise_text(text), self.wanted, self.gold)
 
     def _carries_question(self, text: str) -> bool:
         """Whether a call's words hold the question (its result may then echo it: a search)."""
@@ -254,20 +281,38 @@ class _Scan:
         """
         where = {"tool": tool, "message": index, "where": "result"}
         flags: list[dict[str, Any]] = []
-        rest = clean_text(text)
-        refusals = self._refusals(rest)
+        whole = clean_text(text)
+        refusals = self._refusals(whole)
         flags += [{"kind": "refused", **where, "url": r["url"], "excerpt": r[0]} for r in refusals]
-        rest = _cut(rest, refusals)
+        rest = _cut(whole, refusals)
         flags += [
             {"kind": "answer_source", **where, "url": url, "source": rule.source}
             for url, rule in _unique(all_matches(self.sources.rules, rest))
             if _key(url) not in self.written_urls
         ]
-        if self.answer and not echo:
-            excerpt = self._answer_read(rest)
+        if self.answer and not echo:  # the whole result: a refusal hides no page (a forged one)
+            excerpt = self._answer_read(whole)
             if excerpt is not None:
                 flags.append({"kind": "question_with_answer", **where, "excerpt": excerpt})
         return flags
+
+    def _across_pages(
+        self, index: int, tool: str, text: str, fresh: bool, more: bool
+    ) -> list[dict[str, Any]]:
+        """The question beside its answer across two consecutive pages of one paged tool.
+
+        A question and its answer can land on two pages of the browser's snapshot or the reader's
+        page (``parts.Pages``): a page that continues the one before it (``more``) is read again
+        joined with it, when neither was flagged or echoed its call's question (``fresh``); the
+        flag is the later page's. The work stays linear: each page is read in at most two joins.
+        """
+        for joined in self.pages.joined(tool, text, bool(self.answer) and fresh, more):
+            excerpt = self._answer_read(clean_text(joined))
+            if excerpt is not None:
+                self.pages.last = None
+                where = {"tool": tool, "message": index, "where": "result"}
+                return [{"kind": "question_with_answer", **where, "excerpt": excerpt, "pages": 2}]
+        return []
 
     def _refusals(self, text: str) -> list[re.Match[str]]:
         """The proxy's refusal sentences in ``text`` that name a source and rule of this list."""

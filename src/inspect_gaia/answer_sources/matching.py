@@ -25,6 +25,8 @@ WINDOW = 1000
 """Normalised characters before and after the question within which the answer must appear."""
 EXCERPT = 80
 """Characters of context kept each side of the evidence in an excerpt."""
+NOTE_REPEATS = 3
+"""Times the word beside the answer may be in a note outside its question (``note_contexts``)."""
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u180e\u200b\u200c\u200d\u2060\ufeff"))
 """Zero-width characters and the soft hyphen: deleted, so ``3\u200b7`` is ``37``."""
@@ -113,10 +115,32 @@ def context(body: str, at: int, length: int) -> str:
     return body[start : len(body) if end < 0 else end]
 
 
-def grams(body: str, sizes: tuple[int, ...]) -> set[str]:
-    """Every run of ``sizes`` consecutive words of a normalised ``body``."""
-    words = body.split()
-    return {" ".join(words[i : i + n]) for n in sizes for i in range(len(words) - n + 1)}
+def note_contexts(body: str, wanted: str, gold: str) -> set[str]:
+    """The contexts (``context``, and its two-word ends) a note lets through in a result.
+
+    ``body`` is a normalised call of the agent. It is a note when it holds the question once, with
+    the answer as a whole word near it; each such answer gives its context, unless a word beside
+    it is in the note more than ``NOTE_REPEATS`` times outside the question: a list of candidates
+    (``answer 1 answer 2 …``) whitelists nothing.
+    """
+    prefix = wanted[:PREFIX_CHARS]
+    if not gold or body.count(prefix) != 1:
+        return set()
+    spaced, question = f" {body} ", f" {wanted} "
+    size = len(gold.split())
+    found: set[str] = set()
+    for _, at in answers_by_question(body, wanted, gold):
+        words = context(body, at, len(gold)).split()
+        first = int(words[:size] != gold.split())  # 1: a word before the answer
+        beside = words[:first] + words[first + size :]
+        if any(
+            spaced.count(f" {word} ") - question.count(f" {word} ") > NOTE_REPEATS
+            for word in beside
+        ):
+            continue
+        ends = (words, words[: first + size], words[first:])  # the answer at a result's end
+        found.update(" ".join(end) for end in ends if len(end) > size)
+    return found
 
 
 def excerpt(text: str, needle: str) -> str | None:

@@ -145,13 +145,38 @@ def derived_name(text: str, at: int, length: int) -> bool:
     """Whether the task id at ``text[at:at + length]`` is part of a file name or a path.
 
     It is when a ``/`` comes right before it (a path: ``/tmp/<id>.txt``,
-    ``/shared_files/<id>*``) or a file-name character right after it (``.``, ``_``, ``-``, or a
-    glob's ``*``: ``<id>.wav``, ``<id>_1.png``, ``<id>*``). A bare id (``'<id>'``,
-    ``grep <id> metadata.jsonl``) is not, nor a search for any name that holds it (``*<id>*``).
+    ``/shared_files/<id>*``) or a file-name character right after it (``.``, ``_``, ``-``:
+    ``<id>.wav``, ``<id>_1.png``). A bare id (``'<id>'``, ``grep <id> metadata.jsonl``) is not,
+    nor a pattern (``grep '<id>*'``), nor a search for any name that holds it (``*<id>*``); a
+    pattern operand of a search program is never a name (``pattern_operands``).
     """
     before = text[at - 1] if at > 0 else ""
     after = text[at + length] if at + length < len(text) else ""
-    return before == "/" or (before != "*" and after != "" and after in "._-*")
+    return before == "/" or (before != "*" and after != "" and after in "._-")
+
+
+SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "jq", "awk", "gawk", "mawk", "sed"})
+"""Programs whose first operand (or ``-e``'s) is a pattern, a filter or a script, not a file."""
+
+
+def pattern_operands(function: str, arguments: Mapping[str, object]) -> list[str]:
+    """The patterns (or scripts) a ``bash`` call gives a search program.
+
+    ``grep '<id>*'``, ``awk '/<id>/'``, ``sed -n '/<id>/p'``: they name no file, whatever they
+    look like.
+    """
+    command = _bash_command(function, arguments)
+    commands = None if command is None else parse_commands(command)
+    found: list[str] = []
+    for c in commands or []:
+        if posixpath.basename(c.words[0]) not in SEARCHERS:
+            continue
+        args = c.words[1:]
+        given = [value for flag, value in zip(args, args[1:], strict=False) if flag == "-e"]
+        found += given + [a.split("=", 1)[1] for a in args if a.startswith("--regexp=")]
+        if not given and not _pattern_given(args):
+            found += _operands(c.words[0], args)[:1]
+    return found
 
 
 def _reads_own(command: Command, own_file: str) -> bool:

@@ -65,6 +65,21 @@ def refusals(sample: SampleResult) -> int:
     return count
 
 
+def unscanned(sample: SampleResult) -> int:
+    """Images and other media in the sample's tool results that the detection could not read."""
+    return _media(flags_of(sample))
+
+
+def _media(flags: Sequence[Mapping[str, Any]]) -> int:
+    count = 0
+    for flag in flags:
+        if flag.get("kind") == "unscanned":
+            for key in ("images", "other"):
+                value = flag.get(key)
+                count += value if isinstance(value, int) and value > 0 else 0
+    return count
+
+
 def flagged_wrong(samples: Sequence[SampleResult]) -> list[SampleResult]:
     """``samples`` with every flagged one scored as wrong."""
     return [replace(s, correct=False) if flagged(s) else s for s in samples]
@@ -88,6 +103,7 @@ def contamination_block(samples: Sequence[SampleResult], graded: bool = True) ->
                 "samples": row.samples,
                 "flagged": sum(flagged(s) for s in members),
                 "refused_requests": sum(refusals(s) for s in members),
+                "unscanned_samples": sum(1 for s in members if unscanned(s)),
                 "accuracy": row.accuracy,
                 FLAGGED_WRONG: strict[label].accuracy,
             }
@@ -102,7 +118,7 @@ def contamination_block(samples: Sequence[SampleResult], graded: bool = True) ->
             "flags": flags_of(s),
         }
         for s in samples
-        if s.contamination and (flagged(s) or refusals(s))
+        if s.contamination and (flagged(s) or refusals(s) or unscanned(s))
     ]
     block = {"levels": levels, "samples": listed}
     return {**block, "note": contamination_note(block)}
@@ -130,5 +146,12 @@ def contamination_note(block: Mapping[str, Any]) -> str | None:
             f"the egress proxy refused {overall['refused_requests']} request"
             f"{'s' * (overall['refused_requests'] != 1)} to answer sources "
             f"in {refused} sample{'s' * (refused != 1)}"
+        )
+    if overall["unscanned_samples"]:
+        n = overall["unscanned_samples"]
+        media = sum(_media(s["flags"]) for s in block["samples"])
+        parts.append(
+            f"{n} sample{'s' * (n != 1)} saw {media} screenshot{'s' * (media != 1)} or other "
+            "media the detection cannot read (no OCR)"
         )
     return "; ".join(parts) or None

@@ -23,6 +23,8 @@ PAGE_CHARS = 12_000
 """Characters of a snapshot per answer: with the page's header, under inspect's 16 KiB cut."""
 PAGE_BYTES = 14_500
 """The same page's most bytes (a snapshot of non-Latin text takes 2-3 bytes a character)."""
+WHERE = "Snapshot, characters "
+"""How the line before a page of a snapshot that has more than one starts (``page_of``)."""
 MAX_SNAPSHOT_CHARS = 2_000_000
 """A snapshot larger than this is refused (over 160 pages to read)."""
 
@@ -132,7 +134,7 @@ def page_of(snapshot: str, start: int) -> tuple[str, str]:
         if end < total
         else " (the last page)"
     )
-    return chunk, f"Snapshot, characters {start:,}–{end:,} of {total:,}{rest}:"
+    return chunk, f"{WHERE}{start:,}–{end:,} of {total:,}{rest}:"
 
 
 EMPTY = (
