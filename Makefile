@@ -10,8 +10,12 @@ setup:
 	bash .ci/sandbox-images.sh
 	bash .ci/test-tools.sh
 
+# Two workers (pytest-xdist), a test file to each at a time: the Docker tests wait on the engine
+# as much as they compute. Each worker is a session with its own sandbox tag (tests/conftest.py).
+WORKERS ?= 2
+
 test: setup
-	$(PYTHON) -m pytest
+	$(PYTHON) -m pytest -n $(WORKERS) --dist loadfile
 
 fast:
-	$(PYTHON) -m pytest -m "not docker and not slow"
+	$(PYTHON) -m pytest -n $(WORKERS) --dist loadfile -m "not docker and not slow"

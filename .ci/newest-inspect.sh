@@ -4,6 +4,12 @@
 # Docker end-to-end test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+current=$(python -c 'import importlib.metadata as m; print(m.version("inspect_ai"))')
+newest=$(python -m pip index versions inspect_ai 2>/dev/null | sed -n 's/^inspect_ai (\(.*\))$/\1/p' | head -1)
+if [ -n "$newest" ] && [ "$newest" = "$current" ]; then
+  echo "newest-inspect: inspect_ai $current, the newest on PyPI, is the one the suite just ran with"
+  exit 0
+fi
 python3 -m venv .venv-newest
 # shellcheck disable=SC1091
 source .venv-newest/bin/activate

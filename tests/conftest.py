@@ -24,7 +24,10 @@ from tests.scenario import GAIA_MINI, GAIA_TINY, MINI_TEST, MINI_VALIDATION, TES
 
 # Every sandbox this session's runs create (in this process or an `inspect` it starts) carries
 # this tag, so the leftover checks count the session's own and not another suite's on the engine.
+# Under pytest-xdist each worker is a session of its own (it inherits the controller's tag).
 os.environ.setdefault(TAG_VARIABLE, f"pytest-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ[TAG_VARIABLE] += f"-{os.environ['PYTEST_XDIST_WORKER']}"
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """A second, test-only Docker Engine, for tests that stop an engine mid-run.
 
 The shared engine is never stopped or restarted by a test: this one has its own socket, data root,
-exec root, pid file, address pool and default bridge (``gaiaspare0``, made here), no iptables
+exec root, pid file, address pool and default bridge (``gaiaspare<N>``, made here; N the
+pytest-xdist worker), no iptables
 rules and no say over IP forwarding, and is removed by the test that started it. It gets the
 sandbox image by ``docker save | docker load`` from the shared engine (no registry needed).
 
@@ -35,8 +36,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-BRIDGE = "gaiaspare0"
-BRIDGE_ADDRESS = "10.214.0.1/24"
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0) % 8
+"""Which pytest-xdist worker this is: two workers' spare engines have their own bridges and pools."""
+BRIDGE = f"gaiaspare{_WORKER}"
+BRIDGE_ADDRESS = f"10.214.{_WORKER}.1/24"
+ADDRESS_POOL = f"base=10.{205 + _WORKER}.0.0/16,size=24"
 QUOTA_CTL = 0xC0109428
 """BTRFS_IOC_QUOTA_CTL: _IOWR(0x94, 40, struct btrfs_ioctl_quota_ctl_args), 16 bytes."""
 ENABLE_SIMPLE_QUOTA = 4
@@ -94,7 +98,7 @@ class SpareEngine:
                 "--ip-forward=false",
                 "--ip-masq=false",
                 "--shutdown-timeout", "1",
-                "--default-address-pool", "base=10.213.0.0/16,size=24",
+                "--default-address-pool", ADDRESS_POOL,
                 *storage,
             ],
             stdout=log,
