@@ -44,10 +44,11 @@ def started_as(how: str) -> Callable[[], None]:
 def docker_leftovers() -> set[str]:
     """Containers, networks and volumes of either Docker sandbox, of this test session's runs.
 
-    gaia-docker labels its own ``inspect_gaia.sandbox``, and the session's runs also
-    ``inspect_gaia.tag`` (``INSPECT_GAIA_TAG``, set by conftest.py), so another suite's runs on the
-    same engine are not counted; inspect's compose sandbox names its compose projects ``inspect-*``
-    (no tag: counted whoever made them). Counted by label, never by deleting anything.
+    gaia-docker labels its own ``inspect_gaia.sandbox``, gaia-compose's compose projects are named
+    ``inspect-*``, and the session's runs of both also carry ``inspect_gaia.tag``
+    (``INSPECT_GAIA_TAG``, set by conftest.py per session and pytest-xdist worker), so another
+    suite's (or worker's) runs on the same engine are not counted. Counted by label, never by
+    deleting anything.
     """
     labels = (
         '{{.Label "inspect_gaia.sandbox"}}\t{{.Label "com.docker.compose.project"}}'
@@ -68,7 +69,7 @@ def docker_leftovers() -> set[str]:
         ).stdout
         for line in out.splitlines():
             name, ours, project, tag = (line.split("\t") + ["", "", ""])[:4]
-            if (ours and tag == session) or project.startswith("inspect-"):
+            if (ours or project.startswith("inspect-")) and tag == session:
                 found.add(f"{kind}:{name}")
     return found
 

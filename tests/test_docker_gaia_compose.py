@@ -39,6 +39,9 @@ def test_a_started_compose_sandbox_runs_the_engine_checked_exec(
         await GaiaComposeSandbox.task_init(task, config)
         environments = await GaiaComposeSandbox.sample_init(task, config, {})
         try:
+            # its container and network carry the session's tag, as gaia-docker's resources do
+            started = docker_leftovers() - before
+            assert {found.split(":")[0] for found in started} == {"container", "network"}, started
             sandbox = environments["default"]
             assert isinstance(sandbox, SetUpGuard)
             assert isinstance(sandbox.inner, EngineCheckedSandbox)

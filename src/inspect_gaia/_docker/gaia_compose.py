@@ -9,7 +9,10 @@ so that it keeps the promises the default ``gaia-docker`` keeps:
 * a command whose engine stopped answering ends its sample (scored, and rerun by
   ``inspect eval-retry``) instead of handing the agent docker's error as the command's output
   (``EngineCheckedSandbox``);
-* SIGTERM/SIGHUP clean up as Ctrl-C does, and stop the sandboxes' commands (``_signals``).
+* SIGTERM/SIGHUP clean up as Ctrl-C does, and stop the sandboxes' commands (``_signals``);
+* with ``INSPECT_GAIA_TAG`` set, its containers and network carry the tag's label as gaia-docker's
+  do (``cleanup.TAG_LABEL``), so two jobs on one engine tell their compose projects apart (the
+  config inspect writes for ``docker compose`` gets it, not the one the log records).
 
 inspect builds the started environments itself (plain ``DockerSandboxEnvironment`` objects); they
 are wrapped (``_faults.PassThrough``), never re-classed, so the engine check is on every
@@ -18,6 +21,7 @@ environment inspect hands over, whatever its type.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable
 from typing import Any
 
@@ -38,6 +42,7 @@ from .._compat import DockerSandboxEnvironment, compose_project
 from .._faults import PassThrough, start_or_stand_in, started
 from ..errors import GaiaError
 from . import COMPOSE_PROVIDER, client, engine
+from .cleanup import TAG_LABEL, TAG_VARIABLE
 from .config import deserialize
 
 
@@ -64,7 +69,7 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
         if service is not None:
             await client.call(engine.ensure_image, service["image"])
             await client.call(engine.check_limits, service)
-        await super().task_init(task_name, config)
+        await super().task_init(task_name, tagged(config))
         _signals.install()
 
     @override
@@ -77,7 +82,7 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
     ) -> dict[str, SandboxEnvironment]:
         """Start as inspect does; a failed start stands in as an ``UnstartedSandbox``."""
         return await start_or_stand_in(
-            _engine_checked(super().sample_init(task_name, config, metadata)),
+            _engine_checked(super().sample_init(task_name, tagged(config), metadata)),
             engine.describe_start_failure,
         )
 
@@ -93,7 +98,7 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
         """Clean up as inspect does; a sandbox that never started has nothing to clean."""
         own = started(environments)
         if own is not None:
-            await super().sample_cleanup(task_name, config, own, interrupted)
+            await super().sample_cleanup(task_name, tagged(config), own, interrupted)
             for environment in own.values():
                 if isinstance(environment, DockerSandboxEnvironment):
                     _signals.forget_project(compose_project(environment))
@@ -105,7 +110,7 @@ class GaiaComposeSandbox(DockerSandboxEnvironment):
     ) -> None:
         """Clean up as inspect does, then restore the signal handlers."""
         try:
-            await super().task_cleanup(task_name, config, cleanup)
+            await super().task_cleanup(task_name, tagged(config), cleanup)
         finally:
             _signals.uninstall()
 
@@ -156,6 +161,23 @@ async def _engine_checked(
         if isinstance(environment, DockerSandboxEnvironment):
             _signals.watch_project(compose_project(environment))
     return {name: EngineCheckedSandbox(env) for name, env in environments.items()}
+
+
+def tagged(config: SandboxEnvironmentConfigType | None) -> SandboxEnvironmentConfigType | None:
+    """``config`` with ``INSPECT_GAIA_TAG``'s label on its services and default network."""
+    tag = os.environ.get(TAG_VARIABLE)
+    if not tag or not isinstance(config, ComposeConfig):
+        return config
+    label = {TAG_LABEL: tag}
+    services = {
+        name: service.model_copy(
+            update={"labels": {**(getattr(service, "labels", None) or {}), **label}}
+        )
+        for name, service in config.services.items()
+    }
+    networks = dict(config.networks or {})
+    networks["default"] = {**(networks.get("default") or {}), "labels": label}
+    return config.model_copy(update={"services": services, "networks": networks})
 
 
 def _default_service(config: SandboxEnvironmentConfigType | None) -> dict[str, Any] | None:
