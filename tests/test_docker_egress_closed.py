@@ -3,8 +3,8 @@
 A request target holding a byte that is not UTF-8 made the addon raise while it built the refusal
 text; mitmproxy logged "Addon error" and forwarded the request, and the listed page came back with
 a 200. A request head that never ends was held whole (400 MB of head, 400 MB of proxy memory, in a
-1 GB limit). Here one sandbox sends both, raw, through the real proxy while two others fetch pages:
-nothing refused reaches the stand-in "internet", the head is cut, and the others finish.
+1 GB limit). Here one sandbox sends both, raw, through the real proxy while four others fetch pages:
+nothing refused reaches the stand-in "internet", the head is cut, and the four finish, scored right.
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.model import ChatMessageTool
+from inspect_ai.scorer import CORRECT
 
+from benchmarks.fixture import task_id, write_dataset
 from inspect_gaia import gaia
 from support.answer_pages import (
-    GAIA_LEAK,
     MIRROR_PATH,
-    PELLBROOK,
-    SALTMERE,
     WAIT_FOR_STANDINS,
     WEATHER,
     WEATHER_PATH,
@@ -33,10 +32,8 @@ from tests.helpers import Play, eval_task
 
 pytestmark = pytest.mark.docker
 
-IDS = {
-    SALTMERE: "559f03ff-e213-5f93-b0be-8f5c1fb176af",
-    PELLBROOK: "df237641-72ca-50d9-8a8e-d1261dad439d",
-}
+OTHERS = 4
+"""Samples fetching a page every second while one floods the proxy."""
 FLOOD_MB = 300
 KILLED = ("closed", "ConnectionResetError", "BrokenPipeError")
 """What the probe sees of a connection the proxy ended without an answer."""
@@ -95,6 +92,11 @@ print(json.dumps(results))
 """
 
 
+def _asking(i: int) -> str:
+    """What the scripted model matches question ``i`` of the synthetic dataset by."""
+    return f"Benchmark question {i}:"
+
+
 def _outputs(messages: Sequence[object]) -> list[str]:
     return [m.text for m in messages if isinstance(m, ChatMessageTool)]
 
@@ -114,23 +116,13 @@ def _watch(internet: StandIns, stop: threading.Event, peaks: list[int], logs: li
 def test_nothing_refused_is_forwarded_and_a_flood_leaves_the_others_the_web(
     sandbox_image: str, egress_image: str, internet: StandIns, scripted: Play, tmp_path: Path
 ) -> None:
+    dataset = write_dataset(tmp_path / "GAIA", 1 + OTHERS, 0)  # answers "20"
     fetch = f"curl -sS -m 20 http://weather.example{WEATHER_PATH}"
     steady = f"{WAIT_FOR_STANDINS}; for i in $(seq 8); do {fetch}; echo; sleep 1; done"
+    probe = f"{WAIT_FOR_STANDINS}; python3 - {MIRROR_PATH} {FLOOD_MB} <<'PY'\n{PROBE}\nPY"
     scripted(
-        [
-            Entry(
-                SALTMERE,
-                [
-                    {
-                        "bash": f"{WAIT_FOR_STANDINS}; python3 - {MIRROR_PATH} {FLOOD_MB} "
-                        f"<<'PY'\n{PROBE}\nPY"
-                    },
-                    {"bash": fetch},
-                    {"submit": "Thistlewood"},
-                ],
-            ),
-            Entry(PELLBROOK, [{"bash": steady}, {"submit": "Nineteen Locks"}]),
-        ]
+        [Entry(_asking(0), [{"bash": probe}, {"bash": fetch}, {"submit": "20"}])]
+        + [Entry(_asking(i), [{"bash": steady}, {"submit": "20"}]) for i in range(1, 1 + OTHERS)]
     )
     stop, peaks, logs = threading.Event(), [0], [""]
     with internet.attaching():
@@ -138,21 +130,16 @@ def test_nothing_refused_is_forwarded_and_a_flood_leaves_the_others_the_web(
         watch.start()
         try:
             log = eval_task(
-                gaia(
-                    dataset_path=str(GAIA_LEAK),
-                    image=sandbox_image,
-                    block_answer_sources=True,
-                    ids=",".join(IDS.values()),
-                ),
+                gaia(dataset_path=str(dataset), image=sandbox_image, block_answer_sources=True),
                 tmp_path,
-                max_samples=2,
+                max_samples=1 + OTHERS,
             )
         finally:
             stop.set()
             watch.join()
     assert log.status == "success" and log.samples is not None, log.error
-    probe = next(s for s in log.samples if s.id == IDS[SALTMERE])
-    results = json.loads(_outputs(probe.messages)[0].strip().splitlines()[-1])
+    flooding = next(s for s in log.samples if s.id == task_id(0))
+    results = json.loads(_outputs(flooding.messages)[0].strip().splitlines()[-1])
     # each refused (a 403) or killed (the connection closed with no answer: a hook that failed
     # closed, or a refusal whose connection went before the client read it) — never forwarded,
     # which the stand-in's own list of requests proves below
@@ -171,8 +158,10 @@ def test_nothing_refused_is_forwarded_and_a_flood_leaves_the_others_the_web(
     reached = [r.get("path", "") for r in internet.requests()]
     assert not any(p.startswith(MIRROR_PATH) or p.startswith("/aaaa") for p in reached), reached
     assert "/flood" not in reached
-    for sample in log.samples:
+    assert len(log.samples) == 1 + OTHERS
+    for sample in log.samples:  # every sample had the web, and the four fetching are scored right
         assert sample.error is None and sample.scores is not None
         assert any(WEATHER in out for out in _outputs(sample.messages)), sample.messages
+        assert sample.scores["gaia_scorer"].value == CORRECT, sample.id
     assert '"blocked": "a request head"' in logs[-1] and '"down"' not in logs[-1], logs[-1]
     assert 0 < max(peaks) < PEAK_BOUND, max(peaks)
