@@ -152,7 +152,7 @@ def summary(requests: Sequence[WebRequest]) -> str:
             r.decision + (f": {r.why}" if r.why else "") + (f" ({r.error})" if r.error else "")
         )
         rows.append(
-            f"| {r.method} | {url} | {r.status or ''} | {r.bytes} | {decision.replace('|', '/')} |"
+            f"| {r.method} | {url} | {r.status or '—'} | {r.bytes} | {decision.replace('|', '/')} |"
         )
     more = [f"\n{len(requests) - SHOWN} more in the store."] if len(requests) > SHOWN else []
     return "\n\n".join([head, "\n".join(rows), *more])
