@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from huggingface_hub import constants
 
-from inspect_gaia._docker.cleanup import TAG_VARIABLE
+from inspect_gaia._docker import TAG_VARIABLE
 from support.answer_pages import MIRROR_HOST, NOTES_HOST, WEATHER_HOST
 from support.scripted_model import Entry, ScriptedModel, serve
 from support.standins import StandIns, standins

@@ -8,7 +8,7 @@ import subprocess
 import time
 from collections.abc import Callable
 
-from inspect_gaia._docker.cleanup import TAG_VARIABLE
+from inspect_gaia._docker import TAG_VARIABLE
 from inspect_gaia._docker.spares import is_spare
 
 # -- Docker bookkeeping ----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia._compat import sandbox_lifecycle_state
-from inspect_gaia._docker import PROVIDER, cleanup
+from inspect_gaia._docker import PROVIDER, TAG_LABEL, TAG_VARIABLE, cleanup
 from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandbox import gaia_compose
 from support.scripted_model import Entry
@@ -42,10 +42,10 @@ def _label(pid: int, started: str, *, namespace: str | None = None, boot: str | 
 def test_a_tag_of_ones_own_is_on_every_resource_a_run_makes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv(cleanup.TAG_VARIABLE, "ci-job-7")
-    assert cleanup.labels("gaia")[cleanup.TAG_LABEL] == "ci-job-7"
-    monkeypatch.delenv(cleanup.TAG_VARIABLE)
-    assert cleanup.TAG_LABEL not in cleanup.labels("gaia")
+    monkeypatch.setenv(TAG_VARIABLE, "ci-job-7")
+    assert cleanup.labels("gaia")[TAG_LABEL] == "ci-job-7"
+    monkeypatch.delenv(TAG_VARIABLE)
+    assert TAG_LABEL not in cleanup.labels("gaia")
 
 
 def test_only_a_provably_dead_creator_counts_as_dead() -> None:
@@ -175,16 +175,16 @@ def test_cleanup_with_a_tag_removes_only_that_tags_sandboxes(
     mine, theirs = (f"cleanup-{who}-{uuid.uuid4().hex[:8]}" for who in ("mine", "theirs"))
 
     def create(tag: str) -> str:
-        labels = [f"{cleanup.LABEL}={PROVIDER}", f"{cleanup.TAG_LABEL}={tag}"]
+        labels = [f"{cleanup.LABEL}={PROVIDER}", f"{TAG_LABEL}={tag}"]
         command = ["docker", "create", *(f"--label={label}" for label in labels), SANDBOX_IMAGE]
         return subprocess.run([*command, "true"], capture_output=True, text=True, check=True).stdout
 
     own, other = create(mine).strip(), create(theirs).strip()
     try:
-        monkeypatch.setenv(cleanup.TAG_VARIABLE, mine)
+        monkeypatch.setenv(TAG_VARIABLE, mine)
         assert cleanup.remove_all() == 1
         alive = subprocess.run(
-            ["docker", "ps", "-aq", "--no-trunc", "--filter", f"label={cleanup.TAG_LABEL}"],
+            ["docker", "ps", "-aq", "--no-trunc", "--filter", f"label={TAG_LABEL}"],
             capture_output=True,
             text=True,
             check=True,

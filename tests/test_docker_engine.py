@@ -3,6 +3,7 @@ prerequisite tests fake the docker CLI, so every problem's detail and fix are pi
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable
 from typing import Any
@@ -14,7 +15,7 @@ import urllib3
 from docker.errors import DockerException, ImageNotFound
 
 from inspect_gaia import GaiaError
-from inspect_gaia._docker import OFFLINE_TAG, client, engine
+from inspect_gaia._docker import OFFLINE_TAG, TAG_LABEL, TAG_VARIABLE, client, engine
 from inspect_gaia._docker.config import GaiaComposeConfig, gaia_config
 from inspect_gaia._docker.engine import DockerProblem, check_limits
 from inspect_gaia._docker.gaia_compose import GaiaComposeSandbox
@@ -282,8 +283,10 @@ PROVIDERS = [GaiaDockerSandbox, GaiaComposeSandbox]
 
 
 def _probes() -> list[str]:
+    """The session's engine probes (another worker's or suite's carry another tag)."""
+    tag = f"label={TAG_LABEL}={os.environ[TAG_VARIABLE]}"
     return subprocess.run(
-        ["docker", "ps", "-aq", "--filter", "label=inspect_gaia.probe"],
+        ["docker", "ps", "-aq", "--filter", "label=inspect_gaia.probe", "--filter", tag],
         capture_output=True,
         text=True,
         check=True,

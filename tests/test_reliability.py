@@ -14,6 +14,7 @@ from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
 
+from inspect_gaia._docker import TAG_LABEL, TAG_VARIABLE
 from inspect_gaia._signals import compose_command
 from inspect_gaia.sandbox import SandboxKind
 from support.scripted_model import Entry
@@ -281,9 +282,11 @@ def test_kept_sandboxes_survive_later_runs_until_inspect_sandbox_cleanup(
         [inspect_cli(), "sandbox", "cleanup", "gaia-docker"], capture_output=True, text=True
     )
     assert cleanup.returncode == 0, cleanup.stderr
-    # it removes every gaia-docker container and network (the compose sandbox's are not its own)
+    # it removes every gaia-docker container and network of the session's tag (the compose
+    # sandbox's are not its own; another worker's or suite's on the engine carry another tag)
+    tag = f"label={TAG_LABEL}={os.environ[TAG_VARIABLE]}"
     ours = subprocess.run(
-        ["docker", "ps", "-aq", "--filter", "label=inspect_gaia.sandbox"],
+        ["docker", "ps", "-aq", "--filter", "label=inspect_gaia.sandbox", "--filter", tag],
         capture_output=True,
         text=True,
         check=True,

@@ -46,6 +46,11 @@ PROVIDER = "gaia-docker"
 COMPOSE_PROVIDER = "gaia-compose"
 """inspect's ``docker compose`` sandbox behind the start guard (``-T sandbox=compose``)."""
 
+TAG_LABEL = "inspect_gaia.tag"
+"""On every resource of a run started with ``INSPECT_GAIA_TAG`` set (value: that variable): its
+sandboxes, networks, proxy and engine probes, of either Docker provider."""
+TAG_VARIABLE = "INSPECT_GAIA_TAG"
+
 PLAIN_ENV = "INSPECT_GAIA_PLAIN_DOCKER"
 """Set to ``1``: plain gaia-docker, without the command channel, spares or starts in turn."""
 

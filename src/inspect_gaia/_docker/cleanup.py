@@ -33,7 +33,7 @@ from typing import Any, Generic, TypeVar
 
 from .._compat import sandbox_lifecycle_state
 from ..errors import GaiaError
-from . import PROVIDER, client
+from . import PROVIDER, TAG_LABEL, TAG_VARIABLE, client
 
 _T = TypeVar("_T")
 
@@ -44,9 +44,6 @@ LABEL = "inspect_gaia.sandbox"
 RUN_LABEL = "inspect_gaia.run"
 TASK_LABEL = "inspect_gaia.task"
 OWNER_LABEL = "inspect_gaia.owner"
-TAG_LABEL = "inspect_gaia.tag"
-"""On every resource of a run started with ``INSPECT_GAIA_TAG`` set (value: that variable)."""
-TAG_VARIABLE = "INSPECT_GAIA_TAG"
 KEPT_PREFIX = "gaia-kept-"
 """Containers kept by ``--no-sandbox-cleanup`` are renamed so; only ``inspect sandbox cleanup``
 removes them."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 import tarfile
 import time
 from collections.abc import Callable, Mapping
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
 
+from . import TAG_LABEL, TAG_VARIABLE
 from .exec_stream import API_TIMEOUT, engine_address
 
 if TYPE_CHECKING:
@@ -211,7 +213,10 @@ def create_only(image: str, host_config: Mapping[str, Any]) -> str:
         image,
         command=["true"],
         host_config=client.create_host_config(**host_config),
-        labels={"inspect_gaia.probe": "1"},
+        labels={
+            "inspect_gaia.probe": "1",
+            **({TAG_LABEL: tag} if (tag := os.environ.get(TAG_VARIABLE)) else {}),
+        },
     )
     return str(created["Id"])
 

@@ -11,7 +11,7 @@ so that it keeps the promises the default ``gaia-docker`` keeps:
   (``EngineCheckedSandbox``);
 * SIGTERM/SIGHUP clean up as Ctrl-C does, and stop the sandboxes' commands (``_signals``);
 * with ``INSPECT_GAIA_TAG`` set, its containers and network carry the tag's label as gaia-docker's
-  do (``cleanup.TAG_LABEL``), so two jobs on one engine tell their compose projects apart (the
+  do (``TAG_LABEL``), so two jobs on one engine tell their compose projects apart (the
   config inspect writes for ``docker compose`` gets it, not the one the log records).
 
 inspect builds the started environments itself (plain ``DockerSandboxEnvironment`` objects); they
@@ -41,8 +41,7 @@ from .. import _signals
 from .._compat import DockerSandboxEnvironment, compose_project
 from .._faults import PassThrough, start_or_stand_in, started
 from ..errors import GaiaError
-from . import COMPOSE_PROVIDER, client, engine
-from .cleanup import TAG_LABEL, TAG_VARIABLE
+from . import COMPOSE_PROVIDER, TAG_LABEL, TAG_VARIABLE, client, engine
 from .config import deserialize
 
 
