@@ -13,6 +13,7 @@ A leaf module (standard library only): the writer and the readers share the shap
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -37,9 +38,16 @@ OUTAGE = "The run's egress proxy stopped while this sample ran a command"
 """How the error of a sample an egress outage ended begins (``_docker/egress_watch.py``)."""
 CAME_FROM = "the last request before it came from "
 """Then, when the proxy's supervisor named its last client: that client, a sample if it was one's
-(``sample <id> (epoch <n>)``, the likeliest cause of a hang or of running out of memory)."""
+(``sample_named``, the likeliest cause of a hang or of running out of memory), else its address."""
+CAUSE = re.compile(re.escape(CAME_FROM) + r"(sample \S+ \(epoch \d+\)|[0-9A-Fa-f.:]{1,64})")
+"""What ``CAME_FROM`` names in an outage's error: ``sample_named``'s words, or an address."""
 SHOWN = 200
 """Requests the info event lists in full (the store holds them all)."""
+
+
+def sample_named(sample_id: object, epoch: object) -> str:
+    """A sample as an outage's error names it (``CAUSE`` reads it back)."""
+    return f"sample {sample_id} (epoch {epoch})"
 
 
 @dataclass(frozen=True)

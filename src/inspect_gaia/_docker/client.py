@@ -260,13 +260,12 @@ def rename(container: str, name: str) -> None:
     api().rename(container, name)
 
 
-def freeze(container: str) -> bool:
-    """Pause a container's processes (it is removed paused); one already gone or stopped: False."""
+def freeze(container: str) -> None:
+    """Pause a container's processes (it is removed paused); one gone or stopped is left so."""
     try:
         api().pause(container)
     except Exception:
-        return False
-    return True
+        pass
 
 
 def running(container: str) -> bool:

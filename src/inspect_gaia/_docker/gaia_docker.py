@@ -42,6 +42,7 @@ from typing_extensions import override
 from .. import _signals
 from .._compat import sample_active
 from .._faults import start_or_stand_in, started
+from ..web_record import sample_named
 from . import PLAIN_ENV, PROVIDER, archive, client, egress, egress_archive, engine, plain_requested
 from .channel import Commands
 from .cleanup import keep_run, labels, remove_all, remove_run, run_network, run_state, sweep_orphans
@@ -177,10 +178,8 @@ class GaiaDockerSandbox(SandboxEnvironment):
             try:
                 address = await client.call(record.start, container)
                 if address is not None and watched is not None:  # an outage names its sample
-                    watched.watch.name(
-                        address,
-                        f"sample {active.sample.id} (epoch {active.epoch})" if active else name,
-                    )
+                    who = sample_named(active.sample.id, active.epoch) if active else name
+                    watched.watch.name(address, who)
             except BaseException:
                 with anyio.CancelScope(shield=True):
                     await client.call(remove_sample_container, container)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..web_record import CAME_FROM, OUTAGE
+from ..web_record import CAME_FROM, CAUSE, OUTAGE
 from .provenance import GaiaProvenance
 
 
@@ -61,7 +61,6 @@ MODEL_UNREACHED = re.compile(
 )
 """A sample error that is about reaching the model, not about its question: the providers' SDK
 errors for no connection, a refused key, an unknown model, and inspect's ``none`` model."""
-_CAUSE = re.compile(re.escape(CAME_FROM) + r"(sample \S+ \(epoch \d+\)|[0-9A-Fa-f.:]{1,64})")
 CANCELLED = re.compile(r"^CancelledError\b")
 """inspect's message for a sample a stop cancelled (``repr`` of the cancellation)."""
 
@@ -128,10 +127,9 @@ def cancelled(message: str | None) -> bool:
 def _never_reached(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample]) -> str | None:
     if not samples or not all(s.error and MODEL_UNREACHED.search(s.error) for s in samples):
         return None
-    logs = sorted({run.source for run in runs})
     return (
         f"model never reached: {len(samples)} of {len(samples)} samples errored on it — "
-        f"inspect eval-retry {' '.join(logs)}"
+        f"{_retry(runs)}"
     )
 
 
@@ -140,10 +138,14 @@ def _outages(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample]) -> st
     ended = [s.error for s in samples if s.error and OUTAGE in s.error]
     if not ended:
         return None
-    causes = sorted({m.group(1) for e in ended if (m := _CAUSE.search(e))})
-    cause = f" (the last request before it came from {', '.join(causes)})" if causes else ""
-    logs = sorted({run.source for run in runs})
+    causes = sorted({m.group(1) for e in ended if (m := CAUSE.search(e))})
+    cause = f" ({CAME_FROM}{', '.join(causes)})" if causes else ""
     return (
         f"egress proxy down: {len(ended)} sample{'s' * (len(ended) > 1)} ended{cause} — "
-        f"inspect eval-retry {' '.join(logs)}"
+        f"{_retry(runs)}"
     )
+
+
+def _retry(runs: Sequence[CoveredRun]) -> str:
+    """The command that reruns the errored samples of ``runs``."""
+    return f"inspect eval-retry {' '.join(sorted({run.source for run in runs}))}"
