@@ -13,7 +13,7 @@
 set -euo pipefail
 
 missing=0
-proxy=$(python -c "from inspect_gaia._egress import PROXY_IMAGE; print(PROXY_IMAGE)")
+proxy=$(python -c "from inspect_gaia.egress import PROXY_IMAGE; print(PROXY_IMAGE)")
 for tag in inspect-gaia/sandbox:bookworm inspect-gaia/sandbox:bookworm-attachments \
   inspect-gaia/sandbox:bookworm-browser inspect-gaia/sandbox:bookworm-agents "$proxy"; do
   docker image inspect "$tag" >/dev/null 2>&1 || missing=1

@@ -34,10 +34,10 @@ from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolCall
 
 from benchmarks.report import machine, public_command
-from inspect_gaia._egress.urlrules import REFUSAL
 from inspect_gaia.answer_sources.detect import contamination
 from inspect_gaia.answer_sources.sources import load_answer_sources
-from inspect_gaia.dataset import DEFAULT_INPUT_PROMPT
+from inspect_gaia.egress.urlrules import REFUSAL
+from inspect_gaia.questions.dataset import DEFAULT_INPUT_PROMPT
 from inspect_gaia.web.pages import PAGE_CHARS, Answer, page_text
 
 SECTION = "## Detection"

@@ -28,10 +28,10 @@ import threading
 import time
 from typing import Any
 
-from inspect_gaia._docker import client, egress
-from inspect_gaia._docker.cleanup import remove_run, run_state
-from inspect_gaia._egress.urlrules import all_matches
 from inspect_gaia.answer_sources.sources import load_answer_sources
+from inspect_gaia.egress.urlrules import all_matches
+from inspect_gaia.sandboxes.docker import client, egress
+from inspect_gaia.sandboxes.docker.cleanup import remove_run, run_state
 from support.standins import docker, standins
 
 MIB = 1 << 20

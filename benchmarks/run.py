@@ -60,7 +60,7 @@ def floor(image: str, repeat: int, workdir: Path) -> dict[str, float]:
     """What Docker alone costs for one sandbox on this machine."""
     import yaml
 
-    from inspect_gaia.sandbox import gaia_compose
+    from inspect_gaia.sandboxes.spec import gaia_compose
 
     compose = workdir / "compose.yaml"
     config = gaia_compose(image=image)

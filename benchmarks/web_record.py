@@ -28,11 +28,11 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks.egress_stream import MIB, PeakMemory
-from inspect_gaia._docker import egress
-from inspect_gaia._docker.cleanup import remove_run, run_state
-from inspect_gaia._docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
-from inspect_gaia._docker.egress_record import SandboxRecord
 from inspect_gaia.answer_sources.sources import load_answer_sources
+from inspect_gaia.sandboxes.docker import egress
+from inspect_gaia.sandboxes.docker.cleanup import remove_run, run_state
+from inspect_gaia.sandboxes.docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
+from inspect_gaia.sandboxes.docker.egress_record import SandboxRecord
 from support.standins import docker, standins
 
 PAGE = "http://weather.example/today.txt"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from inspect_gaia._docker.cleanup import OWNER_LABEL, owner
+from inspect_gaia.sandboxes.docker.cleanup import OWNER_LABEL, owner
 from support.standins import StandIns, docker, standins
 from support.web_pages import HOSTS, SERVER, routes_json
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from huggingface_hub import constants
 
-from inspect_gaia._docker import TAG_VARIABLE
+from inspect_gaia.sandboxes.docker import TAG_VARIABLE
 from support.answer_pages import MIRROR_HOST, NOTES_HOST, WEATHER_HOST
 from support.scripted_model import Entry, ScriptedModel, serve
 from support.standins import StandIns, standins
@@ -62,7 +62,7 @@ def sandbox_image() -> str:
 @pytest.fixture(scope="session")
 def egress_image(sandbox_image: str) -> str:
     """The egress proxy's image; missing, the test fails (CI builds it: .ci/sandbox-images.sh)."""
-    from inspect_gaia._egress import PROXY_IMAGE
+    from inspect_gaia.egress import PROXY_IMAGE
 
     found = subprocess.run(["docker", "image", "inspect", PROXY_IMAGE], capture_output=True)
     assert found.returncode == 0, (

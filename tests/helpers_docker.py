@@ -8,8 +8,8 @@ import subprocess
 import time
 from collections.abc import Callable
 
-from inspect_gaia._docker import TAG_VARIABLE
-from inspect_gaia._docker.spares import is_spare
+from inspect_gaia.sandboxes.docker import TAG_VARIABLE
+from inspect_gaia.sandboxes.docker.spares import is_spare
 
 # -- Docker bookkeeping ----------------------------------------------------------------------------
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from inspect_gaia._docker.engine import DockerProblem
 from inspect_gaia.errors import GaiaDatasetError, GaiaError, GaiaParameterError, GaiaSubmissionError
 from inspect_gaia.logs.budget import OverBudget
 from inspect_gaia.logs.leaderboard import Problem
 from inspect_gaia.logs.provenance import ProvenanceError
 from inspect_gaia.logs.read import LogProblem
 from inspect_gaia.model_check import GaiaModelError
+from inspect_gaia.sandboxes.docker.engine import DockerProblem
 
 
 def one_of_each(fix: str) -> list[tuple[GaiaError, str]]:

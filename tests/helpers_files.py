@@ -17,7 +17,7 @@ from inspect_ai.util import SandboxEnvironmentSpec
 from inspect_gaia import DEFAULT_INPUT_PROMPT, _params, gaia
 from inspect_gaia.options import GaiaParams
 from inspect_gaia.record import provenance_of
-from inspect_gaia.sandbox import PROVIDERS
+from inspect_gaia.sandboxes.spec import PROVIDERS
 from inspect_gaia.task import gaia_questions, parameter_names
 from tests.helpers_runs import MODEL
 from tests.scenario import GAIA_TINY, VALIDATION_DIR

@@ -8,10 +8,10 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolCall
 
-from inspect_gaia._egress.urlrules import REFUSAL, match_url
 from inspect_gaia.answer_sources.detect import contamination
 from inspect_gaia.answer_sources.sources import load_answer_sources
-from inspect_gaia.dataset import DEFAULT_INPUT_PROMPT
+from inspect_gaia.egress.urlrules import REFUSAL, match_url
+from inspect_gaia.questions.dataset import DEFAULT_INPUT_PROMPT
 
 TASK_ID = "0c5b0e3e-5e8f-4f5b-9a47-6f1e4c2b7d10"
 QUESTION = (
@@ -73,7 +73,7 @@ def kinds(flags: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 
 def refusal(url: str) -> str:
-    """What the egress proxy answers a request to a listed ``url`` (``_egress/addon.py``)."""
+    """What the egress proxy answers a request to a listed ``url`` (``egress/addon.py``)."""
     rule = match_url(SOURCES.rules, url)
     assert rule is not None, url
     return REFUSAL.format(url=url, source=rule.source, rule=rule.pattern) + "\n"

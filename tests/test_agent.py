@@ -110,7 +110,7 @@ def test_optional_tools_are_offered_and_mcp_fetch_is_callable(
 def test_web_search_is_offered(gaia_tiny: Path) -> None:
     from inspect_ai.util import registry_info
 
-    from inspect_gaia.agent import gaia_tools
+    from inspect_gaia.agents.basic import gaia_tools
     from inspect_gaia.options import AgentOptions
 
     names = [registry_info(t).name for t in gaia_tools(AgentOptions(web_search=True))]
@@ -182,7 +182,7 @@ def test_a_final_answer_in_plain_text_is_told_from_other_replies() -> None:
     from inspect_ai.model import ChatMessageUser
     from inspect_ai.tool import ToolCall
 
-    from inspect_gaia.agent import _answered_in_text
+    from inspect_gaia.agents.basic import _answered_in_text
 
     said = ChatMessageAssistant(content="Done.\nfinal answer : 7")
     called = ChatMessageAssistant(
@@ -199,7 +199,7 @@ def test_idle_turns_are_counted_from_the_end() -> None:
     from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
     from inspect_ai.tool import ToolCall
 
-    from inspect_gaia.agent import _idle_turns
+    from inspect_gaia.agents.basic import _idle_turns
 
     call = ChatMessageAssistant(
         content="", tool_calls=[ToolCall(id="1", function="bash", arguments={})]

@@ -23,7 +23,7 @@ import pytest
 from huggingface_hub import constants as hf_constants
 
 from inspect_gaia._cli.main import cli
-from inspect_gaia.hub import HF_REVISION
+from inspect_gaia.questions.hub import HF_REVISION
 from tests.helpers import TWO_SAMPLES, invoke, run_eval_cli, write_log
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY, MINI_CREW
 

@@ -8,14 +8,7 @@ from typing import Any
 import pytest
 
 import inspect_gaia._cli.image as cli_image
-from inspect_gaia._docker import (
-    OFFLINE_ATTACHMENTS_TAG,
-    OFFLINE_BROWSER_TAG,
-    REGISTRY_ATTACHMENTS_TAG,
-    REGISTRY_BROWSER_TAG,
-    engine,
-)
-from inspect_gaia.browser_image import (
+from inspect_gaia.images.browser import (
     LABELS,
     NPM_PACKAGES,
     PLAYWRIGHT_MCP_VERSION,
@@ -23,7 +16,14 @@ from inspect_gaia.browser_image import (
     browser_dockerfile,
     browser_tag,
 )
-from inspect_gaia.layer_image import base_tag
+from inspect_gaia.images.layer import base_tag
+from inspect_gaia.sandboxes.docker import (
+    OFFLINE_ATTACHMENTS_TAG,
+    OFFLINE_BROWSER_TAG,
+    REGISTRY_ATTACHMENTS_TAG,
+    REGISTRY_BROWSER_TAG,
+    engine,
+)
 from tests.helpers import invoke
 
 

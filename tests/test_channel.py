@@ -16,9 +16,9 @@ import anyio
 import pytest
 from anyio.abc import SocketStream
 
-from inspect_gaia._docker.channel import BROKEN, ExecChannel, _uid
-from inspect_gaia._docker.exec_server import HEADER
-from inspect_gaia._docker.exec_stream import Attached
+from inspect_gaia.sandboxes.docker.channel import BROKEN, ExecChannel, _uid
+from inspect_gaia.sandboxes.docker.exec_server import HEADER
+from inspect_gaia.sandboxes.docker.exec_stream import Attached
 
 pytestmark = pytest.mark.anyio
 

@@ -322,7 +322,7 @@ def test_without_a_snapshot_the_runs_own_targets_are_said(isolated_cache: Path) 
 
 
 def test_a_cached_snapshot_is_used(isolated_cache: Path) -> None:
-    from inspect_gaia.hub import HF_REVISION, snapshot_dir
+    from inspect_gaia.questions.hub import HF_REVISION, snapshot_dir
 
     cached = snapshot_dir("huggingface", HF_REVISION)
     shutil.copytree(GAIA_MINI, cached)

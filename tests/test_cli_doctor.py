@@ -208,7 +208,7 @@ def test_any_error_is_a_failed_check_with_its_fix() -> None:
 
     from inspect_gaia._cli._checks import Check
     from inspect_gaia._cli.doctor import _line
-    from inspect_gaia._docker.engine import DockerProblem
+    from inspect_gaia.sandboxes.docker.engine import DockerProblem
 
     for fix, shown in (("the fix", " — the fix"), ("", "")):
         for error, problem in one_of_each(fix):
@@ -241,7 +241,7 @@ def test_doctor_says_whether_the_image_is_pinned(
     monkeypatch: pytest.MonkeyPatch, image: str, identity: tuple[str | None, str | None], says: str
 ) -> None:
     from inspect_gaia._cli import _checks as doctor
-    from inspect_gaia._docker import engine
+    from inspect_gaia.sandboxes.docker import engine
 
     monkeypatch.setattr(engine, "image_identity", lambda reference: identity)
     check = doctor.check_pinned(image)

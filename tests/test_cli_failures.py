@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from inspect_gaia.dataset import split_levels
+from inspect_gaia.questions.dataset import split_levels
 from tests.helpers import MODEL, invoke, parse_params, write_log
 from tests.scenario import GAIA_TINY, LAGOON, TAVERN
 

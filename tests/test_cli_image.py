@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import inspect_gaia._cli.image as cli_image
-from inspect_gaia._docker import engine
+from inspect_gaia.sandboxes.docker import engine
 from tests.helpers import invoke
 
 

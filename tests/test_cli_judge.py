@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from inspect_gaia.judge import DEFAULT_PROMPT_NAME, load_prompt
 from inspect_gaia.logs.results import read_evalscope_run
-from inspect_gaia.named_sets import load_named_set
+from inspect_gaia.questions.named_sets import load_named_set
+from inspect_gaia.scoring.judge import DEFAULT_PROMPT_NAME, load_prompt
 from support.scripted_model import Entry, ScriptedModel
 from tests.helpers import invoke, write_log
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, MINI_MEMO

@@ -33,8 +33,8 @@ def test_no_other_module_imports_a_private_inspect_module() -> None:
 
 
 DOCKER_PY_INTERNALS = {
-    "_docker/client.py": ("get_connection", "trust_env"),
-    "_docker/archive.py": ("_url", "_get", "_raise_for_status"),
+    "sandboxes/docker/client.py": ("get_connection", "trust_env"),
+    "sandboxes/docker/archive.py": ("_url", "_get", "_raise_for_status"),
 }
 """docker-py's internals, by the module that uses them: the three docstrings agree on this."""
 
@@ -53,7 +53,7 @@ def test_each_docker_py_internal_is_named_where_used_and_in_compat(
 
 
 def test_unproxied_sees_through_inspects_event_recorder() -> None:
-    from inspect_gaia._faults import UnstartedSandbox
+    from inspect_gaia.sandboxes.faults import UnstartedSandbox
 
     inner = UnstartedSandbox("engine gone")
     assert compat.unproxied(compat.SandboxEnvironmentProxy(inner)) is inner
@@ -72,7 +72,7 @@ def test_basic_agent_rereads_completed_before_every_model_call(
     from inspect_ai.dataset import Sample
     from inspect_ai.solver import basic_agent
 
-    from inspect_gaia.agent import idle_guard
+    from inspect_gaia.agents.basic import idle_guard
 
     model = scripted([Entry("", [{"say": ""}])])
     task = Task(
@@ -99,7 +99,7 @@ def test_a_plain_text_final_answer_ends_basic_agents_loop(scripted: Play, tmp_pa
     from inspect_ai.model import ChatMessageAssistant
     from inspect_ai.solver import basic_agent
 
-    from inspect_gaia.agent import idle_guard
+    from inspect_gaia.agents.basic import idle_guard
 
     model = scripted([Entry("", [{"say": "It is 42.\nFINAL ANSWER: 42"}])])
     unguarded = Task(dataset=[Sample(input="q")], solver=basic_agent(tools=[]), message_limit=10)

@@ -14,7 +14,7 @@ from inspect_gaia import (
     GaiaMetadata,
     GaiaParameterError,
 )
-from inspect_gaia.dataset import (
+from inspect_gaia.questions.dataset import (
     GaiaRecord,
     check_record,
     gaia_dataset,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import anyio
 import pytest
 
-from inspect_gaia._docker import archive, client, exec_stream
+from inspect_gaia.sandboxes.docker import archive, client, exec_stream
 from tests.helpers import SANDBOX_IMAGE
 
 pytestmark = pytest.mark.docker

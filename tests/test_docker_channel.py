@@ -16,10 +16,10 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 
-from inspect_gaia._docker import PLAIN_ENV, client, exec_stream
-from inspect_gaia._docker.channel import BROKEN, RUNNER
-from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
-from inspect_gaia.sandbox import gaia_compose
+from inspect_gaia.sandboxes.docker import PLAIN_ENV, client, exec_stream
+from inspect_gaia.sandboxes.docker.channel import BROKEN, RUNNER
+from inspect_gaia.sandboxes.docker.gaia_docker import GaiaDockerSandbox
+from inspect_gaia.sandboxes.spec import gaia_compose
 from tests.helpers import SANDBOX_IMAGE
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]

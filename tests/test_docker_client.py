@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from inspect_gaia._docker import client
+from inspect_gaia.sandboxes.docker import client
 
 pytestmark = pytest.mark.docker
 

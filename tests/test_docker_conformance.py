@@ -17,9 +17,9 @@ from inspect_ai.util import SandboxEnvironment
 from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
 from inspect_ai.util._sandbox.self_check import *  # noqa: F403
 
-from inspect_gaia._docker import PLAIN_ENV
-from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
-from inspect_gaia.sandbox import gaia_compose
+from inspect_gaia.sandboxes.docker import PLAIN_ENV
+from inspect_gaia.sandboxes.docker.gaia_docker import GaiaDockerSandbox
+from inspect_gaia.sandboxes.spec import gaia_compose
 from tests.helpers import SANDBOX_IMAGE
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]

@@ -21,9 +21,9 @@ import pytest
 from inspect_ai.log import EvalSample, read_eval_log
 from inspect_ai.model import ChatMessageTool
 
-from inspect_gaia._egress.urlrules import REFUSAL_MARKER
 from inspect_gaia.answer_sources.sources import load_answer_sources
-from inspect_gaia.web_record import WebRequest, from_store
+from inspect_gaia.egress.urlrules import REFUSAL_MARKER
+from inspect_gaia.egress.web_record import WebRequest, from_store
 from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_HOST,

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from inspect_gaia._docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
-from inspect_gaia.web_record import ARCHIVE_KEY, from_store
+from inspect_gaia.egress.web_record import ARCHIVE_KEY, from_store
+from inspect_gaia.sandboxes.docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
 from support import answer_pages as web
 from support.scripted_model import Entry
 from support.standins import StandIns

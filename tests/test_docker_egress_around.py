@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.model import ChatMessageTool
 
-from inspect_gaia._egress.urlrules import REFUSAL_MARKER
+from inspect_gaia.egress.urlrules import REFUSAL_MARKER
 from support.answer_pages import (
     GAIA_LEAK,
     PELLBROOK,

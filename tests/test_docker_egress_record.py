@@ -19,8 +19,8 @@ import pytest
 from inspect_ai.event import InfoEvent
 from inspect_ai.log import EvalSample, resolve_sample_attachments
 
+from inspect_gaia.egress.web_record import INFO_SOURCE, UNANSWERED, WebRequest, from_store
 from inspect_gaia.logs.web_reads import RECORD_ONLY
-from inspect_gaia.web_record import INFO_SOURCE, UNANSWERED, WebRequest, from_store
 from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_HOST,

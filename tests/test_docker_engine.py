@@ -15,13 +15,13 @@ import urllib3
 from docker.errors import DockerException, ImageNotFound
 
 from inspect_gaia import GaiaError
-from inspect_gaia._docker import OFFLINE_TAG, TAG_LABEL, TAG_VARIABLE, client, engine
-from inspect_gaia._docker.config import GaiaComposeConfig, gaia_config
-from inspect_gaia._docker.engine import DockerProblem, check_limits
-from inspect_gaia._docker.gaia_compose import GaiaComposeSandbox
-from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
-from inspect_gaia._docker.service import service_config
-from inspect_gaia.sandbox import SandboxLimits, gaia_compose
+from inspect_gaia.sandboxes.docker import OFFLINE_TAG, TAG_LABEL, TAG_VARIABLE, client, engine
+from inspect_gaia.sandboxes.docker.config import GaiaComposeConfig, gaia_config
+from inspect_gaia.sandboxes.docker.engine import DockerProblem, check_limits
+from inspect_gaia.sandboxes.docker.gaia_compose import GaiaComposeSandbox
+from inspect_gaia.sandboxes.docker.gaia_docker import GaiaDockerSandbox
+from inspect_gaia.sandboxes.docker.service import service_config
+from inspect_gaia.sandboxes.spec import SandboxLimits, gaia_compose
 from tests.helpers import SANDBOX_IMAGE, docker_leftovers
 
 
@@ -139,7 +139,7 @@ def test_image_status_present_pullable_or_a_problem(fake: Callable[..., None]) -
     assert (
         problem.detail == "python:3.11 is not present and cannot be pulled (registry unreachable)"
     )
-    # the offline tag is image.py's, named in the flags of `inspect eval` outside the CLI
+    # the offline tag is images/sandbox.py's, named in the flags of `inspect eval` outside the CLI
     assert f"`-T image={OFFLINE_TAG}`" in problem.fix
     assert "inspect-gaia image build --offline" in problem.fix
 

@@ -17,10 +17,10 @@ import anyio
 import pytest
 from inspect_ai.util import SandboxUnavailableError
 
-from inspect_gaia._docker import client, exec_stream
-from inspect_gaia._docker.exec_stream import Attached, _Connection
-from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
-from inspect_gaia.sandbox import gaia_compose
+from inspect_gaia.sandboxes.docker import client, exec_stream
+from inspect_gaia.sandboxes.docker.exec_stream import Attached, _Connection
+from inspect_gaia.sandboxes.docker.gaia_docker import GaiaDockerSandbox
+from inspect_gaia.sandboxes.spec import gaia_compose
 from tests.helpers import SANDBOX_IMAGE
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]

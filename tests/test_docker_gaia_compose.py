@@ -6,10 +6,10 @@ import anyio
 import pytest
 from inspect_ai.util import SandboxUnavailableError
 
-from inspect_gaia._docker import engine
-from inspect_gaia._docker.gaia_compose import EngineCheckedSandbox, GaiaComposeSandbox
-from inspect_gaia._faults import SetUpGuard
-from inspect_gaia.sandbox import gaia_compose
+from inspect_gaia.sandboxes.docker import engine
+from inspect_gaia.sandboxes.docker.gaia_compose import EngineCheckedSandbox, GaiaComposeSandbox
+from inspect_gaia.sandboxes.faults import SetUpGuard
+from inspect_gaia.sandboxes.spec import gaia_compose
 from tests.helpers import SANDBOX_IMAGE, docker_leftovers
 
 pytestmark = pytest.mark.docker

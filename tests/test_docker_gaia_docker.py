@@ -16,8 +16,8 @@ import anyio
 import pytest
 from inspect_ai.util import SandboxEnvironment
 
-from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
-from inspect_gaia.sandbox import gaia_compose
+from inspect_gaia.sandboxes.docker.gaia_docker import GaiaDockerSandbox
+from inspect_gaia.sandboxes.spec import gaia_compose
 from tests.helpers import SANDBOX_IMAGE, docker_leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]

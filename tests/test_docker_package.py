@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_gaia import _docker
-from inspect_gaia._docker import PLAIN_ENV, plain_requested
+from inspect_gaia.sandboxes import docker as _docker
+from inspect_gaia.sandboxes.docker import PLAIN_ENV, plain_requested
 
 
 def test_the_map_says_what_each_optimisation_falls_back_to() -> None:

@@ -12,12 +12,12 @@ from typing import Any
 import anyio
 import pytest
 
-from inspect_gaia._docker import PLAIN_ENV, client, engine
-from inspect_gaia._docker import gaia_docker as gaia_docker_module
-from inspect_gaia._docker import spares as spares_module
-from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
-from inspect_gaia._docker.spares import is_spare, spares
-from inspect_gaia.sandbox import gaia_compose
+from inspect_gaia.sandboxes.docker import PLAIN_ENV, client, engine
+from inspect_gaia.sandboxes.docker import gaia_docker as gaia_docker_module
+from inspect_gaia.sandboxes.docker import spares as spares_module
+from inspect_gaia.sandboxes.docker.gaia_docker import GaiaDockerSandbox
+from inspect_gaia.sandboxes.docker.spares import is_spare, spares
+from inspect_gaia.sandboxes.spec import gaia_compose
 from tests.helpers import SANDBOX_IMAGE, docker_leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]

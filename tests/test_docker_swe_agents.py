@@ -13,10 +13,10 @@ from inspect_ai import task_with
 from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia import gaia
-from inspect_gaia._egress.urlrules import REFUSAL_MARKER
-from inspect_gaia.agents_image import LABELS
 from inspect_gaia.defaults import AgentName
+from inspect_gaia.egress.urlrules import REFUSAL_MARKER
 from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.images.agents import LABELS
 from support.answer_pages import (
     GAIA_LEAK,
     MIRROR_HOST,

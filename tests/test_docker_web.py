@@ -17,8 +17,8 @@ import pytest
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessageTool, ContentImage
 
-from inspect_gaia._docker import OFFLINE_BROWSER_TAG
 from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.sandboxes.docker import OFFLINE_BROWSER_TAG
 from inspect_gaia.task import gaia
 from inspect_gaia.web import BROWSER_TOOLS
 from inspect_gaia.web.pages import PAGE_CHARS
@@ -36,7 +36,7 @@ SITES = ("wrenfold", "cobblemere", "brackwater", "harrowgate")
 @pytest.fixture(scope="module")
 def browser_image() -> str:
     """The browser image; missing, the test fails (CI builds it in .ci/sandbox-images.sh)."""
-    from inspect_gaia._docker.engine import local_image_id
+    from inspect_gaia.sandboxes.docker.engine import local_image_id
 
     assert local_image_id(OFFLINE_BROWSER_TAG) is not None, (
         f"{OFFLINE_BROWSER_TAG} is missing — build it with "

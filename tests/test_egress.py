@@ -7,18 +7,18 @@ from typing import Any
 
 import pytest
 
-from inspect_gaia._docker import EGRESS_KEY
-from inspect_gaia._docker.egress import PORT, Egress, sample_kwargs, wanted
-from inspect_gaia._docker.service import create_kwargs, service_config
-from inspect_gaia._egress import MITMPROXY_VERSION
 from inspect_gaia.answer_sources.sources import load_answer_sources
-from inspect_gaia.egress_image import PURE_SOURCES, WHEELS, proxy_dockerfile
+from inspect_gaia.egress import MITMPROXY_VERSION
 from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.image_layout import BUNDLE, CA_FILE
+from inspect_gaia.images.egress import PURE_SOURCES, WHEELS, proxy_dockerfile
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import GaiaProvenance
 from inspect_gaia.record import provenance_of
-from inspect_gaia.sandbox import gaia_compose, gaia_sandbox
-from inspect_gaia.sandbox_paths import BUNDLE, CA_FILE
+from inspect_gaia.sandboxes.docker import EGRESS_KEY
+from inspect_gaia.sandboxes.docker.egress import PORT, Egress, sample_kwargs, wanted
+from inspect_gaia.sandboxes.docker.service import create_kwargs, service_config
+from inspect_gaia.sandboxes.spec import gaia_compose, gaia_sandbox
 from tests.helpers import invoke, parse_params
 
 REFUSED: list[tuple[dict[str, Any], str]] = [
@@ -129,7 +129,7 @@ def test_the_proxy_image_recipe() -> None:
 
 
 def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None:
-    from inspect_gaia._docker.egress import _command, _replay_command
+    from inspect_gaia.sandboxes.docker.egress import _command, _replay_command
     from inspect_gaia.shipped import PROXY_PROGRAMS
 
     command = _command("10.0.0.0/24", ["172.17.0.1", "172.18.0.1"], ["172.30.0.0/16"], False)
@@ -146,7 +146,7 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     shipped = {program.name for program in PROXY_PROGRAMS}
     assert shipped == {
         "addon.py",
-        "record.py",
+        "recorder.py",
         "netpolicy.py",
         "failclosed.py",
         "supervise.py",

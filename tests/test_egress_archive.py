@@ -1,4 +1,4 @@
-"""The caps of ``-T web_record=bodies``, as the proxy is told them (``_docker/egress_archive.py``)."""
+"""The caps of ``-T web_record=bodies``, as the proxy is told them (``sandboxes/docker/egress_archive.py``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from inspect_gaia._docker.egress_archive import (
+from inspect_gaia.errors import GaiaError
+from inspect_gaia.sandboxes.docker.egress_archive import (
     BODY_CAP,
     BODY_CAP_ENV,
     RUN_CAP,
@@ -14,7 +15,6 @@ from inspect_gaia._docker.egress_archive import (
     archive_dir,
     body_options,
 )
-from inspect_gaia.errors import GaiaError
 
 
 def test_the_caps_default_and_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,10 +1,10 @@
-"""Which addresses the egress proxy may connect to (``_egress/netpolicy.py``)."""
+"""Which addresses the egress proxy may connect to (``egress/netpolicy.py``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from inspect_gaia._egress.netpolicy import AddressPolicy, networks
+from inspect_gaia.egress.netpolicy import AddressPolicy, networks
 
 HOST = "172.30.0.1"
 """The gateway of a test's own network: the host's address on it."""

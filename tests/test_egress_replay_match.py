@@ -1,4 +1,4 @@
-"""The recorded web of an archive, and how a request is matched to it (``_egress/replay_match.py``)."""
+"""The recorded web of an archive, and how a request is matched to it (``egress/replay_match.py``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from inspect_gaia import GaiaParameterError
-from inspect_gaia._egress.replay_match import archive_index, directory_index, match_key
+from inspect_gaia.egress.replay_match import archive_index, directory_index, match_key
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import GaiaProvenance, WebReplayRecord
 from inspect_gaia.record import provenance_of

@@ -1,4 +1,4 @@
-"""The egress proxy's supervisor (``_egress/supervise.py``), run for real around a stand-in proxy.
+"""The egress proxy's supervisor (``egress/supervise.py``), run for real around a stand-in proxy.
 
 The stand-in answers every request on 127.0.0.1 as the addon answers the supervisor's probe; it is
 killed, stopped and broken here as mitmdump could be in the proxy's container.
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from inspect_gaia._egress import supervise
+from inspect_gaia.egress import supervise
 
 pytestmark = pytest.mark.slow
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_gaia._egress.urlrules import (
+from inspect_gaia.answer_sources.sources import load_answer_sources
+from inspect_gaia.egress.urlrules import (
     NESTED_IN_FULL,
     Rule,
     all_matches,
@@ -18,7 +19,6 @@ from inspect_gaia._egress.urlrules import (
     request_match,
     variants,
 )
-from inspect_gaia.answer_sources.sources import load_answer_sources
 
 
 def _rule(text: str) -> Rule:

@@ -1,5 +1,5 @@
 """How the run reads its egress proxy's log, and what an outage does to a sample's commands
-(``_docker/egress_watch.py``): the supervisor's lines are fed in as the container's log holds them."""
+(``sandboxes/docker/egress_watch.py``): the supervisor's lines are fed in as the container's log holds them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from inspect_ai.event import InfoEvent
 from inspect_ai.log import transcript
 
-from inspect_gaia._docker.egress_watch import EgressOutageError, SampleCommands, Watch
+from inspect_gaia.sandboxes.docker.egress_watch import EgressOutageError, SampleCommands, Watch
 
 pytestmark = pytest.mark.anyio
 

@@ -15,10 +15,10 @@ import rich
 from rich.console import Console
 
 import inspect_gaia
-from inspect_gaia._docker.engine import DockerProblem
 from inspect_gaia.errors import GaiaError, GaiaParameterError, one_of
 from inspect_gaia.logs.leaderboard import Problem
 from inspect_gaia.logs.read import LogProblem
+from inspect_gaia.sandboxes.docker.engine import DockerProblem
 from tests.helpers_errors import one_of_each
 
 
@@ -87,7 +87,7 @@ def _modules() -> dict[str, ModuleType]:
     """
     found = {}
     for info in pkgutil.walk_packages([str(SOURCE)], prefix="inspect_gaia."):
-        if info.name.startswith("inspect_gaia._egress"):
+        if info.name.startswith("inspect_gaia.egress"):
             continue
         module = importlib.import_module(info.name)
         if module.__file__:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from inspect_gaia._docker import channel
-from inspect_gaia._docker.exec_server import HEADER
+from inspect_gaia.sandboxes.docker import channel
+from inspect_gaia.sandboxes.docker.exec_server import HEADER
 from inspect_gaia.shipped import EXEC_SERVER, source
 
 

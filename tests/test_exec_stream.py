@@ -13,11 +13,16 @@ from pathlib import Path
 import pytest
 from anyio.abc import SocketStream
 
-from inspect_gaia._docker import client, exec_stream
-from inspect_gaia._docker.engine import DockerProblem
-from inspect_gaia._docker.exec_stream import Demux, EngineError, EngineUnreachable, _Connection
-from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
-from inspect_gaia.sandbox import gaia_compose
+from inspect_gaia.sandboxes.docker import client, exec_stream
+from inspect_gaia.sandboxes.docker.engine import DockerProblem
+from inspect_gaia.sandboxes.docker.exec_stream import (
+    Demux,
+    EngineError,
+    EngineUnreachable,
+    _Connection,
+)
+from inspect_gaia.sandboxes.docker.gaia_docker import GaiaDockerSandbox
+from inspect_gaia.sandboxes.spec import gaia_compose
 
 pytestmark = pytest.mark.anyio
 

@@ -12,7 +12,7 @@ import pytest
 from huggingface_hub import constants
 
 from inspect_gaia import GaiaDatasetError, gaia_dataset
-from inspect_gaia.hub import (
+from inspect_gaia.questions.hub import (
     HF_REPO_ID,
     HF_REVISION,
     MODELSCOPE_DATASET_ID,

@@ -7,12 +7,7 @@ from pathlib import Path
 import pytest
 
 from inspect_gaia.errors import GaiaParameterError
-from inspect_gaia.judge import (
-    DEFAULT_PROMPT,
-    DEFAULT_PROMPT_NAME,
-    load_prompt,
-    read_grade,
-)
+from inspect_gaia.scoring.judge import DEFAULT_PROMPT, DEFAULT_PROMPT_NAME, load_prompt, read_grade
 
 JUDGE = "openai-api/scripted/judge"
 

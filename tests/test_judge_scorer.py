@@ -14,8 +14,8 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT
-from inspect_gaia.judge import JUDGE_SCORER, load_prompt
 from inspect_gaia.logs.read import read_inspect_log
+from inspect_gaia.scoring.judge import JUDGE_SCORER, load_prompt
 from support.scripted_model import Entry, ScriptedModel
 from tests.helpers import inspect_cli, invoke, write_log
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from inspect_ai.model import ModelCost
 
-from inspect_gaia.judge import load_prompt
 from inspect_gaia.logs.judged import Asked, judge_answers, judge_samples, judged_block
 from inspect_gaia.logs.results import SampleResult
+from inspect_gaia.scoring.judge import load_prompt
 from support.scripted_model import Entry, ScriptedModel
 
 JUDGE = "openai-api/scripted/judge"

@@ -20,7 +20,7 @@ from inspect_ai.model import (
 )
 
 from inspect_gaia import gaia_dataset
-from inspect_gaia.media import (
+from inspect_gaia.questions.media import (
     LIMITS,
     _stat_problem,
     attachment_content,

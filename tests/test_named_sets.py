@@ -16,7 +16,7 @@ import yaml
 
 from inspect_gaia import GaiaParameterError, gaia
 from inspect_gaia.logs.provenance import GaiaProvenance
-from inspect_gaia.named_sets import (
+from inspect_gaia.questions.named_sets import (
     DISPUTE_CLASSES,
     DISPUTED_FIELDS,
     NAMES,

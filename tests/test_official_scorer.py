@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from inspect_gaia import question_scorer
-from inspect_gaia._official_scorer import normalize_number_str, normalize_str, split_string
+from inspect_gaia.scoring.official import normalize_number_str, normalize_str, split_string
 
 # (model answer, ground truth, official verdict)
 OFFICIAL = [

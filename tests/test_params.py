@@ -16,7 +16,7 @@ from inspect_gaia import GaiaParameterError, gaia
 from inspect_gaia._params import parse_params as parse_raw
 from inspect_gaia._values import MCP_SHORTCUTS, parse_ids, parse_levels, parse_mcp_servers
 from inspect_gaia.options import GaiaParams
-from inspect_gaia.sandbox import SandboxLimits
+from inspect_gaia.sandboxes.spec import SandboxLimits
 from inspect_gaia.task import parameter_names
 from tests.helpers import parse_params
 
@@ -228,9 +228,9 @@ DOCKER_REFUSES: set[tuple[str, object]] = {
 def test_the_limits_table_is_what_docker_does(sandbox_image: str) -> None:
     """Each value refused for Docker's sake fails to start a container as typed; each value
     accepted starts one as it reaches Docker (the path gaia-docker's containers take)."""
-    from inspect_gaia._docker import client
-    from inspect_gaia._docker.service import create_kwargs, service_config
-    from inspect_gaia.sandbox import gaia_compose
+    from inspect_gaia.sandboxes.docker import client
+    from inspect_gaia.sandboxes.docker.service import create_kwargs, service_config
+    from inspect_gaia.sandboxes.spec import gaia_compose
 
     def starts(limits: SandboxLimits) -> bool:
         kwargs = create_kwargs(service_config(gaia_compose(sandbox_image, limits=limits)), None)

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from inspect_gaia import GaiaParameterError, gaia
-from inspect_gaia.dataset import split_levels
 from inspect_gaia.logs.provenance import GaiaProvenance, ProvenanceError, question_set_flag
 from inspect_gaia.options import GaiaParams
-from inspect_gaia.questionset import (
+from inspect_gaia.questions.dataset import split_levels
+from inspect_gaia.questions.questionset import (
     QuestionSet,
     QuestionSetRecord,
     describe,

@@ -13,7 +13,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.util import ComposeConfig
 
 from inspect_gaia import gaia
-from inspect_gaia.sandbox import (
+from inspect_gaia.sandboxes.spec import (
     COMPOSE_FILE,
     DEFAULT_IMAGE,
     SandboxKind,

@@ -14,9 +14,9 @@ import pytest
 from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentSpec, sandboxenv
 
 from inspect_gaia import gaia
-from inspect_gaia._docker.config import GaiaComposeConfig
 from inspect_gaia.logs.read import read_inspect_log
 from inspect_gaia.logs.results import comparable_settings
+from inspect_gaia.sandboxes.docker.config import GaiaComposeConfig
 from support.scripted_model import Entry
 from tests.helpers import SANDBOX_IMAGE, Play, eval_task, report_json, write_log
 from tests.scenario import CREW, GAIA_TINY, LAGOON, VISITS

@@ -15,7 +15,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolCall
 
 from inspect_gaia import gaia_scorer
-from inspect_gaia.scorer import final_answer
+from inspect_gaia.scoring.scorer import final_answer
 
 
 def _score(completion: str, target: str) -> Score:

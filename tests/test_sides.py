@@ -8,7 +8,7 @@ import pytest
 
 from inspect_gaia import GaiaError
 from inspect_gaia.logs.sides import answer_key, read_side
-from inspect_gaia.questionset import QuestionSet
+from inspect_gaia.questions.questionset import QuestionSet
 from tests.helpers import RUN_SAMPLES, write_log
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY
 

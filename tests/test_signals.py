@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 
-from inspect_gaia import _signals
+from inspect_gaia.sandboxes import signals
 from tests.helpers import STARTED_AS, started_as
 
 
@@ -26,8 +26,8 @@ from tests.helpers import STARTED_AS, started_as
 def restored(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No install in force (tests that start providers by hand leave theirs), handlers restored."""
     saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
-    monkeypatch.setattr(_signals, "_users", 0)
-    monkeypatch.setattr(_signals, "_installed", {})
+    monkeypatch.setattr(signals, "_users", 0)
+    monkeypatch.setattr(signals, "_installed", {})
     yield
     for signum, handler in saved.items():
         signal.signal(signum, handler)
@@ -35,30 +35,30 @@ def restored(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def test_the_default_action_is_replaced_and_given_back(restored: None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _signals.install()
-    _signals.install()
-    assert signal.getsignal(signal.SIGTERM) is _signals._forward
-    _signals.uninstall()
-    assert signal.getsignal(signal.SIGTERM) is _signals._forward, "nested: still in use"
-    _signals.uninstall()
+    signals.install()
+    signals.install()
+    assert signal.getsignal(signal.SIGTERM) is signals._forward
+    signals.uninstall()
+    assert signal.getsignal(signal.SIGTERM) is signals._forward, "nested: still in use"
+    signals.uninstall()
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
 def test_an_ignored_signal_stays_ignored(restored: None) -> None:
     """``nohup`` means: do not stop on SIGHUP."""
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    _signals.install()
+    signals.install()
     assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
-    _signals.uninstall()
+    signals.uninstall()
 
 
 def test_a_handler_of_someone_elses_is_left_alone(restored: None) -> None:
     def theirs(signum: int, frame: object) -> None: ...
 
     signal.signal(signal.SIGTERM, theirs)
-    _signals.install()
+    signals.install()
     assert signal.getsignal(signal.SIGTERM) is theirs
-    _signals.uninstall()
+    signals.uninstall()
     assert signal.getsignal(signal.SIGTERM) is theirs
 
 
@@ -78,9 +78,9 @@ def test_uvicorns_shut_down_and_reraise_handler_is_replaced(
     re-raised after its shut-down, the signal killed the run with every sandbox left behind."""
     server = server_class(uvicorn.Config(app="unused:app"))
     signal.signal(signal.SIGTERM, server.handle_exit)
-    _signals.install()
-    assert signal.getsignal(signal.SIGTERM) is _signals._forward
-    _signals.uninstall()
+    signals.install()
+    assert signal.getsignal(signal.SIGTERM) is signals._forward
+    signals.uninstall()
     assert signal.getsignal(signal.SIGTERM) == server.handle_exit
 
 
@@ -99,10 +99,10 @@ except (KeyboardInterrupt, asyncio.CancelledError):
 _IN_A_LOOP = (
     """
 import anyio, asyncio
-from inspect_gaia import _signals
+from inspect_gaia.sandboxes import signals
 
 async def sample() -> None:
-    _signals.install()
+    signals.install()
     print("ready", flush=True)
     try:
         await anyio.sleep(30)
@@ -115,9 +115,9 @@ async def sample() -> None:
 
 _NO_LOOP = """
 import time
-from inspect_gaia import _signals
+from inspect_gaia.sandboxes import signals
 
-_signals.install()
+signals.install()
 print("ready", flush=True)
 try:
     time.sleep(30)
@@ -158,9 +158,9 @@ def test_sigint_ignored_stays_ignored(restored: None) -> None:
     """The forwarder delivers the interrupt without un-ignoring SIGINT (the job's Ctrl-C shield)."""
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        _signals.install()
+        signals.install()
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-        _signals.uninstall()
+        signals.uninstall()
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -179,8 +179,8 @@ def test_what_the_run_started_is_stopped_too_as_by_a_signal_to_the_group() -> No
     plugin, left running, held the command's output open and the stopped run waited on it."""
     program = (
         "import subprocess, time\n"
-        "from inspect_gaia import _signals\n"
-        "_signals.install()\n"
+        "from inspect_gaia.sandboxes import signals\n"
+        "signals.install()\n"
         "shell = subprocess.Popen(['sh', '-c', 'sleep 300 & echo $!; wait'], stdout=subprocess.PIPE)\n"
         "print(shell.stdout.readline().decode().strip(), flush=True)\n"
         "try:\n"
@@ -210,7 +210,7 @@ _ORPHANED_COMMAND = (
     """
 import asyncio, os, subprocess, sys
 import anyio
-from inspect_gaia import _signals
+from inspect_gaia.sandboxes import signals
 
 COMMAND = [sys.executable, "-c", "import time; time.sleep(300)", "compose", "--ansi", "never",
            "--project-name", "inspect-gaia-itest", "-f", "compose.yaml", "exec", "default", "sleep"]
@@ -223,8 +223,8 @@ def orphan(stdout: int) -> None:
                      stdout=stdout).wait()
 
 async def sample() -> None:
-    _signals.install()
-    _signals.watch_project("inspect-gaia-itest")
+    signals.install()
+    signals.watch_project("inspect-gaia-itest")
     print("ready", flush=True)
     try:
         await anyio.sleep(30)
@@ -291,8 +291,8 @@ def test_a_control_server_cancelled_by_the_stop_leaves_no_traceback(
             await serving
         logging.getLogger("uvicorn.error").error("a real failure")
 
-    _signals.install()
-    _signals.uninstall()  # the quieting outlives the install: the loop closes after task_cleanup
+    signals.install()
+    signals.uninstall()  # the quieting outlives the install: the loop closes after task_cleanup
     with caplog.at_level(logging.WARNING, logger="uvicorn.error"):
         asyncio.run(serve_then_cancel())
         # and a loop closed with the lifespan task still pending, collected later (GeneratorExit)

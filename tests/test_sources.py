@@ -11,9 +11,9 @@ from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.solver import TaskState
 from inspect_ai.tool import ToolCall
 
-from inspect_gaia._egress.urlrules import match_url, parse_rule
 from inspect_gaia.answer_sources.detect import contamination
 from inspect_gaia.answer_sources.sources import PACKAGE_LIST, load_answer_sources
+from inspect_gaia.egress.urlrules import match_url, parse_rule
 from inspect_gaia.errors import GaiaParameterError
 from inspect_gaia.record import provenance_of
 from tests.helpers import parse_params

@@ -5,24 +5,24 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_gaia._docker import (
-    OFFLINE_AGENTS_TAG,
-    OFFLINE_ATTACHMENTS_TAG,
-    REGISTRY_AGENTS_TAG,
-)
-from inspect_gaia.agents_image import (
+from inspect_gaia.agents.swe import CLIS, agent_versions, swe_agent
+from inspect_gaia.defaults import AGENTS
+from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.images.agents import (
     LABELS,
     agents_dockerfile,
     agents_tag,
     mini_wheels,
     npm_packages,
 )
-from inspect_gaia.defaults import AGENTS
-from inspect_gaia.errors import GaiaParameterError
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import AgentRecord, GaiaProvenance
 from inspect_gaia.record import provenance_of
-from inspect_gaia.swe_agents import CLIS, agent_versions, swe_agent
+from inspect_gaia.sandboxes.docker import (
+    OFFLINE_AGENTS_TAG,
+    OFFLINE_ATTACHMENTS_TAG,
+    REGISTRY_AGENTS_TAG,
+)
 from tests.helpers import parse_params
 
 

@@ -84,7 +84,7 @@ def test_not_a_snapshot(tmp_path: Path) -> None:
 
 def test_compose_kind_runs_inspects_compose_sandbox_behind_the_guard(gaia_tiny: Path) -> None:
     from inspect_gaia._compat import DockerSandboxEnvironment
-    from inspect_gaia._docker.gaia_compose import GaiaComposeSandbox
+    from inspect_gaia.sandboxes.docker.gaia_compose import GaiaComposeSandbox
 
     task = gaia(dataset_path=str(gaia_tiny), sandbox="compose", image=SANDBOX_IMAGE)
     assert task.sandbox is not None and task.sandbox.type == "gaia-compose"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspect_gaia.browser_image import LABELS
-from inspect_gaia.sandbox_paths import BROWSER_LABEL, READER_LABEL
+from inspect_gaia.image_layout import BROWSER_LABEL, READER_LABEL
+from inspect_gaia.images.browser import LABELS
 from inspect_gaia.web.image_check import missing_web_tools, web_versions
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from inspect_gaia._cli._web import host_lines
+from inspect_gaia.egress.web_record import STORE_KEY, WebRequest
 from inspect_gaia.logs.comparison import compare_document
 from inspect_gaia.logs.results import SampleResult
 from inspect_gaia.logs.sides import AnswerKey, Question, Side
 from inspect_gaia.logs.web_reads import RECORD_ONLY, host_differences, read_nothing, web_block
-from inspect_gaia.web_record import STORE_KEY, WebRequest
 from tests.helpers import invoke, write_log
 
 

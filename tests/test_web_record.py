@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-import inspect_gaia._egress
-from inspect_gaia.web_record import (
+import inspect_gaia.egress
+from inspect_gaia.egress.web_record import (
     OPEN_FOLDER,
     SHOWN,
     STORE_KEY,
@@ -26,7 +26,7 @@ from inspect_gaia.web_record import (
 
 
 def line(**changes: Any) -> dict[str, Any]:
-    """A request line as the proxy writes it (``_egress/record.py``)."""
+    """A request line as the proxy writes it (``egress/recorder.py``)."""
     return {
         "t": 1700000000.5,
         "method": "GET",
@@ -110,7 +110,7 @@ def test_the_info_event_lists_requests_in_a_table_that_a_url_cannot_break() -> N
 
 def test_the_proxy_writes_the_open_requests_where_and_as_the_host_reads_them() -> None:
     # record.py runs in the proxy's container (mitmproxy, no package): its constants are read here
-    source = Path(inspect_gaia._egress.__file__).with_name("record.py").read_text(encoding="utf-8")
+    source = Path(inspect_gaia.egress.__file__).with_name("recorder.py").read_text(encoding="utf-8")
     constants = {
         target.id: node.value.value
         for node in ast.parse(source).body

@@ -165,8 +165,8 @@ def test_wheel_in_a_fresh_venv(
         # the answer-source list, and what the egress proxy's container is given
         for name in (
             "answer_sources/answer_sources.yaml",
-            "_egress/urlrules.py",
-            "_egress/addon.py",
+            "egress/urlrules.py",
+            "egress/addon.py",
         ):
             assert archive.getinfo(f"inspect_gaia/{name}").file_size > 0
 
@@ -179,7 +179,7 @@ def test_wheel_in_a_fresh_venv(
         [
             str(venv / "bin" / "python"),
             "-c",
-            "import inspect_gaia.sandbox as s; print(s.COMPOSE_FILE)",
+            "import inspect_gaia.sandboxes.spec as s; print(s.COMPOSE_FILE)",
         ],
         capture_output=True,
         text=True,

@@ -11,28 +11,28 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .agent import gaia_agent
-    from .dataset import DEFAULT_INPUT_PROMPT, GaiaMetadata, gaia_dataset
+    from .agents.basic import gaia_agent
     from .errors import GaiaDatasetError, GaiaError, GaiaParameterError
-    from .sandbox import gaia_sandbox
-    from .scorer import gaia_scorer, question_scorer
+    from .questions.dataset import DEFAULT_INPUT_PROMPT, GaiaMetadata, gaia_dataset
+    from .sandboxes.spec import gaia_sandbox
+    from .scoring.scorer import gaia_scorer, question_scorer
     from .task import gaia, gaia_level1, gaia_level2, gaia_level3
 
 _HOMES = {
-    "DEFAULT_INPUT_PROMPT": "dataset",
+    "DEFAULT_INPUT_PROMPT": "questions.dataset",
     "GaiaDatasetError": "errors",
     "GaiaError": "errors",
-    "GaiaMetadata": "dataset",
+    "GaiaMetadata": "questions.dataset",
     "GaiaParameterError": "errors",
     "gaia": "task",
-    "gaia_agent": "agent",
-    "gaia_dataset": "dataset",
+    "gaia_agent": "agents.basic",
+    "gaia_dataset": "questions.dataset",
     "gaia_level1": "task",
     "gaia_level2": "task",
     "gaia_level3": "task",
-    "gaia_sandbox": "sandbox",
-    "gaia_scorer": "scorer",
-    "question_scorer": "scorer",
+    "gaia_sandbox": "sandboxes.spec",
+    "gaia_scorer": "scoring.scorer",
+    "question_scorer": "scoring.scorer",
 }
 """Each public name and the module that defines it."""
 

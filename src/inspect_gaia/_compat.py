@@ -9,9 +9,10 @@ one-line change here. Nothing else in the package imports from a ``_``-prefixed 
 One reliance is on behaviour rather than a name: ``basic_agent``'s loop (``guard_task_state``),
 held by a test that runs that loop.
 
-docker-py's internals are listed where they are used, in the docstrings of ``_docker/client.py``
-(the Unix-socket adapter's ``get_connection``, the session's ``trust_env``) and
-``_docker/archive.py`` (``_url``, ``_get``, ``_raise_for_status``); no other module uses any.
+docker-py's internals are listed where they are used, in the docstrings of
+``sandboxes/docker/client.py`` (the Unix-socket adapter's ``get_connection``, the session's
+``trust_env``) and ``sandboxes/docker/archive.py`` (``_url``, ``_get``, ``_raise_for_status``);
+no other module uses any.
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ from inspect_ai.log._samples import sample_active
 # inspect_ai.model._model only; the task refuses a run with no model or a dead endpoint with it.
 from inspect_ai.model._model import active_model
 
-# How model_graded_qa reads a grader's reply (the last `GRADE: X` wins): the judge (judge.py) reads
-# its replies the same way rather than with a pattern of its own. Not exported by inspect_ai.scorer.
+# How model_graded_qa reads a grader's reply (the last `GRADE: X` wins): the judge
+# (scoring/judge.py) reads its replies the same way rather than with a pattern of its own. Not
+# exported by inspect_ai.scorer.
 from inspect_ai.scorer._model import DEFAULT_GRADE_PATTERN
 
 # Public: the state basic_agent's loop reads, which ``guard_task_state`` (below) re-classes.

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import os
 
-from ._egress.replay_match import archive_index
 from ._values import (
     MCP_SHORTCUTS,
     flag,
@@ -22,11 +21,11 @@ from ._values import (
     parse_mcp_servers,
     positive_int,
 )
+from .agents.swe import check_agent_options
 from .answer_sources.sources import load_answer_sources
-from .dataset import SPLITS
 from .defaults import AGENTS
+from .egress.replay_match import archive_index
 from .errors import GaiaParameterError, one_of
-from .hub import HUBS
 from .imageref import check_reference
 from .options import (
     AgentOptions,
@@ -35,9 +34,10 @@ from .options import (
     GaiaParams,
     SandboxOptions,
 )
-from .questionset import parse_question_set
-from .sandbox import SANDBOX_KINDS
-from .swe_agents import check_agent_options
+from .questions.dataset import SPLITS
+from .questions.hub import HUBS
+from .questions.questionset import parse_question_set
+from .sandboxes.spec import SANDBOX_KINDS
 
 _MCP_EXTRA = "install it with `pip install 'inspect-gaia[mcp]'`"
 

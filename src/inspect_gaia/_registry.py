@@ -1,8 +1,8 @@
 """inspect_ai entry point: importing this registers the GAIA tasks, the judge and both sandboxes."""
 
-from ._docker.gaia_compose import GaiaComposeSandbox
-from ._docker.gaia_docker import GaiaDockerSandbox
-from .judge_scorer import gaia_judge
+from .sandboxes.docker.gaia_compose import GaiaComposeSandbox
+from .sandboxes.docker.gaia_docker import GaiaDockerSandbox
+from .scoring.judge_scorer import gaia_judge
 from .task import gaia, gaia_level1, gaia_level2, gaia_level3
 
 __all__ = [

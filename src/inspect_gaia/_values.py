@@ -13,9 +13,9 @@ import shutil
 import sys
 from collections.abc import Iterable, Sequence
 
-from .dataset import LEVELS, parse_level
 from .errors import GaiaParameterError
-from .sandbox import (
+from .questions.dataset import LEVELS, parse_level
+from .sandboxes.spec import (
     MAX_PIDS,
     MAX_SIZE,
     MIN_CPUS,

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .answer_sources.sources import AnswerSources, load_answer_sources
-from .dataset import DEFAULT_SPLIT, LEVELS, Split
 from .defaults import (
     DEFAULT_AGENT,
     DEFAULT_COMMAND_TIMEOUT,
@@ -25,9 +24,16 @@ from .defaults import (
     DEFAULT_TOOLS,
     AgentName,
 )
-from .hub import DEFAULT_HUB, Hub, resolved_revision
-from .questionset import QuestionSet
-from .sandbox import DEFAULT_IMAGE, DEFAULT_NETWORK, DEFAULT_SANDBOX, SandboxKind, SandboxLimits
+from .questions.dataset import DEFAULT_SPLIT, LEVELS, Split
+from .questions.hub import DEFAULT_HUB, Hub, resolved_revision
+from .questions.questionset import QuestionSet
+from .sandboxes.spec import (
+    DEFAULT_IMAGE,
+    DEFAULT_NETWORK,
+    DEFAULT_SANDBOX,
+    SandboxKind,
+    SandboxLimits,
+)
 from .web import BROWSER_TOOLS, READER_TOOLS
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS

@@ -18,9 +18,8 @@ import importlib.metadata
 import os
 from typing import Any
 
-from ._egress.replay_match import file_sha256
-from .dataset import DEFAULT_INPUT_PROMPT
 from .defaults import DEFAULT_AGENT, DEFAULT_MESSAGE_LIMIT
+from .egress.replay_match import file_sha256
 from .logs.comparability import INSPECT_LIMITS
 from .logs.provenance import (
     SCHEMA_VERSION,
@@ -32,8 +31,9 @@ from .logs.provenance import (
     WebToolsRecord,
 )
 from .options import GaiaParams
-from .questionset import QuestionSetRecord
-from .sandbox import PROVIDERS
+from .questions.dataset import DEFAULT_INPUT_PROMPT
+from .questions.questionset import QuestionSetRecord
+from .sandboxes.spec import PROVIDERS
 
 
 def provenance_of(

@@ -25,24 +25,24 @@ class Program:
     """A module of the package that runs in another process, and how it is found there."""
 
     module: str
-    """Its name in the package, under ``inspect_gaia`` (``_egress.urlrules``)."""
+    """Its name in the package, under ``inspect_gaia`` (``egress.urlrules``)."""
     name: str
     """Its file's name where it runs; its siblings import it by that name (``_urlrules.py``)."""
     host: tuple[str, ...] = ()
     """What the process it runs in provides besides the standard library (mitmproxy)."""
 
 
-EXEC_SERVER = Program("_docker.exec_server", "exec_server.py")
+EXEC_SERVER = Program("sandboxes.docker.exec_server", "exec_server.py")
 MCP_RELAY = Program("web.mcp_relay", "mcp_relay.py")
 PROXY_PROGRAMS = (
-    Program("_egress.addon", "addon.py", host=("mitmproxy",)),
-    Program("_egress.record", "record.py", host=("mitmproxy",)),
-    Program("_egress.replay", "replay.py", host=("mitmproxy",)),
-    Program("_egress.replay_match", "replay_match.py"),
-    Program("_egress.netpolicy", "netpolicy.py"),
-    Program("_egress.failclosed", "failclosed.py"),
-    Program("_egress.supervise", "supervise.py"),
-    Program("_egress.urlrules", "_urlrules.py"),
+    Program("egress.addon", "addon.py", host=("mitmproxy",)),
+    Program("egress.recorder", "recorder.py", host=("mitmproxy",)),
+    Program("egress.replay", "replay.py", host=("mitmproxy",)),
+    Program("egress.replay_match", "replay_match.py"),
+    Program("egress.netpolicy", "netpolicy.py"),
+    Program("egress.failclosed", "failclosed.py"),
+    Program("egress.supervise", "supervise.py"),
+    Program("egress.urlrules", "_urlrules.py"),
 )
 """Copied beside each other into the proxy's container; ``supervise.py`` is its command. The
 URL rules are ``_urlrules.py`` there: the file the package imports as ``urlrules``."""

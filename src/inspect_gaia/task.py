@@ -22,11 +22,10 @@ from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
 
 from ._compat import creating_one_task
-from ._docker.engine import image_identity
 from ._param_names import check_unknown
 from ._params import parse_params
-from .agent import build_agent
-from .dataset import DEFAULT_INPUT_PROMPT, DEFAULT_SPLIT, Split, gaia_dataset, split_levels
+from .agents.basic import build_agent
+from .agents.swe import require_agent_image
 from .defaults import (
     DEFAULT_AGENT,
     DEFAULT_COMMAND_TIMEOUT,
@@ -35,15 +34,23 @@ from .defaults import (
     AgentName,
 )
 from .errors import GaiaParameterError
-from .hub import DEFAULT_HUB, Hub
-from .k8s import k8s_image_identity
 from .logs.provenance import METADATA_KEY
 from .model_check import check_model
 from .next_steps import after_test_run
 from .options import DEFAULT_LEVEL, DatasetOptions, GaiaParams
-from .questionset import QuestionSetRecord, apply_question_set
+from .questions.dataset import (
+    DEFAULT_INPUT_PROMPT,
+    DEFAULT_SPLIT,
+    Split,
+    gaia_dataset,
+    split_levels,
+)
+from .questions.hub import DEFAULT_HUB, Hub
+from .questions.questionset import QuestionSetRecord, apply_question_set
 from .record import provenance_of
-from .sandbox import (
+from .sandboxes.docker.engine import image_identity
+from .sandboxes.k8s import k8s_image_identity
+from .sandboxes.spec import (
     DEFAULT_CPUS,
     DEFAULT_IMAGE,
     DEFAULT_MEMORY,
@@ -53,8 +60,7 @@ from .sandbox import (
     SandboxKind,
     gaia_sandbox,
 )
-from .scorer import gaia_scorer
-from .swe_agents import require_agent_image
+from .scoring.scorer import gaia_scorer
 from .web.image_check import require_web_image
 
 TASK_VERSION = "1.0.0"

@@ -1,9 +1,10 @@
 """The checks ``inspect-gaia doctor`` makes: the Docker Engine, the image, the dataset, the host.
 
 The engine and image checks are the ones the task and the sandbox providers make
-(``_docker/engine.py``): a failed one is the same ``DockerProblem`` the run would raise, shown as
-its ``detail`` and ``fix``, so doctor's ✗ says what the run would say. Any other ``GaiaError`` a
-check meets (a local snapshot's) is shown the same way, as its ``problem`` and ``fix``. Each check
+(``sandboxes/docker/engine.py``): a failed one is the same ``DockerProblem`` the run would
+raise, shown as its ``detail`` and ``fix``, so doctor's ✗ says what the run would say. Any
+other ``GaiaError`` a check meets (a local snapshot's) is shown the same way, as its ``problem``
+and ``fix``. Each check
 returns a ``Check``; ``doctor.py`` chooses them from its options and prints them.
 """
 
@@ -15,12 +16,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._docker import OFFLINE_BROWSER_TAG, client, engine
-from .._docker.cleanup import unverifiable
 from .._flags import flag
-from ..dataset import metadata_file
 from ..errors import GaiaError
-from ..hub import (
+from ..imageref import pinned_digest, shorten
+from ..questions.dataset import metadata_file
+from ..questions.hub import (
     DEFAULT_REVISIONS,
     cached_snapshot,
     download_command,
@@ -28,7 +28,8 @@ from ..hub import (
     hub_endpoint,
     unreachable,
 )
-from ..imageref import pinned_digest, shorten
+from ..sandboxes.docker import OFFLINE_BROWSER_TAG, client, engine
+from ..sandboxes.docker.cleanup import unverifiable
 
 MIN_FREE_GB = 10.0
 DEFAULT_POOL_NETWORKS = 31
@@ -199,8 +200,8 @@ def check_web_tools(image: str) -> Check:
 
 def check_agents(image: str) -> Check:
     """The image has the agent CLIs of ``-T agent=`` (``claude``, ``codex``, ``mini``)."""
-    from ..agents_image import agents_tag
-    from ..swe_agents import CLIS, agent_versions
+    from ..agents.swe import CLIS, agent_versions
+    from ..images.agents import agents_tag
 
     labels = engine.local_image_labels(image)
     build = f"`inspect-gaia image build --offline --agents`, then --image {agents_tag(True)}"

@@ -15,11 +15,11 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import GaiaError
-from ..judge import JudgePrompt, load_prompt
 from ..logs.judged import DEFAULT_CONCURRENCY, JudgeRun, judge_samples, judged_block
 from ..logs.results import RunGroup, SampleResult
 from ..logs.subset import set_block
-from ..named_sets import NamedSet
+from ..questions.named_sets import NamedSet
+from ..scoring.judge import JudgePrompt, load_prompt
 from ._output import MISSING
 from ._sanitise import printable
 

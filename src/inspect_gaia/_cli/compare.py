@@ -18,7 +18,7 @@ from ..logs.budget import command_budget, read_budget
 from ..logs.comparison import compare_document, judge_sides
 from ..logs.sides import COMPARE_FLAGS, answer_key, read_side
 from ..logs.stats import read_prices
-from ..questionset import parse_question_set
+from ..questions.questionset import parse_question_set
 from ._judge import judge_note, judge_options, judge_prompt, judged_rows, say_failures
 from ._output import (
     MISSING,

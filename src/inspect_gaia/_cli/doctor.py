@@ -13,9 +13,9 @@ from dataclasses import asdict
 
 import click
 
-from ..dataset import DEFAULT_SPLIT, SPLITS
-from ..hub import DEFAULT_HUB, HUBS
-from ..sandbox import DEFAULT_IMAGE, size_bytes
+from ..questions.dataset import DEFAULT_SPLIT, SPLITS
+from ..questions.hub import DEFAULT_HUB, HUBS
+from ..sandboxes.spec import DEFAULT_IMAGE, size_bytes
 from ._checks import (
     MIN_FREE_GB,
     Check,

@@ -7,9 +7,9 @@ from typing import Literal
 
 import click
 
-from ..dataset import SPLITS, YEAR, Split, metadata_file, resolve_snapshot
-from ..hub import DEFAULT_HUB, HUBS, Hub
-from ..snapshot_files import read_records
+from ..questions.dataset import SPLITS, YEAR, Split, metadata_file, resolve_snapshot
+from ..questions.hub import DEFAULT_HUB, HUBS, Hub
+from ..questions.snapshot_files import read_records
 
 
 @click.command()

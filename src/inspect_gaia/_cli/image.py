@@ -6,13 +6,13 @@ import shutil
 
 import click
 
-from .._docker import engine
-from .._egress import PROXY_IMAGE
-from ..agents_image import agents_tag, build_agents
-from ..browser_image import browser_tag, build_browser
-from ..egress_image import build_proxy_from_registry, build_proxy_offline
+from ..egress import PROXY_IMAGE
 from ..errors import GaiaError
-from ..image import build_from_registry, build_offline, default_tag, is_image_name
+from ..images.agents import agents_tag, build_agents
+from ..images.browser import browser_tag, build_browser
+from ..images.egress import build_proxy_from_registry, build_proxy_offline
+from ..images.sandbox import build_from_registry, build_offline, default_tag, is_image_name
+from ..sandboxes.docker import engine
 
 
 @click.group(invoke_without_command=True)

@@ -23,7 +23,7 @@ from ..logs.read import read_inspect_logs
 from ..logs.report import report_document
 from ..logs.results import group_runs
 from ..logs.stats import LevelStats, read_prices
-from ..named_sets import load_named_set
+from ..questions.named_sets import load_named_set
 from ..record import default_settings
 from . import _output
 from ._failures import BREAKDOWN_COLUMNS, csv_rows, failures_text

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import click
 
-from ..dataset import gaia_dataset
 from ..errors import GaiaError, GaiaSubmissionError, few
 from ..logs.budget import command_budget, read_budget
 from ..logs.leaderboard import (
@@ -29,6 +28,7 @@ from ..logs.leaderboard import (
 from ..logs.read import read_inspect_logs
 from ..logs.results import RunResults, group_runs
 from ..logs.sidecar import sidecar_text
+from ..questions.dataset import gaia_dataset
 from ..record import default_settings
 from ._output import echo_skipped, max_read_option
 

@@ -1,7 +1,7 @@
 """Known GAIA answer sources: the list, and detecting a sample that read one.
 
 * ``sources``: the package's ``answer_sources.yaml`` plus a run's ``-T blocklist`` file, as URL
-  rules (``_egress/urlrules.py``: parsing, matching and finding URLs, standard library only,
+  rules (``egress/urlrules.py``: parsing, matching and finding URLs, standard library only,
   because the egress proxy runs the same file in its container).
 * ``detect``: the evidence in a sample's transcript that the scorer records in
   ``Score.metadata["contamination"]``; ``matching`` normalises text and finds a question beside

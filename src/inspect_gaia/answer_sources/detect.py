@@ -50,9 +50,9 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ContentToolUse
 from inspect_ai.solver import TaskState
 
-from .._egress.urlrules import MAX_TARGET, REFUSAL, Rule, all_matches, find_urls, normalise
-from ..dataset import DEFAULT_INPUT_PROMPT
 from ..defaults import SUBMIT_TOOL
+from ..egress.urlrules import MAX_TARGET, REFUSAL, Rule, all_matches, find_urls, normalise
+from ..questions.dataset import DEFAULT_INPUT_PROMPT
 from .matching import (
     PREFIX_CHARS,
     WINDOW,
@@ -93,7 +93,7 @@ _REFUSAL = re.compile(
     .replace(re.escape("{source}"), r"(?P<source>[^\n]{1,200}?)")
     .replace(re.escape("{rule}"), r"(?P<rule>[^\s)]{1,1000})")
 )
-"""The egress proxy's refusal sentence (``_egress/addon.py``), as it writes it: its URL is at most
+"""The egress proxy's refusal sentence (``egress/addon.py``), as it writes it: its URL is at most
 ``MAX_TARGET`` characters after the scheme (a longer target is refused unread), so a longer one is
 forged, and its listed URL is read as any other."""
 

@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..dataset import SHARED_FILES_DIR
+from ..questions.dataset import SHARED_FILES_DIR
 
 READERS = frozenset(
     {

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from .._egress.urlrules import Rule, parse_rule
+from ..egress.urlrules import Rule, parse_rule
 from ..errors import GaiaParameterError
 
 PACKAGE_LIST = Path(__file__).resolve().parent / "answer_sources.yaml"

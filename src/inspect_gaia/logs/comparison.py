@@ -26,9 +26,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .._official_scorer import question_scorer
 from ..errors import GaiaError
-from ..judge import JudgePrompt
+from ..scoring.judge import JudgePrompt
+from ..scoring.official import question_scorer
 from .comparability import OWN_HARNESS
 from .contamination import contamination_block, flagged
 from .judged import JudgeRun, judge_samples, judged_block

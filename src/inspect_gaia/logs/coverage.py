@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..web_record import CAME_FROM, CAUSE, OUTAGE
+from ..egress.web_record import CAME_FROM, CAUSE, OUTAGE
 from .provenance import GaiaProvenance
 
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
-from ..dataset import Split
 from ..errors import short
+from ..questions.dataset import Split
 from .comparability import Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan
 

@@ -25,8 +25,8 @@ from typing import Any
 
 from inspect_ai.model import ModelCost, ModelUsage, compute_model_cost
 
-from ..hub import cache_dir
-from ..judge import JudgePrompt, Verdict, ask, judge_model
+from ..questions.hub import cache_dir
+from ..scoring.judge import JudgePrompt, Verdict, ask, judge_model
 from .results import SampleResult
 from .stats import wilson_interval
 

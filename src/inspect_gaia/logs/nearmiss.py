@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .._official_scorer import normalize_number_str, normalize_str, question_scorer, split_string
+from ..scoring.official import normalize_number_str, normalize_str, question_scorer, split_string
 from .vote import is_number
 
 RULES: tuple[str, ...] = (

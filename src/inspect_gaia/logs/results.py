@@ -17,9 +17,9 @@ from typing import Any
 
 from inspect_ai.model import ModelUsage
 
-from ..dataset import question_text
+from ..egress.web_record import WebRequest
 from ..errors import GaiaError, few
-from ..web_record import WebRequest
+from ..questions.dataset import question_text
 from .budget import RECORD, counter, keep
 from .comparability import Pooled, Scaffold, comparability_flags
 from .coverage import coverage_flags, incomplete_runs

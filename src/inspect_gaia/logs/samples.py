@@ -17,11 +17,11 @@ from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 from inspect_ai.scorer import CORRECT
 
-from ..dataset import LEVELS, question_text
 from ..defaults import OFFICIAL_SCORER
+from ..egress.web_record import from_store
 from ..errors import short
-from ..judge import JUDGE_SCORER
-from ..web_record import from_store
+from ..questions.dataset import LEVELS, question_text
+from ..scoring.judge import JUDGE_SCORER
 from .budget import RECORD, keep
 from .coverage import cancelled
 from .foreign import input_text, recorded_metadata

@@ -32,7 +32,7 @@ from typing import Any
 from inspect_ai.log import EvalLog
 from pydantic import BaseModel
 
-from ..k8s import WRITTEN_NAME
+from ..sandboxes.k8s import WRITTEN_NAME
 
 REPLACED = " (inspect --sandbox)"
 """How the ``sandbox`` setting marks a provider that replaced the task's."""

@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dataset import DEFAULT_INPUT_PROMPT
+from ..questions.dataset import DEFAULT_INPUT_PROMPT
 from .comparability import OWN_HARNESS
 from .results import RunGroup
 

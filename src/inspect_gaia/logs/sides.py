@@ -27,11 +27,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..dataset import check_record, metadata_file
 from ..errors import GaiaError
-from ..hub import DEFAULT_HUB, DEFAULT_REVISIONS, cached_snapshot
-from ..questionset import QuestionSet, describe, resolve
-from ..snapshot_files import read_records
+from ..questions.dataset import check_record, metadata_file
+from ..questions.hub import DEFAULT_HUB, DEFAULT_REVISIONS, cached_snapshot
+from ..questions.questionset import QuestionSet, describe, resolve
+from ..questions.snapshot_files import read_records
 from .latest import describe as describe_run
 from .latest import latest
 from .leaderboard import read_leaderboard

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from .._official_scorer import question_scorer
-from ..named_sets import NamedSet
-from ..questionset import describe
+from ..questions.named_sets import NamedSet
+from ..questions.questionset import describe
+from ..scoring.official import question_scorer
 from .results import SampleResult
 from .stats import summarise
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from .._official_scorer import normalize_number_str, normalize_str, question_scorer, split_string
+from ..scoring.official import normalize_number_str, normalize_str, question_scorer, split_string
 
 
 def is_number(text: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..web_record import WebRequest, counts, hosts
+from ..egress.web_record import WebRequest, counts, hosts
 from .results import RunResults, SampleResult
 
 RECORD_ONLY = (

@@ -15,7 +15,8 @@ the sandbox: a new Chromium profile, an NSS database (Chromium on Linux trusts c
 from there, never from the system bundle) holding the run's egress CA when the run blocks answer
 sources, and the browser's output (downloads). Chromium then goes through the run's proxy
 (``launchOptions.proxy``), with QUIC off and WebRTC kept from any UDP that the proxy does not
-carry; the sandbox's network has no other way out anyway (``_docker/egress.py``). Playwright MCP's
+carry; the sandbox's network has no other way out anyway (``sandboxes/docker/egress.py``).
+Playwright MCP's
 timeouts bound each navigation (``NAVIGATION_TIMEOUT``) and action; ``CALL_TIMEOUT`` bounds every
 call from outside, and a browser that passes it is stopped and started afresh on the next call.
 """
@@ -30,7 +31,7 @@ from inspect_ai.model import ContentImage, ContentText
 from inspect_ai.tool import Tool, ToolError, ToolResult, tool
 from inspect_ai.util import sandbox
 
-from ..sandbox_paths import CA_FILE, CHROMIUM, PLAYWRIGHT_MCP_CLI
+from ..image_layout import CA_FILE, CHROMIUM, PLAYWRIGHT_MCP_CLI
 from . import BROWSER_TOOLS
 from .download import download
 from .pages import Answer, SnapshotTooLarge, page_text

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._docker import OFFLINE_BROWSER_TAG
-from .._docker.engine import local_image_labels
 from .._flags import flag
 from ..errors import GaiaParameterError
-from ..sandbox_paths import BROWSER_LABEL, LABEL_PREFIX, READER_LABEL
+from ..image_layout import BROWSER_LABEL, LABEL_PREFIX, READER_LABEL
+from ..sandboxes.docker import OFFLINE_BROWSER_TAG
+from ..sandboxes.docker.engine import local_image_labels
 
 
 def missing_web_tools(labels: Mapping[str, str], browser: bool, reader: bool) -> list[str]:

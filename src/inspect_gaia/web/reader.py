@@ -26,8 +26,8 @@ from inspect_ai.model import ContentText
 from inspect_ai.tool import Tool, ToolError, tool
 from inspect_ai.util import sandbox
 
-from .._egress.urlrules import REFUSAL_MARKER
-from ..sandbox_paths import BUNDLE, READER_DIR
+from ..egress.urlrules import REFUSAL_MARKER
+from ..image_layout import BUNDLE, READER_DIR
 from . import READER_TOOLS
 from .session import Launch, SandboxServer
 

@@ -1,0 +1,169 @@
+"""What a sample read on the web: the egress proxy's record of its requests, as a log holds it.
+
+Whenever a run's sandboxes reach the web through its egress proxy (``-T block_answer_sources``,
+``-T web_record``), the proxy writes one line per request (``egress/recorder.py``), and the run puts
+each sample's lines into that sample's store under ``STORE_KEY`` when the sample ends
+(``sandboxes/docker/egress_record.py``), with an info event that lists them in ``inspect view``.
+The readers
+(``logs/web_reads.py``: ``report``, ``compare``) read them back here, trusting no field: a line that
+is not a request is skipped.
+
+A leaf module (standard library only): the writer and the readers share the shape.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, cast
+from urllib.parse import urlsplit
+
+STORE_KEY = "inspect_gaia/web_requests"
+"""The sample store's key for its requests (a list of ``WebRequest.as_dict``)."""
+ARCHIVE_KEY = "inspect_gaia/web_archive"
+"""The sample store's key for the file name of the run's archive of bodies (``web_record=bodies``),
+written beside the log with its SHA-256 in ``<name>.sha256``
+(``sandboxes/docker/egress_archive.py``)."""
+INFO_SOURCE = "inspect_gaia web"
+"""The ``source`` of the info event that lists a sample's requests."""
+Decision = Literal["allowed", "refused", "blocked"]
+DECISIONS: tuple[Decision, ...] = ("allowed", "refused", "blocked")
+OPEN_FOLDER = "open"
+"""The proxy's folder of each sandbox's requests not yet answered (as ``egress/recorder.py``'s
+``OPEN``, which cannot import this: it runs in the proxy's container)."""
+UNANSWERED = "unanswered when the sample ended"
+"""The ``error`` of a request the proxy had not answered when its sample ended (as the proxy's)."""
+OUTAGE = "The run's egress proxy stopped while this sample ran a command"
+"""How the error of a sample an egress outage ended begins
+(``sandboxes/docker/egress_watch.py``)."""
+CAME_FROM = "the last request before it came from "
+"""Then, when the proxy's supervisor named its last client: that client, a sample if it was one's
+(``sample_named``, the likeliest cause of a hang or of running out of memory), else its address."""
+CAUSE = re.compile(re.escape(CAME_FROM) + r"(sample \S+ \(epoch \d+\)|[0-9A-Fa-f.:]{1,64})")
+"""What ``CAME_FROM`` names in an outage's error: ``sample_named``'s words, or an address."""
+SHOWN = 200
+"""Requests the info event lists in full (the store holds them all)."""
+
+
+def sample_named(sample_id: object, epoch: object) -> str:
+    """A sample as an outage's error names it (``CAUSE`` reads it back)."""
+    return f"sample {sample_id} (epoch {epoch})"
+
+
+@dataclass(frozen=True)
+class WebRequest:
+    """One request a sandbox made, as the run's proxy saw it (see ``egress/recorder.py``)."""
+
+    t: float
+    method: str
+    url: str
+    status: int | None
+    bytes: int
+    sha256: str | None
+    type: str | None
+    decision: Decision
+    why: str | None = None
+    error: str | None = None
+
+    @classmethod
+    def of(cls, data: object) -> WebRequest | None:
+        """A request from a line or a store entry; ``None`` when it is not one."""
+        if not isinstance(data, Mapping):
+            return None
+        strings = {k: data.get(k) for k in ("sha256", "type", "why", "error")}
+        status = data.get("status")
+        size = data.get("bytes")
+        valid = (
+            isinstance(data.get("t"), int | float)
+            and isinstance(data.get("method"), str)
+            and isinstance(data.get("url"), str)
+            and (status is None or (isinstance(status, int) and not isinstance(status, bool)))
+            and isinstance(size, int)
+            and not isinstance(size, bool)
+            and data.get("decision") in DECISIONS
+            and all(v is None or isinstance(v, str) for v in strings.values())
+        )
+        if not valid:
+            return None
+        return cls(
+            t=float(data["t"]),
+            method=str(data["method"]),
+            url=str(data["url"]),
+            status=cast("int | None", status),
+            bytes=cast(int, size),
+            decision=cast(Decision, data["decision"]),
+            **cast("dict[str, str | None]", strings),
+        )
+
+    @property
+    def host(self) -> str:
+        """The host name the request named (lower case; ``host:port`` for a tunnel)."""
+        if "://" not in self.url:
+            return self.url.rsplit(":", 1)[0].lower()
+        return (urlsplit(self.url).hostname or "").lower()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The request as JSON (the store's and ``report --format json``'s shape)."""
+        return asdict(self)
+
+
+def parse_lines(text: str) -> list[WebRequest]:
+    """The requests of a record file (JSON lines); a line that is not one is skipped."""
+    found = []
+    for line in text.splitlines():
+        try:
+            request = WebRequest.of(json.loads(line))
+        except ValueError:
+            continue
+        if request is not None:
+            found.append(request)
+    return found
+
+
+def from_store(store: Mapping[str, Any] | None) -> tuple[WebRequest, ...] | None:
+    """A sample's requests from its store; ``None``: not recorded (no proxy on the path)."""
+    entries = (store or {}).get(STORE_KEY)
+    if not isinstance(entries, list):
+        return None
+    return tuple(r for r in map(WebRequest.of, entries) if r is not None)
+
+
+def hosts(requests: Iterable[WebRequest]) -> list[str]:
+    """The distinct hosts of ``requests``, sorted."""
+    return sorted({r.host for r in requests if r.host})
+
+
+def counts(requests: Sequence[WebRequest]) -> dict[str, int]:
+    """Requests in all, per decision, and distinct hosts."""
+    decided = Counter(r.decision for r in requests)
+    return {
+        "requests": len(requests),
+        **{d: decided[d] for d in DECISIONS},
+        "hosts": len(hosts(requests)),
+    }
+
+
+def summary(requests: Sequence[WebRequest]) -> str:
+    """The info event's Markdown: one line of counts, then a table of the requests."""
+    n = counts(requests)
+    head = (
+        f"The sample's web, as the run's egress proxy recorded it: {n['requests']} request(s) "
+        f"to {n['hosts']} host(s); {n['refused']} refused (answer source), {n['blocked']} "
+        f"blocked (network policy). Every field is in the store (`{STORE_KEY}`)."
+    )
+    if not requests:
+        return head
+    rows = ["| method | URL | status | bytes | decision |", "| --- | --- | --- | --- | --- |"]
+    for r in requests[:SHOWN]:
+        url = r.url.replace("|", "%7C")
+        decision = (
+            r.decision + (f": {r.why}" if r.why else "") + (f" ({r.error})" if r.error else "")
+        )
+        rows.append(
+            f"| {r.method} | {url} | {r.status or '—'} | {r.bytes} | {decision.replace('|', '/')} |"
+        )
+    more = [f"\n{len(requests) - SHOWN} more in the store."] if len(requests) > SHOWN else []
+    return "\n\n".join([head, "\n".join(rows), *more])

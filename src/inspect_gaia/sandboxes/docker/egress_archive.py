@@ -1,0 +1,107 @@
+"""The run's archive of the web its samples read (``-T web_record=bodies``), written beside the log.
+
+The proxy keeps each response body as it streams, under its SHA-256 (``egress/recorder.py``), next
+to the per-sandbox record lines; when the run ends, before its proxy is removed, ``export``
+streams that directory out of the container as Docker gives it (a tar) into
+``gaia-web-<run>-<id>.tar`` in the folder of the run's log (``--log-dir``; a log that is no local
+file: ``INSPECT_LOG_DIR``, or ``./logs``), hashing it on the way, and writes the
+hash beside it (``<archive>.sha256``, as ``sha256sum -c`` reads it). Each sample's store names
+the archive (``web_record.ARCHIVE_KEY``) and holds every body's hash (its requests' ``sha256``).
+
+The caps (bytes): ``INSPECT_GAIA_WEB_BODY_CAP`` per body, ``INSPECT_GAIA_WEB_RUN_CAP`` for the
+run's bodies together; a body over one is recorded (hash, size) but not kept, and ``not_kept``
+gives the run's end one line about them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from ...errors import GaiaError
+from . import client
+
+BODY_CAP_ENV = "INSPECT_GAIA_WEB_BODY_CAP"
+RUN_CAP_ENV = "INSPECT_GAIA_WEB_RUN_CAP"
+BODY_CAP = 64 << 20
+"""The largest body kept, unless ``BODY_CAP_ENV`` says otherwise (64 MiB)."""
+RUN_CAP = 1 << 30
+"""All the run's bodies kept, at most, unless ``RUN_CAP_ENV`` says otherwise (1 GiB)."""
+_NOT_KEPT = '"body_not_kept"'
+
+
+def _cap(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise GaiaError(
+            f"{name}={text} is not a size in bytes", fix=f"set {name} to a positive whole number"
+        )
+    return int(text)
+
+
+def body_options() -> list[str]:
+    """The proxy's options that keep the bodies, within the caps (raises ``GaiaError``)."""
+    return [
+        *("--set", "gaia_bodies=true"),
+        *("--set", f"gaia_body_cap={_cap(BODY_CAP_ENV, BODY_CAP)}"),
+        *("--set", f"gaia_run_cap={_cap(RUN_CAP_ENV, RUN_CAP)}"),
+    ]
+
+
+def archive_dir(log_location: str | None = None) -> Path:
+    """Where the archive goes: beside the run's log (``log_location``, inspect's path of it).
+
+    A log that is no local file (``s3://…``), or none known: the log directory inspect uses by
+    default (``INSPECT_LOG_DIR``, or ``./logs``).
+    """
+    if log_location and "://" not in log_location.removeprefix("file://"):
+        return Path(log_location.removeprefix("file://")).parent
+    return Path(os.environ.get("INSPECT_LOG_DIR") or "./logs")
+
+
+def export(proxy: str, name: str, record_dir: str, log_location: str | None) -> list[str]:
+    """Stream the proxy's record and bodies into the archive ``name`` (blocking): its lines."""
+    target = archive_dir(log_location) / name
+    part = target.with_name(name + ".part")
+    digest = hashlib.sha256()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        stream, _ = client.api().get_archive(proxy, record_dir)
+        with part.open("wb") as out:
+            for chunk in stream:
+                digest.update(chunk)
+                out.write(chunk)
+        part.replace(target)
+        target.with_name(name + ".sha256").write_text(f"{digest.hexdigest()}  {name}\n")
+    except Exception as ex:
+        part.unlink(missing_ok=True)
+        return [f"The run's web archive could not be written to {target}: {client.first_line(ex)}"]
+    return [
+        f"The web the samples read (record and bodies) is in {target}, SHA-256 "
+        f"{digest.hexdigest()}: as sensitive as the log"
+    ]
+
+
+def not_kept(proxy: str) -> list[str]:
+    """One line on the bodies a cap kept out of the archive (none: no line)."""
+    try:
+        logs = client.api().logs(proxy).decode("utf-8", errors="replace")
+    except Exception:
+        return []
+    reasons: dict[str, int] = {}
+    for line in logs.splitlines():
+        if _NOT_KEPT not in line:
+            continue
+        try:
+            why = str(json.loads(line)["inspect_gaia"]["body_not_kept"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        reasons[why] = reasons.get(why, 0) + 1
+    if not reasons:
+        return []
+    said = "; ".join(f"{n} {why}" for why, n in reasons.items())
+    return [f"Response bodies not kept in the web archive (recorded, hashed): {said}"]

@@ -1,0 +1,184 @@
+"""The per-sample sandbox spec: Docker from the repository's ``compose.yaml``, or Kubernetes.
+
+``compose.yaml`` (and ``values.yaml`` for inspect-k8s-sandbox) are read as written, then the task's
+image, network setting and resource limits are applied to a copy: in memory for Docker, as a file
+under the cache directory for Kubernetes (its provider takes a path; what goes into it, for either
+kind of cluster, is ``k8s``'s). The Docker providers themselves are in ``_docker``; this module
+only names them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+import yaml
+from inspect_ai.util import SandboxEnvironmentSpec, parse_compose_yaml
+
+from ..questions.hub import cache_dir
+from .docker import COMPOSE_PROVIDER, EGRESS_KEY, PROVIDER
+from .docker.config import GaiaComposeConfig, gaia_config
+from .k8s import k8s_values, operator_values, write_values
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+COMPOSE_FILE = PACKAGE_DIR / "compose.yaml"
+"""The compose file shipped in the package (a link to the repository root's in a checkout)."""
+VALUES_FILE = PACKAGE_DIR / "values.yaml"
+
+SandboxKind = Literal["docker", "compose", "k8s"]
+SANDBOX_KINDS: tuple[SandboxKind, ...] = get_args(SandboxKind)
+DEFAULT_SANDBOX: SandboxKind = "docker"
+"""This package's ``gaia-docker`` provider on compose.yaml."""
+PROVIDERS: dict[str, str] = {"docker": PROVIDER, "compose": COMPOSE_PROVIDER, "k8s": "k8s"}
+"""The inspect sandbox provider each ``-T sandbox=`` kind runs on."""
+
+DEFAULT_IMAGE = "python:3.11"
+DEFAULT_NETWORK = True
+DEFAULT_CPUS = 2.0
+DEFAULT_MEMORY = "4g"
+DEFAULT_PIDS = 1024
+"""Per-sandbox limits: a runaway command (fork bomb, memory hog) fails only its own sample."""
+
+MIN_CPUS = 0.01
+"""Docker's smallest CPU limit (below it the kernel refuses the CFS quota and no sample starts)."""
+MIN_MEMORY = 6 * 2**20
+"""Docker's smallest memory limit ("Minimum memory limit allowed is 6MB")."""
+MIN_PIDS = 16
+"""Ours: below it the sandbox's own shell and tools cannot run."""
+MAX_PIDS = 4_194_304
+"""Linux's most (``PID_MAX_LIMIT``): the kernel refuses a larger ``pids.max``."""
+MAX_SIZE = 2**63 - 1
+"""Docker reads sizes as signed 64-bit byte counts."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """CPU, memory, process and disk limits of one sandbox; ``None`` lifts a limit.
+
+    Values are validated where task parameters are parsed (``_params``), against what Docker
+    accepts; sizes are held as ``docker_size`` spells them.
+    """
+
+    cpus: float | None = DEFAULT_CPUS
+    memory: str | None = DEFAULT_MEMORY
+    pids: int | None = DEFAULT_PIDS
+    disk: str | None = None
+    """Writable-layer size (Docker ``storage_opt: size``); only some storage drivers enforce it."""
+
+    def effective_cpus(self) -> float | None:
+        """The CPU limit, capped at this machine's CPUs (Docker refuses more)."""
+        if self.cpus is None:
+            return None
+        return min(float(self.cpus), float(os.cpu_count() or 1))
+
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?) ?([kmgt]?)b?", re.IGNORECASE)
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+def size_bytes(size: object) -> int | None:
+    """``512m``, ``4g``, ``1.5t``, ``2gb``, ``1024`` (bytes) -> bytes; ``None`` if not a size.
+
+    Only the spellings every consumer reads alike are sizes (docker-py has no ``t``, docker
+    compose no ``1e3``): a number, one optional unit of ``k``, ``m``, ``g``, ``t`` (powers of 1024)
+    and an optional ``b``. What reaches Docker is ``docker_size``'s spelling, never the user's.
+    """
+    if isinstance(size, bool) or not isinstance(size, (str, int)):
+        return None
+    match = _SIZE.fullmatch(str(size).strip())
+    if match is None:
+        return None
+    value = int(float(match[1]) * _UNITS[match[2].lower()])
+    return value if value > 0 else None
+
+
+def docker_size(size: int) -> str:
+    """A byte count as docker-py and docker compose both read it: the largest exact unit."""
+    for suffix in ("g", "m", "k"):
+        if size % _UNITS[suffix] == 0:
+            return f"{size // _UNITS[suffix]}{suffix}"
+    return str(size)
+
+
+def gaia_compose(
+    image: str = DEFAULT_IMAGE,
+    network: bool = DEFAULT_NETWORK,
+    limits: SandboxLimits | None = None,
+    egress: Mapping[str, Any] | None = None,
+) -> GaiaComposeConfig:
+    """``compose.yaml`` with its ``default`` service's image, network and limits set as asked.
+
+    Every value is validated into a ``GaiaComposeConfig``, the model both Docker providers read
+    back from a log (``_docker.config``). ``egress`` (answer-source rules) asks gaia-docker to
+    reach the network only through the run's egress proxy (``sandboxes/docker/egress.py``),
+    as the service extension ``EGRESS_KEY``.
+    """
+    limits = limits or SandboxLimits()
+    config = parse_compose_yaml(str(COMPOSE_FILE), multiple_services=False)
+    return gaia_config(
+        config,
+        "default",
+        image=image,
+        cpus=limits.effective_cpus(),
+        mem_limit=limits.memory,
+        # no swap beyond the memory limit
+        memswap_limit=limits.memory,
+        pids_limit=limits.pids,
+        storage_opt=None if limits.disk is None else {"size": limits.disk},
+        **({} if network else {"network_mode": "none"}),
+        **({} if egress is None else {EGRESS_KEY: dict(egress)}),
+    )
+
+
+def gaia_k8s_values(
+    image: str = DEFAULT_IMAGE,
+    network: bool = DEFAULT_NETWORK,
+    limits: SandboxLimits | None = None,
+) -> Path:
+    """Write ``values.yaml`` for inspect-k8s-sandbox with the task's settings; returns its path.
+
+    For the kind of cluster the operator's values file says (``k8s``).
+
+    Raises:
+        GaiaParameterError: The operator's values conflict with the task's settings.
+    """
+    limits = limits or SandboxLimits()
+    values = k8s_values(
+        yaml.safe_load(VALUES_FILE.read_text()),
+        image=image,
+        network=network,
+        cpus=limits.cpus,
+        memory_bytes=size_bytes(limits.memory),
+        disk_bytes=size_bytes(limits.disk),
+        operator=operator_values(),
+    )
+    return write_values(values, cache_dir() / "k8s")
+
+
+def gaia_sandbox(
+    image: str = DEFAULT_IMAGE,
+    network: bool = DEFAULT_NETWORK,
+    limits: SandboxLimits | None = None,
+    kind: SandboxKind = "docker",
+    egress: Mapping[str, Any] | None = None,
+) -> SandboxEnvironmentSpec:
+    """Sandbox spec for GAIA samples.
+
+    Args:
+        image: Image of the ``default`` service (an image present locally is never pulled).
+        network: ``False`` gives the container no network at all.
+        limits: CPU, memory, process and disk limits (defaults: 2 CPUs, 4g, 1024 processes).
+        kind: ``docker`` (compose.yaml, started through the Docker API: ``gaia-docker``),
+            ``compose`` (compose.yaml, started by inspect's ``docker compose`` sandbox) or ``k8s``
+            (values.yaml, needs inspect-k8s-sandbox).
+        egress: Answer-source rules the sandbox's traffic is filtered by (gaia-docker only).
+    """
+    if kind == "k8s":
+        import k8s_sandbox  # noqa: F401 -- registers the "k8s" sandbox with inspect
+
+        return SandboxEnvironmentSpec("k8s", str(gaia_k8s_values(image, network, limits)))
+    return SandboxEnvironmentSpec(PROVIDERS[kind], gaia_compose(image, network, limits, egress))
