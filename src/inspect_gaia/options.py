@@ -14,7 +14,6 @@ recipe in docs/architecture.md names the other places.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from .answer_sources.sources import AnswerSources, load_answer_sources
 from .defaults import (
@@ -24,6 +23,7 @@ from .defaults import (
     DEFAULT_TOOLS,
     AgentName,
 )
+from .egress.spec import EgressSpec
 from .questions.dataset import DEFAULT_SPLIT, LEVELS, Split
 from .questions.hub import DEFAULT_HUB, Hub, resolved_revision
 from .questions.questionset import QuestionSet
@@ -125,14 +125,14 @@ class AnswerSourceOptions:
         return self.block_answer_sources or self.web_record or self.web_replay is not None
 
     @property
-    def egress(self) -> dict[str, Any] | None:
-        """The sandbox's egress rules when the run has a proxy (none: recording), else ``None``."""
+    def egress(self) -> EgressSpec | None:
+        """The run's proxy when it has one (refusing nothing when it records), else ``None``."""
         if not self.proxied:
             return None
-        rules = self.answer_sources.as_json()["rules"] if self.block_answer_sources else []
         if self.web_replay is not None:
-            return {"rules": [], "replay": self.web_replay}
-        return {"rules": rules, **({"bodies": True} if self.web_bodies else {})}
+            return EgressSpec(replay=self.web_replay)
+        rules = self.answer_sources.pairs if self.block_answer_sources else ()
+        return EgressSpec(rules=rules, bodies=self.web_bodies)
 
 
 @dataclass(frozen=True)

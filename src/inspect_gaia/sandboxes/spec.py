@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 import yaml
 from inspect_ai.util import SandboxEnvironmentSpec, parse_compose_yaml
 
+from ..egress.spec import EGRESS_KEY, EgressSpec
 from ..questions.hub import cache_dir
-from .docker import COMPOSE_PROVIDER, EGRESS_KEY, PROVIDER
+from .docker import COMPOSE_PROVIDER, PROVIDER
 from .docker.config import GaiaComposeConfig, gaia_config
 from .k8s import k8s_values, operator_values, write_values
 
@@ -108,14 +108,13 @@ def gaia_compose(
     image: str = DEFAULT_IMAGE,
     network: bool = DEFAULT_NETWORK,
     limits: SandboxLimits | None = None,
-    egress: Mapping[str, Any] | None = None,
+    egress: EgressSpec | None = None,
 ) -> GaiaComposeConfig:
     """``compose.yaml`` with its ``default`` service's image, network and limits set as asked.
 
     Every value is validated into a ``GaiaComposeConfig``, the model both Docker providers read
-    back from a log (``_docker.config``). ``egress`` (answer-source rules) asks gaia-docker to
-    reach the network only through the run's egress proxy (``sandboxes/docker/egress.py``),
-    as the service extension ``EGRESS_KEY``.
+    back from a log (``_docker.config``). ``egress`` asks gaia-docker to reach the network only
+    through the run's egress proxy (``sandboxes/docker/egress.py``), under ``EGRESS_KEY``.
     """
     limits = limits or SandboxLimits()
     config = parse_compose_yaml(str(COMPOSE_FILE), multiple_services=False)
@@ -130,7 +129,7 @@ def gaia_compose(
         pids_limit=limits.pids,
         storage_opt=None if limits.disk is None else {"size": limits.disk},
         **({} if network else {"network_mode": "none"}),
-        **({} if egress is None else {EGRESS_KEY: dict(egress)}),
+        **({} if egress is None else {EGRESS_KEY: egress.as_json()}),
     )
 
 
@@ -164,7 +163,7 @@ def gaia_sandbox(
     network: bool = DEFAULT_NETWORK,
     limits: SandboxLimits | None = None,
     kind: SandboxKind = "docker",
-    egress: Mapping[str, Any] | None = None,
+    egress: EgressSpec | None = None,
 ) -> SandboxEnvironmentSpec:
     """Sandbox spec for GAIA samples.
 
@@ -175,7 +174,7 @@ def gaia_sandbox(
         kind: ``docker`` (compose.yaml, started through the Docker API: ``gaia-docker``),
             ``compose`` (compose.yaml, started by inspect's ``docker compose`` sandbox) or ``k8s``
             (values.yaml, needs inspect-k8s-sandbox).
-        egress: Answer-source rules the sandbox's traffic is filtered by (gaia-docker only).
+        egress: The run's egress proxy, its rules, bodies or replay (gaia-docker only).
     """
     if kind == "k8s":
         import k8s_sandbox  # noqa: F401 -- registers the "k8s" sandbox with inspect

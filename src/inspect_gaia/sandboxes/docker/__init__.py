@@ -60,9 +60,6 @@ def plain_requested() -> bool:
     return os.environ.get(PLAIN_ENV, "").strip().lower() not in ("", "0", "false", "no")
 
 
-EGRESS_KEY = "x-inspect-gaia-egress"
-"""Compose service extension: the answer-source rules the run's egress proxy refuses
-(``{"rules": [[pattern, source], ...]}``, ``-T block_answer_sources=true``)."""
 OFFLINE_TAG = "inspect-gaia/sandbox:bookworm"
 """The image built without a registry (``inspect-gaia image build --offline``)."""
 OFFLINE_ATTACHMENTS_TAG = "inspect-gaia/sandbox:bookworm-attachments"
