@@ -21,7 +21,9 @@ the orphan sweep and ``inspect sandbox cleanup gaia-docker`` remove it with them
 One trade-off: on the internal network, traffic between containers stays on. Docker's switch for
 it (``enable_icc``) is per network, and with it off the sandboxes could not reach the proxy
 either; so in a blocking run a sandbox can reach another sandbox of the run (each holds only its
-own attachment), which it cannot in an ordinary run.
+own attachment), which it cannot in an ordinary run. It cannot forge frames on that network: a
+sandbox has no ``NET_RAW`` (``sandboxes/spec.py``, "Capabilities"), so no ARP reply of its own
+can take another sample's proxy traffic.
 """
 
 from __future__ import annotations
