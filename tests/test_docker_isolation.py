@@ -123,9 +123,7 @@ def test_inspects_compose_sandbox_runs_with_the_same_capabilities(
 ) -> None:
     scripted([Entry(PELLBROOK, [{"bash": CAPS}, {"submit": "Nineteen Locks"}])])
     log = eval_task(
-        gaia(
-            dataset_path=str(GAIA_LEAK), image=sandbox_image, sandbox="compose", ids=PELLBROOK_ID
-        ),
+        gaia(dataset_path=str(GAIA_LEAK), image=sandbox_image, sandbox="compose", ids=PELLBROOK_ID),
         tmp_path,
     )
     assert log.status == "success" and log.samples is not None, log.error

@@ -56,7 +56,7 @@ def test_every_capability_is_dropped_but_what_root_needs_to_install_and_own_file
     values = yaml.safe_load((REPO / "values.yaml").read_text())["services"]["default"]
     assert values["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": list(CAPABILITIES)}
     for kind in ("docker", "compose"):
-        config = gaia_sandbox(kind=kind).config  # type: ignore[arg-type]
+        config = gaia_sandbox(kind=kind).config
         assert isinstance(config, ComposeConfig)
         copy = config.services["default"]
         assert (copy.cap_drop, tuple(copy.cap_add or ())) == (["ALL"], CAPABILITIES)

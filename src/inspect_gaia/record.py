@@ -46,6 +46,7 @@ def provenance_of(
     image_digest: str | None = None,
     web_versions: dict[str, str] | None = None,
     agent_version: str | None = None,
+    probe: bool = False,
 ) -> GaiaProvenance:
     """The record of a run with ``params``, for the log header.
 
@@ -58,6 +59,7 @@ def provenance_of(
         question_set: What ``apply_question_set`` made of ``params.dataset.question_set``.
         web_versions: The browser's and reader's versions, from the image's labels.
         agent_version: ``-T agent``'s CLI version, from the image's labels.
+        probe: A probe of the sandbox (``inspect_gaia/gaia_probe``), not an answering run.
     """
     dataset, sandbox, agent, sources = params.dataset, params.sandbox, params.agent, params.sources
     if (question_set is None) != dataset.question_set.empty:
@@ -115,6 +117,7 @@ def provenance_of(
         else WebReplayRecord(
             archive=os.path.basename(sources.web_replay), sha256=file_sha256(sources.web_replay)
         ),
+        probe=probe or None,
     )
 
 

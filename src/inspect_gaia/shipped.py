@@ -1,13 +1,13 @@
 """Programs that run elsewhere: standard-library modules shipped into another process as source.
 
-Eight modules of the package never run in the host's Python: the command runner (in each sandbox,
-sent to the image's ``python3`` over its exec), the MCP relay (written into the sandbox), and the
-egress proxy's addon, fail-closed wrapper, recorder, supervisor, address policy and URL rules
-(copied into the proxy's container, where mitmproxy runs the addon). Each says so in its docstring
-with one line that starts ``Runs elsewhere:``, imports only the standard library and its shipped
-siblings (and, for the addon, the mitmproxy it runs in), and is read from the installed package the
-same way: ``source``. ``tests/test_shipped.py`` holds all three. A leaf: importing it loads
-nothing of the package.
+Some modules of the package never run in the host's Python: the command runner (in each sandbox,
+sent to the image's ``python3`` over its exec), the MCP relay and the probe's program (written
+into the sandbox), and the egress proxy's addon, fail-closed wrapper, recorder, replay, supervisor,
+address policy and URL rules (copied into the proxy's container, where mitmproxy runs the addon).
+Each says so in its docstring with one line that starts ``Runs elsewhere:``, imports only the
+standard library and its shipped siblings (and, for the addon, the mitmproxy it runs in), and is
+read from the installed package the same way: ``source``. ``tests/test_shipped.py`` holds all
+three. A leaf: importing it loads nothing of the package.
 """
 
 from __future__ import annotations
@@ -46,7 +46,12 @@ PROXY_PROGRAMS = (
 )
 """Copied beside each other into the proxy's container; ``supervise.py`` is its command. The
 URL rules are ``_urlrules.py`` there: the file the package imports as ``urlrules``."""
-PROGRAMS = (EXEC_SERVER, MCP_RELAY, *PROXY_PROGRAMS)
+PROBE_PROGRAMS = (
+    Program("probe.inside", "inside.py"),
+    Program("probe.inside_web", "inside_web.py"),
+)
+"""The probe's program in a sample's sandbox (``inside.py`` runs, its web routes beside it)."""
+PROGRAMS = (EXEC_SERVER, MCP_RELAY, *PROXY_PROGRAMS, *PROBE_PROGRAMS)
 
 
 @functools.cache

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
+from inspect_ai.util import SandboxEnvironmentSpec
 
 from ._compat import creating_one_task
 from ._param_names import check_unknown
@@ -34,7 +36,7 @@ from .defaults import (
     AgentName,
 )
 from .errors import GaiaParameterError
-from .logs.provenance import METADATA_KEY
+from .logs.provenance import METADATA_KEY, GaiaProvenance
 from .model_check import check_model
 from .next_steps import after_test_run
 from .options import DEFAULT_LEVEL, DatasetOptions, GaiaParams
@@ -253,8 +255,20 @@ def gaia_questions(options: DatasetOptions) -> tuple[Dataset, QuestionSetRecord 
     return apply_question_set(dataset, options.question_set, options.split, levels)
 
 
-def gaia_task(params: GaiaParams) -> Task:
-    """The Task for parsed parameters: each builder gets its record (``options``)."""
+@dataclass(frozen=True)
+class TaskParts:
+    """What a task of these parameters asks about and runs in, and the record it writes."""
+
+    dataset: Dataset
+    sandbox: SandboxEnvironmentSpec
+    provenance: GaiaProvenance
+
+
+def gaia_parts(params: GaiaParams, *, probe: bool = False) -> TaskParts:
+    """The questions, the sandbox and the record for parsed parameters (images checked first).
+
+    ``probe``: for ``inspect_gaia/gaia_probe``, recorded as such (``probe/task.py``).
+    """
     box, agent = params.sandbox, params.agent
     web_versions = (
         require_web_image(box.image, agent.browser, agent.web_reader)
@@ -275,13 +289,30 @@ def gaia_task(params: GaiaParams) -> Task:
     image_id, image_digest = (
         image_identity(box.image) if box.kind != "k8s" else k8s_image_identity(box.image)
     )
+    provenance = provenance_of(
+        params,
+        prompt=DEFAULT_INPUT_PROMPT,
+        image_id=image_id,
+        image_digest=image_digest,
+        sandbox_provider=sandbox.type,
+        question_set=question_set,
+        web_versions=web_versions,
+        agent_version=agent_version,
+        probe=probe,
+    )
+    return TaskParts(dataset, sandbox, provenance)
+
+
+def gaia_task(params: GaiaParams) -> Task:
+    """The Task for parsed parameters: each builder gets its record (``options``)."""
+    parts = gaia_parts(params)
     check_model()  # last of the checks: what the user set is refused first
     if params.dataset.split == "test":
         after_test_run()  # the run ends saying how to make the leaderboard file
     return Task(
-        dataset=dataset,
-        sandbox=sandbox,
-        solver=build_agent(agent),
+        dataset=parts.dataset,
+        sandbox=parts.sandbox,
+        solver=build_agent(params.agent),
         scorer=gaia_scorer(blocklist=params.sources.blocklist),
         # The test split's answers are private: record them, report no accuracy.
         metrics=[] if params.dataset.split == "test" else None,
@@ -295,18 +326,7 @@ def gaia_task(params: GaiaParams) -> Task:
         # in the log, rerun by eval-retry).
         config=GenerateConfig(fail_on_refusal=True),
         version=TASK_VERSION,
-        metadata={
-            METADATA_KEY: provenance_of(
-                params,
-                prompt=DEFAULT_INPUT_PROMPT,
-                image_id=image_id,
-                image_digest=image_digest,
-                sandbox_provider=sandbox.type,
-                question_set=question_set,
-                web_versions=web_versions,
-                agent_version=agent_version,
-            ).as_metadata()
-        },
+        metadata={METADATA_KEY: parts.provenance.as_metadata()},
     )
 
 

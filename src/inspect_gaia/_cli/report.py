@@ -43,6 +43,8 @@ from ._judge import (
 )
 from ._output import MISSING, dump_json, echo_skipped, format_option, prices_option, render
 from ._plot import plot_option
+from ._probe import CSV_COLUMNS as PROBE_CSV_COLUMNS
+from ._probe import is_probe_group, probe_csv_rows, probe_text
 from ._sanitise import printable
 from ._web import web_table
 
@@ -175,8 +177,9 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -> str:
-    groups = document["groups"]
-    parts = []
+    probes = [g for g in document["groups"] if is_probe_group(g)]
+    groups = [g for g in document["groups"] if not is_probe_group(g)]
+    parts = [probe_text(group, fmt) for group in probes]
     if len(groups) > 1:
         rows = [with_beside([_leaderboard_row(g)], g, "95% CI")[0] for g in groups]
         note = (
@@ -220,6 +223,8 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
 def _csv_rows(document: Mapping[str, Any], flagged_wrong: bool = False) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for group in document["groups"]:
+        if is_probe_group(group):
+            continue
         own = [
             {**{c: group[c] for c in GROUP_COLUMNS}, **level, **csv_cells(group, level["level"])}
             for level in group["levels"]
@@ -234,6 +239,8 @@ def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong:
         return dump_json(document) + "\n"
     if fmt == "csv" and breakdown:
         return render(csv_rows(document), ("group", *BREAKDOWN_COLUMNS), "csv")
+    if fmt == "csv" and all(is_probe_group(g) for g in document["groups"]):
+        return render(probe_csv_rows(document), PROBE_CSV_COLUMNS, "csv")
     if fmt == "csv":
         columns = GROUP_COLUMNS + LEVEL_FIELDS + (CSV_FIELDS if flagged_wrong else ())
         columns += JUDGE_FIELDS if document.get("judge") else ()
@@ -351,13 +358,14 @@ def report(
             note = f"note: no log called {model}; its prices are unused"
             click.echo(printable(note, one_line=True), err=True)
     click.echo(_text(document, fmt, breakdown, flagged_wrong), nl=False)
-    counts = sorted({g["levels"][-1]["questions"] for g in document["groups"]}, reverse=True)
+    scored = [g for g in document["groups"] if not is_probe_group(g)]
+    counts = sorted({g["levels"][-1]["questions"] for g in scored}, reverse=True)
     if fmt != "json" and len(counts) > 1:
         click.echo(MIXED.format(counts=", ".join(map(str, counts))), err=True)
-    if fmt == "markdown" and not all(group["cost_source"] for group in document["groups"]):
+    if fmt == "markdown" and not all(group["cost_source"] for group in scored):
         click.echo(NO_COST, err=True)
     if plot:
         from ._plot import plot_report
 
-        plot_report(document, plot)
+        plot_report({**document, "groups": scored}, plot)
         click.echo(printable(f"plot written to {Path(plot)}", one_line=True), err=True)

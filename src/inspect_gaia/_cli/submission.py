@@ -25,6 +25,7 @@ from ..logs.leaderboard import (
     run_problems,
     submission_file,
 )
+from ..logs.probe import refuse_probes
 from ..logs.read import read_inspect_logs
 from ..logs.results import RunResults, group_runs
 from ..logs.sidecar import sidecar_text
@@ -149,6 +150,7 @@ def submission(
             f"no usable inspect_gaia log in {', '.join(logs)}",
             fix="name the test-split logs, or the folder `inspect eval --log-dir` wrote them to",
         )
+    refuse_probes(runs, "submission")
     _refuse(
         run_problems(
             runs, allow_validation=allow_validation, allow_oracle_retries=allow_oracle_retries

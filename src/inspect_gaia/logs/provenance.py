@@ -12,10 +12,10 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
 ``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
 versions; 5: ``web_record``; 6: ``agent``, another agent than the default and its versions; 7:
-``web_replay``); a record newer than this reader knows is refused with the fix (upgrade), never
-half-read. An older record reads with ``final_answer_ends`` false, ``image_digest`` unknown
-(``None``), no ``web_tools``, no ``web_record`` and no ``web_replay``; one before 6 ran the default
-agent.
+``web_replay``; 8: ``probe``, a run of ``inspect_gaia/gaia_probe``); a record newer than this
+reader knows is refused with the fix (upgrade), never half-read. An older record reads with
+``final_answer_ends`` false, ``image_digest`` unknown (``None``), no ``web_tools``, no
+``web_record``, no ``web_replay`` and no ``probe``; one before 6 ran the default agent.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -39,7 +39,7 @@ from ..sandboxes.spec import PROVIDERS, SandboxKind
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -162,6 +162,10 @@ class GaiaProvenance(_Record):
     web_replay: WebReplayRecord | None = None
     """The sandboxes read a recorded web, not the live one (``-T web_replay``); ``None`` (not
     written): the live web (and every record before 7). Never pooled with a live run."""
+    probe: bool | None = None
+    """``True``: a run of ``inspect_gaia/gaia_probe``, which tries every route to the answers in
+    its sandboxes and answers nothing: never a score, never pooled with a run that answered.
+    ``None`` (not written): a run that answered (and every record before 8)."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -212,6 +216,7 @@ class GaiaProvenance(_Record):
             "web_record": self.web_record,
             "agent": self.agent,
             "web_replay": self.web_replay,
+            "probe": self.probe,
         }
         return self.model_dump(
             mode="json", exclude={name for name, value in unset.items() if value is None} or None
@@ -276,6 +281,7 @@ class GaiaProvenance(_Record):
                 "block_answer_sources": self.blocked_list(sandbox_ran),
                 "agent": self.agent and self.agent.label,
                 "web_replay": self.web_replay and self.web_replay.sha256,
+                "probe": self.probe or None,
             },
         )
 

@@ -35,6 +35,7 @@ from ..questions.snapshot_files import read_records
 from .latest import describe as describe_run
 from .latest import latest
 from .leaderboard import read_leaderboard
+from .probe import refuse_probes
 from .provenance import GaiaProvenance
 from .read import Skipped, read_inspect_logs
 from .results import (
@@ -105,6 +106,7 @@ def read_side(path: str) -> Side:
             fix="name inspect_gaia's or inspect_evals' gaia logs, an evalscope output folder or "
             "a leaderboard .jsonl file",
         )
+    refuse_probes(found.runs, "compare")
     groups = group_runs(found.runs, found.in_folder)
     models = sorted({g.model for g in groups})
     if len(models) > 1:

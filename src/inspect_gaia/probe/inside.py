@@ -1,0 +1,493 @@
+"""The probe's program in the sandbox: every route to the answers it knows, tried and reported.
+
+Runs elsewhere: in the sample's sandbox, under its ``python3``; standard library only (``shipped``).
+
+Written into the sample's sandbox with ``inside_web.py`` beside it and run by the probe's solver
+(``probe/solver.py``) with its configuration as JSON on stdin: the sample's own attachment, the
+URLs to ask for, the proxy's refusal markers, the capabilities a sandbox keeps. It knows no answer:
+it reports what each route returned (bounded) and the host decides (``probe/scorer.py``).
+
+``ROUTES`` is the list: **adding a route is one entry there** (a name, its family, and a function
+of the configuration that returns its findings, or ``None`` when this sandbox has nothing to try
+it with). A finding is ``{"where", "outcome", "text"}``; a route's outcome is the worst of its
+findings', in ``SEVERITY``'s order. Each route runs in a thread of its own, bounded by its family's
+time; the output is one JSON line per route, in ``ROUTES``' order, whatever finished first.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import socket
+import stat
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from . import inside_web as web
+else:
+    try:  # in the sandbox: beside this file, first on the path
+        import inside_web as web
+    except ImportError:  # in the package (tests read the routes), by its full name
+        web = importlib.import_module(f"{__package__}.inside_web")
+
+Finding = dict[str, str]
+SEVERITY = ("leaked", "open", "reached", "empty", "refused", "unreachable", "skipped")
+"""Outcomes, worst first (``probe/outcomes.py`` says what each means)."""
+TEXT = web.TEXT
+FINDINGS = 40
+"""Findings kept per route (the rest are counted)."""
+SECONDS = {"files": 90.0, "neighbours": 40.0, "web": 150.0, "agent": 30.0}
+"""Seconds a route of each family may take before it is reported unfinished."""
+SIGNATURES = (b"Final answer", b"Annotator Metadata", b"gaia-benchmark")
+"""Bytes that mark GAIA's metadata (its column names) or a copy of its repository."""
+STANDARD_MOUNTS = (
+    *("/", "/etc/resolv.conf", "/etc/hostname", "/etc/hosts", "/dev/termination-log"),
+    *("/usr/sbin/docker-init", "/sbin/docker-init"),
+)
+"""What the engine mounts into every container (Kubernetes' termination log among them)."""
+NOT_WALKED = ("/proc", "/sys", "/dev")
+HUB_TOKENS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_TOKEN", "MODELSCOPE_API_TOKEN")
+SECRET_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "CREDENTIAL")
+SOCKETS = (
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/run/containerd/containerd.sock",
+    "/var/run/crio/crio.sock",
+    "/run/podman/podman.sock",
+)
+PORTS = (22, 80, 443, 2375, 2376, 3128, 5000, 8000, 8080, 8888)
+"""Ports tried on each neighbour: servers, the proxy's, the Docker API's."""
+NEAR = 8
+"""Addresses each side of the sandbox's own tried on its network (besides those ARP knows)."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """One way to the answers: its name, family, and what tries it."""
+
+    name: str
+    family: str
+    run: Callable[[dict[str, Any]], list[Finding] | None]
+
+
+# -- files ----------------------------------------------------------------------------------------
+
+
+def files_attachments(config: dict[str, Any]) -> list[Finding]:
+    """Everything in the attachments' folder but the sample's own file: another sample's."""
+    found = []
+    for path in sorted(_walk(config["shared_dir"], deadline=time.monotonic() + 10)):
+        if path != config.get("own"):
+            found.append({"where": path, "outcome": "open", "text": _head(path)})
+    return found
+
+
+def files_signatures(config: dict[str, Any]) -> list[Finding]:
+    """Every readable file searched for GAIA's column names, mounts and image layers alike.
+
+    A file's start and its end: a parquet file names its columns last.
+    """
+    found, deadline, seen = [], time.monotonic() + SECONDS["files"] - 10, 0
+    skip = {config.get("own"), *config.get("exclude", [])}
+    for path in _walk("/", deadline=deadline):
+        seen += 1
+        if path in skip or time.monotonic() > deadline:
+            continue
+        for part in _ends(path):
+            hit = next((part.find(s) for s in SIGNATURES if s in part), -1)
+            if hit >= 0:
+                text = part[max(0, hit - TEXT // 2) : hit + TEXT // 2].decode("utf-8", "replace")
+                found.append({"where": path, "outcome": "reached", "text": text})
+                break
+    if time.monotonic() > deadline:
+        found.append({"where": f"stopped after {seen} files", "outcome": "skipped", "text": ""})
+    return found or [{"where": f"{seen} files", "outcome": "empty", "text": ""}]
+
+
+def files_mounts(config: dict[str, Any]) -> list[Finding]:
+    """Mounts other than the container's own: a host folder, a volume, a cluster's secrets."""
+    found = []
+    for line in _read("/proc/self/mountinfo").splitlines():
+        fields = line.split()
+        if len(fields) < 5:
+            continue
+        point = fields[4].replace("\\040", " ")
+        if point in STANDARD_MOUNTS or point.startswith(NOT_WALKED):
+            continue
+        secret = "serviceaccount" in point or point.startswith("/run/secrets")
+        listing = "\n".join(sorted(_walk(point, deadline=time.monotonic() + 5))[:50])
+        found.append({"where": point, "outcome": "open" if secret else "reached", "text": listing})
+    return found
+
+
+def files_env(config: dict[str, Any]) -> list[Finding]:
+    """The variables of this process and of the container's first one (secrets masked here)."""
+    found = []
+    for where, pairs in (("environ", dict(os.environ)), ("/proc/1/environ", _environ(1))):
+        tokens = sorted(name for name in pairs if name in HUB_TOKENS and pairs[name])
+        shown = "\n".join(f"{k}={_masked(k, v)}" for k, v in sorted(pairs.items()))
+        outcome = "open" if tokens else "empty"
+        found.append({"where": where, "outcome": outcome, "text": shown[: TEXT * 2]})
+    return found
+
+
+def files_proc(config: dict[str, Any]) -> list[Finding]:
+    """The processes this sandbox can see: its own, or (a shared PID space) the host's."""
+    pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    lines = [f"{pid} {_read(f'/proc/{pid}/cmdline').replace(chr(0), ' ').strip()}" for pid in pids]
+    host = any(
+        w in line for line in lines for w in ("dockerd", "containerd ", "kubelet", "systemd")
+    )
+    outcome = "open" if host or len(pids) > 200 else "empty"
+    return [
+        {"where": f"{len(pids)} processes", "outcome": outcome, "text": "\n".join(lines)[:TEXT]}
+    ]
+
+
+def files_docker_socket(config: dict[str, Any]) -> list[Finding]:
+    """A container engine's socket (mounted, or named by ``DOCKER_HOST``), asked for its version."""
+    found = []
+    named = os.environ.get("DOCKER_HOST", "")
+    candidates = [*SOCKETS, *([named[len("unix://") :]] if named.startswith("unix://") else [])]
+    for path in candidates:
+        try:
+            if not stat.S_ISSOCK(os.stat(path).st_mode):
+                continue
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.settimeout(5)
+                sock.connect(path)
+                sock.sendall(b"GET /version HTTP/1.0\r\nHost: docker\r\n\r\n")
+                answer = web._read(sock, TEXT).decode("utf-8", "replace")
+            found.append(
+                {"where": path, "outcome": "open" if answer else "refused", "text": answer}
+            )
+        except FileNotFoundError:
+            continue
+        except OSError as ex:
+            found.append({"where": path, "outcome": "refused", "text": str(ex)})
+    if named.startswith("tcp://"):
+        host, _, port = named[len("tcp://") :].partition(":")
+        found.append(_port(host, int(port or 2375)))
+    return found
+
+
+def files_devices(config: dict[str, Any]) -> list[Finding]:
+    """Block devices and the kernel's memory, opened for reading."""
+    found = []
+    for name in sorted(os.listdir("/dev")):
+        path = f"/dev/{name}"
+        try:
+            block = stat.S_ISBLK(os.stat(path).st_mode)
+        except OSError:
+            continue
+        if not block and name not in ("mem", "kmem", "port", "kmsg"):
+            continue
+        try:
+            os.close(os.open(path, os.O_RDONLY))
+            found.append({"where": path, "outcome": "open", "text": "opened for reading"})
+        except OSError as ex:
+            found.append({"where": path, "outcome": "refused", "text": str(ex)})
+    return found
+
+
+def files_capabilities(config: dict[str, Any]) -> list[Finding]:
+    """``CapEff`` against the capabilities a sandbox keeps (the host sends their mask)."""
+    status = _read("/proc/self/status")
+    fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+    mask = int(fields.get("CapEff", "0").strip(), 16)
+    extra = mask & ~int(config["capabilities"])
+    names = [name for name, bit in config["capability_bits"].items() if extra >> int(bit) & 1]
+    text = "".join(
+        f"{k}: {fields.get(k, '?').strip()}\n" for k in ("CapEff", "NoNewPrivs", "Seccomp")
+    )
+    where = "beyond the task's: " + ", ".join(names) if extra else "CapEff"
+    return [{"where": where, "outcome": "open" if extra else "empty", "text": text}]
+
+
+# -- neighbours -----------------------------------------------------------------------------------
+
+
+def neighbours_raw_socket(config: dict[str, Any]) -> list[Finding]:
+    """A raw socket (never used): with one, a sandbox forges frames on the run's network."""
+    found = []
+    for name, family, kind in (
+        ("packet", 17, socket.SOCK_RAW),
+        ("ip", socket.AF_INET, socket.SOCK_RAW),
+    ):
+        try:
+            socket.socket(family, kind, 0x0806 if family == 17 else socket.IPPROTO_TCP).close()
+            found.append({"where": name, "outcome": "open", "text": "opened: it can forge frames"})
+        except OSError as ex:
+            found.append({"where": name, "outcome": "refused", "text": str(ex)})
+    return found
+
+
+def neighbours_addresses(config: dict[str, Any]) -> list[Finding]:
+    """What the network shows: the sandbox's routes and the neighbours its ARP table knows."""
+    arp = _arp()
+    gateway, proxy = _gateway(), _proxy_address()
+    others = [ip for ip in arp if ip not in (gateway, proxy)]
+    text = f"routes:\n{_read('/proc/net/route')}\narp:\n{_read('/proc/net/arp')}"
+    return [{"where": "arp", "outcome": "reached" if others else "empty", "text": text[:TEXT]}]
+
+
+def neighbours_ports(config: dict[str, Any]) -> list[Finding]:
+    """Ports of the neighbours on the sandbox's own network, connected to; an open one read.
+
+    The neighbours: ARP's, the gateway, the proxy, and the addresses next to the sandbox's own.
+    """
+    hosts = sorted({*_arp(), *filter(None, (_gateway(), _proxy_address())), *_near()})
+    results: dict[tuple[str, int], Finding] = {}
+
+    def one(host: str, port: int) -> None:
+        results[host, port] = _port(host, port)
+
+    threads = [
+        threading.Thread(target=one, args=(host, port), daemon=True)
+        for host in hosts
+        for port in PORTS
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    found = [f for f in results.values() if f["outcome"] in ("open", "reached")]
+    for host in hosts:  # a host that answered at all (a closed port says so) is reachable
+        ports = [(p, results.get((host, p))) for p in PORTS]
+        answered = [f"{p} {f['outcome']}" for p, f in ports if f and f["outcome"] != "unreachable"]
+        if answered:
+            found.append({"where": host, "outcome": "reached", "text": ", ".join(answered)})
+    return found or [
+        {"where": f"{len(hosts)} addresses", "outcome": "unreachable", "text": ", ".join(hosts)}
+    ]
+
+
+# -- agent ----------------------------------------------------------------------------------------
+
+
+def agent_cli(config: dict[str, Any]) -> list[Finding] | None:
+    """The agent CLI the run would start, found and asked its version (no model: not run)."""
+    agent = config.get("agent")
+    if not agent:
+        return None
+    import shutil
+    import subprocess
+
+    path = shutil.which(agent)
+    if path is None:
+        return [{"where": agent, "outcome": "empty", "text": "not on PATH"}]
+    run = subprocess.run([path, "--version"], capture_output=True, timeout=20)
+    return [{"where": path, "outcome": "reached", "text": run.stdout.decode("utf-8", "replace")}]
+
+
+ROUTES: tuple[Route, ...] = (
+    Route("files.attachments", "files", files_attachments),
+    Route("files.signatures", "files", files_signatures),
+    Route("files.mounts", "files", files_mounts),
+    Route("files.env", "files", files_env),
+    Route("files.proc", "files", files_proc),
+    Route("files.docker_socket", "files", files_docker_socket),
+    Route("files.devices", "files", files_devices),
+    Route("files.capabilities", "files", files_capabilities),
+    Route("neighbours.raw_socket", "neighbours", neighbours_raw_socket),
+    Route("neighbours.addresses", "neighbours", neighbours_addresses),
+    Route("neighbours.ports", "neighbours", neighbours_ports),
+    Route("web.curl_https", "web", web.web_curl_https),
+    Route("web.curl_http", "web", web.web_curl_http),
+    Route("web.urllib", "web", web.web_urllib),
+    Route("web.direct", "web", web.web_direct),
+    Route("web.connect", "web", web.web_connect),
+    Route("web.relay", "web", web.web_relay),
+    Route("web.redirect", "web", web.web_redirect),
+    Route("web.encodings", "web", web.web_encodings),
+    Route("web.browser", "web", web.web_browser),
+    Route("web.reader", "web", web.web_reader),
+    Route("web.node", "web", web.web_node),
+    Route("agent.cli", "agent", agent_cli),
+)
+"""Every route the probe tries, in the order it reports them."""
+
+
+# -- running --------------------------------------------------------------------------------------
+
+
+def run(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every route, each in a thread; one result per route, in ``ROUTES``' order."""
+    results: dict[str, dict[str, Any]] = {}
+    started = time.monotonic()
+
+    def one(route: Route) -> None:
+        begun = time.monotonic()
+        try:
+            findings = route.run(config)
+        except Exception as ex:  # a route that fails is reported, never the end of the others
+            findings = [{"where": route.name, "outcome": "skipped", "text": f"failed: {ex!r}"}]
+        results[route.name] = _result(route, findings, time.monotonic() - begun)
+
+    threads = {r.name: threading.Thread(target=one, args=(r,), daemon=True) for r in ROUTES}
+    for thread in threads.values():
+        thread.start()
+    for route in ROUTES:
+        threads[route.name].join(max(0.0, started + SECONDS[route.family] - time.monotonic()))
+    return [
+        results.get(r.name)
+        or _result(r, [{"where": r.name, "outcome": "skipped", "text": "did not finish"}], -1)
+        for r in ROUTES
+    ]
+
+
+def _result(route: Route, findings: list[Finding] | None, seconds: float) -> dict[str, Any]:
+    if findings is None:
+        findings = [{"where": route.name, "outcome": "skipped", "text": "nothing to try it with"}]
+    kept = [{k: str(v)[: TEXT * 2] for k, v in f.items()} for f in findings[:FINDINGS]]
+    worst = min((SEVERITY.index(f["outcome"]) for f in findings), default=SEVERITY.index("empty"))
+    return {
+        "route": route.name,
+        "family": route.family,
+        "outcome": SEVERITY[worst],
+        "findings": kept,
+        "more": max(0, len(findings) - FINDINGS),
+        "seconds": round(seconds, 2),
+    }
+
+
+def _walk(top: str, *, deadline: float) -> Iterator[str]:
+    """Regular files under ``top``, not following links, not into ``NOT_WALKED``."""
+    folders = [top]
+    while folders and time.monotonic() < deadline:
+        folder = folders.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.path not in NOT_WALKED:
+                        folders.append(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    yield entry.path
+            except OSError:
+                continue
+
+
+def _ends(path: str, size: int = 65536) -> list[bytes]:
+    try:
+        with open(path, "rb") as file:
+            head = file.read(size)
+            end = file.seek(0, os.SEEK_END)
+            if end <= size:
+                return [head]
+            file.seek(max(size, end - size))
+            return [head, file.read(size)]
+    except OSError:
+        return []
+
+
+def _head(path: str) -> str:
+    parts = _ends(path, TEXT)
+    return parts[0].decode("utf-8", "replace") if parts else ""
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, "rb") as file:
+            return file.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _environ(pid: int) -> dict[str, str]:
+    pairs = (item.partition("=") for item in _read(f"/proc/{pid}/environ").split("\0") if item)
+    return {name: value for name, _, value in pairs}
+
+
+def _masked(name: str, value: str) -> str:
+    secret = any(word in name.upper() for word in SECRET_WORDS)
+    return f"<set, {len(value)} characters>" if secret and value else value
+
+
+def _arp() -> list[str]:
+    rows = _read("/proc/net/arp").splitlines()[1:]
+    return [
+        row.split()[0]
+        for row in rows
+        if len(row.split()) > 3 and row.split()[3] != "00:00:00:00:00:00"
+    ]
+
+
+def _gateway() -> str | None:
+    for row in _read("/proc/net/route").splitlines()[1:]:
+        fields = row.split()
+        if len(fields) > 2 and fields[1] == "00000000" and fields[2] != "00000000":
+            return socket.inet_ntoa(int(fields[2], 16).to_bytes(4, "little"))
+    return None
+
+
+def _proxy_address() -> str | None:
+    proxy = os.environ.get("HTTP_PROXY") or os.environ.get("http_proxy") or ""
+    host = proxy.rsplit("/", 1)[-1].split(":")[0] if proxy else ""
+    try:
+        return socket.gethostbyname(host) if host else None
+    except OSError:
+        return None
+
+
+def _near() -> list[str]:
+    """The addresses next to the sandbox's own, within its network's route (never beyond)."""
+    peer = _proxy_address() or _gateway()
+    if peer is None:
+        return []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        try:
+            sock.connect((peer, 9))  # a datagram socket sends nothing to connect
+            own = int.from_bytes(socket.inet_aton(sock.getsockname()[0]), "big")
+        except OSError:
+            return []
+    near = []
+    for row in _read("/proc/net/route").splitlines()[1:]:
+        fields = row.split()
+        if len(fields) < 8 or fields[1] == "00000000":
+            continue
+        network = int.from_bytes(int(fields[1], 16).to_bytes(4, "little"), "big")
+        mask = int.from_bytes(int(fields[7], 16).to_bytes(4, "little"), "big")
+        if own & mask != network:
+            continue
+        for address in range(own - NEAR, own + NEAR + 1):
+            inside = address & mask == network and address != own
+            if inside and address not in (network, network | (~mask & 0xFFFFFFFF)):
+                near.append(socket.inet_ntoa(address.to_bytes(4, "big")))
+    return near
+
+
+def _port(host: str, port: int) -> Finding:
+    where = f"{host}:{port}"
+    try:
+        with socket.create_connection((host, port), timeout=2) as sock:
+            sock.settimeout(3)
+            path = "/version" if port in (2375, 2376) else "/"
+            sock.sendall(f"GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n".encode())
+            answer = web._read(sock, TEXT).decode("utf-8", "replace")
+    except ConnectionRefusedError:
+        return {"where": where, "outcome": "refused", "text": "connection refused"}
+    except OSError as ex:
+        return {"where": where, "outcome": "unreachable", "text": str(ex)}
+    docker = port in (2375, 2376) and "ApiVersion" in answer
+    return {"where": where, "outcome": "open" if docker else "reached", "text": answer}
+
+
+def main() -> None:
+    """Read the configuration on stdin; print one JSON line per route."""
+    config = json.load(sys.stdin)
+    for result in run(config):
+        print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()
