@@ -15,7 +15,8 @@ import urllib3
 from docker.errors import DockerException, ImageNotFound
 
 from inspect_gaia import GaiaError
-from inspect_gaia.sandboxes.docker import OFFLINE_TAG, TAG_LABEL, TAG_VARIABLE, client, engine
+from inspect_gaia.image_layout import OFFLINE_TAG
+from inspect_gaia.sandboxes.docker import TAG_LABEL, TAG_VARIABLE, client, engine
 from inspect_gaia.sandboxes.docker.config import GaiaComposeConfig, gaia_config
 from inspect_gaia.sandboxes.docker.engine import DockerProblem, check_limits
 from inspect_gaia.sandboxes.docker.gaia_compose import GaiaComposeSandbox

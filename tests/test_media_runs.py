@@ -244,7 +244,7 @@ MARKITDOWN = (
 def test_markitdown_converts_documents_inside_the_attachments_image(
     sandbox_image: str, scripted: Play, tmp_path: Path
 ) -> None:
-    from inspect_gaia.sandboxes.docker import OFFLINE_ATTACHMENTS_TAG
+    from inspect_gaia.image_layout import OFFLINE_ATTACHMENTS_TAG
 
     scripted([Entry("", [{"bash": MARKITDOWN}, {"submit_output": True}])])
     seen = {}

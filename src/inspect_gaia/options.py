@@ -13,7 +13,7 @@ recipe in docs/architecture.md names the other places.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from .answer_sources.sources import AnswerSources, load_answer_sources
 from .defaults import (
@@ -70,21 +70,30 @@ class SandboxOptions:
     """``-T sandbox``: ``docker``, ``compose`` or ``k8s``."""
 
 
+_TOOL = {"tool": True}
+"""A field of ``AgentOptions`` that offers the default agent a tool (``tool_options``)."""
+
+
 @dataclass(frozen=True)
 class AgentOptions:
     """The agent's limits and the tools it is offered (``agent.build_agent``, ``gaia_tools``)."""
 
     command_timeout: int = DEFAULT_COMMAND_TIMEOUT
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
-    python: bool = False
-    web_search: bool = False
-    view_file: bool = False
+    python: bool = field(default=False, metadata=_TOOL)
+    web_search: bool = field(default=False, metadata=_TOOL)
+    view_file: bool = field(default=False, metadata=_TOOL)
     """Whether the agent gets ``view_file``: ``-T view_file``, or implied by ``-T multimodal``."""
-    mcp_servers: tuple[tuple[str, ...], ...] = ()
-    browser: bool = False
-    web_reader: bool = False
+    mcp_servers: tuple[tuple[str, ...], ...] = field(default=(), metadata=_TOOL)
+    browser: bool = field(default=False, metadata=_TOOL)
+    web_reader: bool = field(default=False, metadata=_TOOL)
     name: AgentName = DEFAULT_AGENT
     """``-T agent``: ``basic`` (these tools), or an agent CLI with its own (``swe_agents``)."""
+
+    @classmethod
+    def tool_options(cls) -> tuple[str, ...]:
+        """The default agent's opt-in tools (``-T`` names), refused beside another agent."""
+        return tuple(f.name for f in fields(cls) if f.metadata.get("tool"))
 
     @property
     def tools(self) -> list[str]:

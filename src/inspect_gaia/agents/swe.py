@@ -23,7 +23,6 @@ network and, with ``-T block_answer_sources=true``, its proxy: flagged like any 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..defaults import DEFAULT_AGENT
@@ -34,14 +33,6 @@ if TYPE_CHECKING:
     from inspect_ai.solver import Solver
 
     from ..options import AgentOptions
-
-CLIS: dict[str, str] = {"claude_code": "claude", "codex_cli": "codex", "mini_swe_agent": "mini"}
-"""The command each agent runs, as the agents image puts it on ``PATH``."""
-DISPLAY: dict[str, str] = {
-    "claude_code": "Claude Code",
-    "codex_cli": "Codex CLI",
-    "mini_swe_agent": "mini-swe-agent",
-}
 
 ANSWER_RULES = """\
 You are answering a question from the GAIA benchmark. Use the shell in this machine to find the \
@@ -63,10 +54,6 @@ MINI_EXIT = (
 """mini-swe-agent ends on a command, not on a message without one (its own convention)."""
 
 
-_DEFAULT_AGENT_ONLY = ("python", "web_search", "mcp_servers", "browser", "web_reader", "view_file")
-"""The default agent's opt-in tools (``-T`` names, ``AgentOptions`` fields)."""
-
-
 def check_agent_options(agent: AgentOptions, multimodal: bool) -> None:
     """Another agent brings its own tools: the default agent's options are refused with it.
 
@@ -78,7 +65,7 @@ def check_agent_options(agent: AgentOptions, multimodal: bool) -> None:
     """
     if agent.name == DEFAULT_AGENT:
         return
-    asked = [name for name in _DEFAULT_AGENT_ONLY if getattr(agent, name)]
+    asked = [name for name in agent.tool_options() if getattr(agent, name)]
     for name in ["multimodal"] if multimodal else asked:
         hosted = " (hosted search stays off for every agent)" if name == "web_search" else ""
         raise GaiaParameterError(
@@ -92,45 +79,6 @@ def check_agent_options(agent: AgentOptions, multimodal: bool) -> None:
             "once, in its last message",
             fix="drop -T max_attempts, or drop -T agent",
         )
-
-
-def agent_versions(labels: Mapping[str, str]) -> dict[str, str]:
-    """The agent CLIs' versions an image's labels record, by agent name."""
-    from ..images.agents import LABEL_PREFIX
-
-    return {
-        key.removeprefix(LABEL_PREFIX): value
-        for key, value in sorted(labels.items())
-        if key.startswith(LABEL_PREFIX)
-    }
-
-
-def require_agent_image(image: str, agent: str) -> str | None:
-    """The version of ``agent``'s CLI in ``image``, when the image is here; refuses one without it.
-
-    An image that is not here (no engine, or one to pull) is not checked: the provider refuses a
-    missing image itself, and a pulled one without the CLI fails at the sample's start (inspect_swe
-    finds no CLI on ``PATH``) with the same advice in its error.
-
-    Raises:
-        GaiaParameterError: The image is here and lacks the CLI; the line names the build.
-    """
-    from .._flags import flag
-    from ..images.agents import agents_tag
-    from ..sandboxes.docker.engine import local_image_labels
-
-    labels = local_image_labels(image)
-    if labels is None:
-        return None
-    version = agent_versions(labels).get(agent)
-    if version is None:
-        use = flag("image", agents_tag(offline=True))
-        raise GaiaParameterError(
-            f"-T agent={agent}: the sandbox image {image} has no `{CLIS[agent]}`",
-            fix="build one with `inspect-gaia image build --offline --agents`"
-            + (f" and pass `{use}`" if use else ""),
-        )
-    return version
 
 
 CLAUDE_IDENTITY = "claude-sonnet-4-5"
@@ -148,7 +96,7 @@ def swe_agent(name: str, *, command_timeout: int, served: str = "") -> Agent:
     """inspect_swe's agent ``name`` with GAIA's answer rules, the image's CLI, no hosted tools.
 
     Args:
-        name: The agent (one of ``CLIS``).
+        name: The agent (one of ``image_layout.AGENT_CLIS``).
         command_timeout: Seconds one shell command may run, where the agent lets it be set.
         served: The name of the model the run serves (``get_model().name``).
     """

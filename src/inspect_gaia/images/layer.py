@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import GaiaError
-from ..sandboxes.docker import OFFLINE_ATTACHMENTS_TAG, REGISTRY_ATTACHMENTS_TAG
+from ..image_layout import OFFLINE_ATTACHMENTS_TAG, REGISTRY_ATTACHMENTS_TAG
 from .sandbox import Log, run_step
 
 PLATFORMS = (

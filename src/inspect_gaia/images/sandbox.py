@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import GaiaError
-from ..sandboxes.docker import (
+from ..image_layout import (
     OFFLINE_ATTACHMENTS_TAG,
     OFFLINE_TAG,
     REGISTRY_ATTACHMENTS_TAG,

@@ -33,9 +33,8 @@ Two optimisations, each with what it falls back to:
 ``INSPECT_GAIA_PLAIN_DOCKER=1`` turns both off for a run (read by ``gaia-docker``'s task_init):
 an exec per command, no spares, every start at once. What a sample sees is the same either way
 (the conformance suite runs both), so a failure that goes away when plain is the optimisations',
-and one that stays is the provider's. This module only names the providers, the switch and the
-images ``inspect-gaia image build`` makes, so the spec builders, the image builder and the engine
-checks can name them without importing the SDK or each other.
+and one that stays is the provider's. This module only names the providers, the switch and the run's
+tag, so the spec builders and the engine checks can name them without importing the SDK.
 """
 
 import os
@@ -58,20 +57,3 @@ PLAIN_ENV = "INSPECT_GAIA_PLAIN_DOCKER"
 def plain_requested() -> bool:
     """Whether ``INSPECT_GAIA_PLAIN_DOCKER`` asks for plain gaia-docker (any value but 0/empty)."""
     return os.environ.get(PLAIN_ENV, "").strip().lower() not in ("", "0", "false", "no")
-
-
-OFFLINE_TAG = "inspect-gaia/sandbox:bookworm"
-"""The image built without a registry (``inspect-gaia image build --offline``)."""
-OFFLINE_ATTACHMENTS_TAG = "inspect-gaia/sandbox:bookworm-attachments"
-REGISTRY_TAG = "inspect-gaia/sandbox:py3.11"
-"""The registry build without attachment readers: ``python:3.11`` plus the sandbox's command. Never
-``python:3.11`` itself, which a build would shadow for everything else on the host."""
-REGISTRY_ATTACHMENTS_TAG = "inspect-gaia/sandbox:py3.11-attachments"
-OFFLINE_BROWSER_TAG = "inspect-gaia/sandbox:bookworm-browser"
-"""The attachments image plus a headless browser and a page reader (``--offline --browser``)."""
-REGISTRY_BROWSER_TAG = "inspect-gaia/sandbox:py3.11-browser"
-"""The registry build of the same (``image build --browser``)."""
-OFFLINE_AGENTS_TAG = "inspect-gaia/sandbox:bookworm-agents"
-"""The attachments image plus the agent CLIs of ``-T agent=`` (``--offline --agents``)."""
-REGISTRY_AGENTS_TAG = "inspect-gaia/sandbox:py3.11-agents"
-"""The registry build of the same (``image build --agents``)."""
