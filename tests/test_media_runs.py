@@ -13,7 +13,7 @@ import pytest
 from inspect_ai.event import SandboxEvent
 from inspect_ai.model import ChatMessageTool
 
-from inspect_gaia.sandboxes.spec import SandboxKind
+from inspect_gaia.defaults import SandboxKind
 from support.scripted_model import Entry
 from tests.helpers import Play, b64, eval_gaia
 from tests.scenario import GAIA_MEDIA, GAIA_MINI, MEDIA_FILES

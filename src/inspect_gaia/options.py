@@ -13,6 +13,7 @@ recipe in docs/architecture.md names the other places.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, fields
 
 from .answer_sources.sources import AnswerSources, load_answer_sources
@@ -20,23 +21,45 @@ from .defaults import (
     DEFAULT_AGENT,
     DEFAULT_COMMAND_TIMEOUT,
     DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_SANDBOX,
     DEFAULT_TOOLS,
     AgentName,
+    SandboxKind,
 )
 from .egress.spec import EgressSpec
 from .questions.dataset import DEFAULT_SPLIT, LEVELS, Split
 from .questions.hub import DEFAULT_HUB, Hub, resolved_revision
 from .questions.questionset import QuestionSet
-from .sandboxes.spec import (
-    DEFAULT_IMAGE,
-    DEFAULT_NETWORK,
-    DEFAULT_SANDBOX,
-    SandboxKind,
-    SandboxLimits,
-)
 from .web import BROWSER_TOOLS, READER_TOOLS
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
+DEFAULT_IMAGE = "python:3.11"
+DEFAULT_NETWORK = True
+DEFAULT_CPUS = 2.0
+DEFAULT_MEMORY = "4g"
+DEFAULT_PIDS = 1024
+"""Per-sandbox limits: a runaway command (fork bomb, memory hog) fails only its own sample."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """CPU, memory, process and disk limits of one sandbox; ``None`` lifts a limit.
+
+    Values are validated where task parameters are parsed (``_params``), against what Docker
+    accepts; sizes are held as ``docker_size`` spells them.
+    """
+
+    cpus: float | None = DEFAULT_CPUS
+    memory: str | None = DEFAULT_MEMORY
+    pids: int | None = DEFAULT_PIDS
+    disk: str | None = None
+    """Writable-layer size (Docker ``storage_opt: size``); only some storage drivers enforce it."""
+
+    def effective_cpus(self) -> float | None:
+        """The CPU limit, capped at this machine's CPUs (Docker refuses more)."""
+        if self.cpus is None:
+            return None
+        return min(float(self.cpus), float(os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)

@@ -30,14 +30,25 @@ from .defaults import (
     DEFAULT_COMMAND_TIMEOUT,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MESSAGE_LIMIT,
+    DEFAULT_SANDBOX,
     AgentName,
+    SandboxKind,
 )
 from .errors import GaiaParameterError
 from .image_layout import AGENTS_LAYER, WEB_LAYER
 from .logs.provenance import METADATA_KEY
 from .model_check import check_model
 from .next_steps import after_test_run
-from .options import DEFAULT_LEVEL, DatasetOptions, GaiaParams
+from .options import (
+    DEFAULT_CPUS,
+    DEFAULT_IMAGE,
+    DEFAULT_LEVEL,
+    DEFAULT_MEMORY,
+    DEFAULT_NETWORK,
+    DEFAULT_PIDS,
+    DatasetOptions,
+    GaiaParams,
+)
 from .questions.dataset import (
     DEFAULT_INPUT_PROMPT,
     DEFAULT_SPLIT,
@@ -50,16 +61,7 @@ from .questions.questionset import QuestionSetRecord, apply_question_set
 from .record import provenance_of
 from .sandboxes.docker.engine import image_identity, require_layer
 from .sandboxes.k8s import k8s_image_identity
-from .sandboxes.spec import (
-    DEFAULT_CPUS,
-    DEFAULT_IMAGE,
-    DEFAULT_MEMORY,
-    DEFAULT_NETWORK,
-    DEFAULT_PIDS,
-    DEFAULT_SANDBOX,
-    SandboxKind,
-    gaia_sandbox,
-)
+from .sandboxes.spec import gaia_sandbox
 from .scoring.scorer import gaia_scorer
 
 TASK_VERSION = "1.0.0"

@@ -14,9 +14,10 @@ from dataclasses import asdict
 import click
 
 from ..image_layout import AGENTS_LAYER, WEB_LAYER
+from ..options import DEFAULT_IMAGE
 from ..questions.dataset import DEFAULT_SPLIT, SPLITS
 from ..questions.hub import DEFAULT_HUB, HUBS
-from ..sandboxes.spec import DEFAULT_IMAGE, size_bytes
+from ..sandboxes.spec import size_bytes
 from ._checks import (
     MIN_FREE_GB,
     Check,

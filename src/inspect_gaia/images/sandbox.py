@@ -28,7 +28,7 @@ from ..image_layout import (
     REGISTRY_ATTACHMENTS_TAG,
     REGISTRY_TAG,
 )
-from ..sandboxes.spec import DEFAULT_IMAGE
+from ..options import DEFAULT_IMAGE
 
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
 DEBIAN_SUITE = "bookworm"

@@ -31,11 +31,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..defaults import PROVIDERS, SandboxKind
 from ..errors import GaiaError, short, validation_problem
 from ..imageref import identity, pinned_digest
 from ..questions.dataset import LEVELS, Split
 from ..questions.questionset import QuestionSetRecord, describe
-from ..sandboxes.spec import PROVIDERS, SandboxKind
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 

@@ -33,17 +33,12 @@ Two optimisations, each with what it falls back to:
 ``INSPECT_GAIA_PLAIN_DOCKER=1`` turns both off for a run (read by ``gaia-docker``'s task_init):
 an exec per command, no spares, every start at once. What a sample sees is the same either way
 (the conformance suite runs both), so a failure that goes away when plain is the optimisations',
-and one that stays is the provider's. This module only names the providers, the switch and the run's
-tag, so the spec builders and the engine checks can name them without importing the SDK.
+and one that stays is the provider's. This module only names the switch and the run's tag (the
+providers' names are the record's: ``defaults``), so the provider's modules share them without
+the SDK.
 """
 
 import os
-
-PROVIDER = "gaia-docker"
-"""One container per sample, through the Docker Engine API (the default, ``-T sandbox=docker``)."""
-
-COMPOSE_PROVIDER = "gaia-compose"
-"""inspect's ``docker compose`` sandbox behind the start guard (``-T sandbox=compose``)."""
 
 TAG_LABEL = "inspect_gaia.tag"
 """On every resource of a run started with ``INSPECT_GAIA_TAG`` set (value: that variable): its

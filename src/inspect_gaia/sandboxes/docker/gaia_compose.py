@@ -38,10 +38,11 @@ from pydantic import BaseModel
 from typing_extensions import override
 
 from ..._compat import DockerSandboxEnvironment, compose_project
+from ...defaults import COMPOSE_PROVIDER
 from ...errors import GaiaError
 from .. import signals
 from ..faults import PassThrough, start_or_stand_in, started
-from . import COMPOSE_PROVIDER, TAG_LABEL, TAG_VARIABLE, client, engine
+from . import TAG_LABEL, TAG_VARIABLE, client, engine
 from .config import deserialize
 
 
