@@ -23,15 +23,15 @@ design card's."""
 SUBMIT_TOOL = "submit"
 """The name of the tool whose call is the agent's answer (the scorer and the detection read it)."""
 OFFICIAL_SCORER = "gaia_scorer"
-"""The name of the official scorer's verdicts in a log's ``Sample.scores`` (``scorer.gaia_scorer``):
+"""The name of the official scorer's verdicts in a log's ``Sample.scores`` (``scoring/scorer.gaia_scorer``):
 the readers and the judge scorer read them by it."""
 DEFAULT_TOOLS = ("bash", SUBMIT_TOOL)
 """The tools a default run offers, in the order the agent gets them."""
 
 AgentName = Literal["basic", "claude_code", "codex_cli", "mini_swe_agent"]
 AGENTS: tuple[AgentName, ...] = get_args(AgentName)
-"""``-T agent`` values: ``basic`` is the default agent (``agent.gaia_agent``); the others are
-agent CLIs (``swe_agents``)."""
+"""``-T agent`` values: ``basic`` is the default agent (``agents/basic.gaia_agent``); the others are
+agent CLIs (``agents/swe``)."""
 DEFAULT_AGENT: AgentName = "basic"
 
 SandboxKind = Literal["docker", "compose", "k8s"]

@@ -4,8 +4,8 @@
 
 The task reads top-down as the design card: ``gaia`` parses its parameters once
 (``_params.parse_params``, into one record per builder: ``options``), then ``gaia_task`` hands
-each builder its record: the dataset (``dataset``, ``questionset``), the sandbox (``sandbox``),
-the agent (``agent``) and the scorer (``scorer``), and writes the run's typed record (``record``)
+each builder its record: the questions (``questions/``), the sandbox (``sandboxes/spec``), the
+agent (``agents/``) and the scorer (``scoring/``), and writes the run's typed record (``record``)
 into the log. Where the default run differs from inspect_evals' and EvalScope's GAIA is listed
 once, in the README's "Deviations" section.
 """

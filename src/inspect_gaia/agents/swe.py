@@ -1,7 +1,7 @@
 """Other agents on GAIA (``-T agent=``): Claude Code, Codex CLI, mini-swe-agent, from inspect_swe.
 
 Each runs inside the sample's own sandbox, as its vendor ships it: the CLI from the agents image
-(``agents_image``; inspect_swe's ``version="sandbox"``, so nothing is downloaded when a sample
+(``images/agents``; inspect_swe's ``version="sandbox"``, so nothing is downloaded when a sample
 runs), its model calls carried by inspect's ``sandbox_agent_bridge`` to the run's ``--model``
 (the bridge's proxy listens on the sandbox's localhost, which the egress proxy's ``NO_PROXY``
 leaves direct; nothing of the model's traffic leaves the sandbox but through inspect).
@@ -10,7 +10,7 @@ What each gets is what the default agent gets: GAIA's prompt (the question, its 
 the attachment's path, unchanged), the sample's limits (inspect's message, token and time limits
 apply to the bridged conversation as to any other), the command timeout where the CLI has one,
 and the same way to answer. The answer is ``FINAL ANSWER: <answer>`` in the agent's last message
-(the GAIA paper's convention, which the scorer already reads: ``scorer.final_answer``), not a
+(the GAIA paper's convention, which the scorer already reads: ``scoring/scorer.final_answer``), not a
 bridged ``submit`` tool: every CLI ends with a message of its own, while a bridged tool is an MCP
 server each CLI would have to be configured for and might decline to call.
 

@@ -124,7 +124,7 @@ def agents_dockerfile(base: str) -> str:
 
 
 def build_agents(tag: str, offline: bool, log: Log) -> None:
-    """Build ``tag``, the agents image, over the path's attachments image (``layer_image``)."""
+    """Build ``tag``, the agents image, over the path's attachments image (``layer``)."""
     what = f"claude {CLAUDE_CODE_VERSION}, codex {CODEX_VERSION}, mini {MINI_SWE_AGENT_VERSION}"
     wheels, npm = mini_wheels(), npm_packages()
     build_layer(tag, offline, log, what=what, npm=npm, wheels=wheels, dockerfile=agents_dockerfile)

@@ -15,7 +15,7 @@ ran. It is read here, and decides (``provenance.comparable_settings``):
 * a run whose provider got another config than the task's says that the task's image, limits
   and network were not applied; so does one of the task's own provider given a config of the
   user's (``--sandbox k8s:allowlist.yaml``), told apart from the task's own by its form (a compose
-  config built in memory; a values file named as ``k8s.write_values`` names them).
+  config built in memory; a values file named as ``sandboxes/k8s.write_values`` names them).
 
 Decision: another package's provider is handed the task's compose config and recorded, never
 refused: the task cannot see an eval-level ``--sandbox`` before its samples start, and a provider

@@ -3,7 +3,7 @@
 ``compose.yaml`` (and ``values.yaml`` for inspect-k8s-sandbox) are read as written, then the task's
 image, network setting and resource limits are applied to a copy: in memory for Docker, as a file
 under the cache directory for Kubernetes (its provider takes a path; what goes into it, for either
-kind of cluster, is ``k8s``'s). The Docker providers themselves are in ``_docker``; this module
+kind of cluster, is ``k8s``'s). The Docker providers themselves are in ``docker``; this module
 only names them.
 """
 
@@ -76,7 +76,7 @@ def gaia_compose(
     """``compose.yaml`` with its ``default`` service's image, network and limits set as asked.
 
     Every value is validated into a ``GaiaComposeConfig``, the model both Docker providers read
-    back from a log (``_docker.config``). ``egress`` asks gaia-docker to reach the network only
+    back from a log (``docker/config``). ``egress`` asks gaia-docker to reach the network only
     through the run's egress proxy (``sandboxes/docker/egress.py``), under ``EGRESS_KEY``.
     """
     limits = limits or SandboxLimits()

@@ -7,7 +7,7 @@ The map (a test holds it to the folder: every module is named here):
   inspect's API) and ``gaia_compose`` (``gaia-compose``: inspect's compose sandbox with GAIA's
   checks and start guard);
 * what a container is: ``service`` (compose service -> container arguments), ``config`` (the
-  compose config a log holds), ``cleanup`` (labels, the run's state and network, run-scoped
+  compose config a log holds, and how the readers read it back without the providers), ``cleanup`` (labels, the run's state and network, run-scoped
   removal, the orphan sweep);
 * talking to the engine: ``client`` (the docker SDK's calls, on worker threads), ``archive``
   (files in and out; with ``client``, the modules that use docker-py internals), ``exec_stream``
@@ -15,8 +15,9 @@ The map (a test holds it to the folder: every module is named here):
   start, its framing),
   ``engine`` (every engine and image check and diagnosis, shared by the task, both providers and
   ``doctor``);
-* ``egress``, ``egress_watch``, ``egress_record`` and ``egress_archive``: the run's egress proxy
-  (``-T block_answer_sources=true``, ``-T web_record=true``), a feature, not an optimisation: its
+* ``egress``, ``egress_watch``, ``egress_record`` and ``egress_archive``: the Docker side of the
+  run's egress proxy (``-T block_answer_sources``, ``web_record``, ``web_replay``; its programs are
+  the ``egress`` wing's), a feature, not an optimisation: its
   container's lifecycle, the watch that ends a sample whose command ran while the proxy was down,
   each sample's part of its record of requests, and the run's archive of the bodies
   (``-T web_record=bodies``).
