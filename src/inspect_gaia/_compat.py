@@ -142,12 +142,12 @@ def creating_one_task() -> bool:
 def guard_task_state(state: TaskState, guarded: type[_State]) -> _State:
     """``state``, made an instance of ``guarded`` (a ``TaskState`` subclass adding behaviour only).
 
-    The one change of class in the package, and why it is one: ``basic_agent`` offers no hook in
-    its loop (inspect_ai 0.3.285, the newest, as every release before it), which runs ``while not
+    The one change of class in the package, and why it is one: ``basic_agent`` offers no hook in its
+    loop (inspect_ai 0.3.285, the newest, as every release before it), which runs ``while not
     state.completed:`` on the TaskState it was handed, reading ``completed`` again before every
-    model call, after it has answered a reply without a tool call with its "please proceed"
-    message. A subclass whose ``completed`` also sees a plain-text ``FINAL ANSWER:`` or empty
-    turns (``agents/basic.idle_guard``) is the only way to end such a loop early while the agent stays
+    model call, after it has answered a reply without a tool call with its "please proceed" message.
+    A subclass whose ``completed`` also sees a plain-text ``FINAL ANSWER:`` or empty turns
+    (``agents/basic.idle_guard``) is the only way to end such a loop early while the agent stays
     ``basic_agent`` (the design card's; inspect_evals moved to ``react(on_continue=...)`` instead).
     tests/test_compat.py runs that loop and fails when it no longer re-reads ``completed``, or no
     longer appends the nudge the guard drops.

@@ -23,8 +23,8 @@ design card's."""
 SUBMIT_TOOL = "submit"
 """The name of the tool whose call is the agent's answer (the scorer and the detection read it)."""
 OFFICIAL_SCORER = "gaia_scorer"
-"""The name of the official scorer's verdicts in a log's ``Sample.scores`` (``scoring/scorer.gaia_scorer``):
-the readers and the judge scorer read them by it."""
+"""The name of the official scorer's verdicts in a log's ``Sample.scores``
+(``scoring/scorer.gaia_scorer``): the readers and the judge scorer read them by it."""
 DEFAULT_TOOLS = ("bash", SUBMIT_TOOL)
 """The tools a default run offers, in the order the agent gets them."""
 

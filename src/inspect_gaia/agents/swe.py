@@ -6,13 +6,13 @@ runs), its model calls carried by inspect's ``sandbox_agent_bridge`` to the run'
 (the bridge's proxy listens on the sandbox's localhost, which the egress proxy's ``NO_PROXY``
 leaves direct; nothing of the model's traffic leaves the sandbox but through inspect).
 
-What each gets is what the default agent gets: GAIA's prompt (the question, its answer rules and
-the attachment's path, unchanged), the sample's limits (inspect's message, token and time limits
-apply to the bridged conversation as to any other), the command timeout where the CLI has one,
-and the same way to answer. The answer is ``FINAL ANSWER: <answer>`` in the agent's last message
-(the GAIA paper's convention, which the scorer already reads: ``scoring/scorer.final_answer``), not a
-bridged ``submit`` tool: every CLI ends with a message of its own, while a bridged tool is an MCP
-server each CLI would have to be configured for and might decline to call.
+What each gets is what the default agent gets: GAIA's prompt (the question, its answer rules and the
+attachment's path, unchanged), the sample's limits (inspect's message, token and time limits apply
+to the bridged conversation as to any other), the command timeout where the CLI has one, and the
+same way to answer. The answer is ``FINAL ANSWER: <answer>`` in the agent's last message (the GAIA
+paper's convention, which the scorer already reads: ``scoring/scorer.final_answer``), not a bridged
+``submit`` tool: every CLI ends with a message of its own, while a bridged tool is an MCP server
+each CLI would have to be configured for and might decline to call.
 
 The vendors' server-side tools are off: Claude Code's ``WebSearch`` and ``WebFetch`` (the fetch
 runs in the CLI but asks Anthropic's API about each domain first), Codex's hosted ``web_search``,

@@ -1,4 +1,4 @@
-"""The questions: GAIA's on-disk layout, where a snapshot comes from, and which questions a run asks.
+"""The questions: GAIA's on-disk layout, where a snapshot comes from, and which a run asks.
 
 The map (a test holds it to the folder: every module is named here):
 

@@ -6,9 +6,9 @@ The map (a test holds it to the folder: every module is named here):
   SandboxEnvironment, one container per sample through the Engine API: its lifecycle and
   inspect's API) and ``gaia_compose`` (``gaia-compose``: inspect's compose sandbox with GAIA's
   checks and start guard);
-* what a container is: ``service`` (compose service -> container arguments), ``config`` (the
-  compose config a log holds, and how the readers read it back without the providers), ``cleanup`` (labels, the run's state and network, run-scoped
-  removal, the orphan sweep);
+* what a container is: ``service`` (compose service -> container arguments), ``config`` (the compose
+  config a log holds, and how the readers read it back without the providers), ``cleanup`` (labels,
+  the run's state and network, run-scoped removal, the orphan sweep);
 * talking to the engine: ``client`` (the docker SDK's calls, on worker threads), ``archive``
   (files in and out; with ``client``, the modules that use docker-py internals), ``exec_stream``
   (the Engine's exec protocol, spoken once and asynchronously: the engine's address, an exec's
