@@ -13,13 +13,12 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.util import ComposeConfig
 
 from inspect_gaia import gaia
+from inspect_gaia.defaults import SandboxKind
+from inspect_gaia.options import DEFAULT_IMAGE, SandboxLimits
 from inspect_gaia.sandboxes.spec import (
     CAPABILITIES,
     CAPABILITY_BITS,
     COMPOSE_FILE,
-    DEFAULT_IMAGE,
-    SandboxKind,
-    SandboxLimits,
     capability_mask,
     capability_names,
     docker_size,

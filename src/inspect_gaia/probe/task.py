@@ -25,8 +25,8 @@ from inspect_ai import Task, task
 from .._compat import creating_one_task
 from .._param_names import check_unknown
 from .._params import parse_params
-from ..agents.swe import CLIS
 from ..defaults import DEFAULT_AGENT
+from ..image_layout import AGENT_CLIS
 from ..logs.provenance import METADATA_KEY
 from ..sandboxes.k8s import operator_values
 from ..task import gaia, gaia_parts, parameter_names
@@ -78,7 +78,7 @@ def gaia_probe(web_targets: str | None = None, **params: Any) -> Task:
             targets,
             settings,
             parsed.sandbox.kind,
-            CLIS.get(agent) if agent != DEFAULT_AGENT else None,
+            AGENT_CLIS.get(agent) if agent != DEFAULT_AGENT else None,
         ),
         scorer=probe_scorer([str(sample.id) for sample in parts.dataset]),
         model=PROBE_MODEL,

@@ -1,4 +1,4 @@
-"""The egress proxy of a gaia-docker run that blocks answer sources (``block_answer_sources``).
+"""The egress proxy of a gaia-docker run: it blocks, records or replays (``egress.spec``).
 
 Per run (and per list of rules), started by ``task_init`` before any sample:
 
@@ -6,9 +6,9 @@ Per run (and per list of rules), started by ``task_init`` before any sample:
   and no address of the host's on it (Docker's ``inhibit_ipv4``: a host service listening on all
   addresses is no way out), so a sandbox reaches nothing but what is on that network;
 * an ordinary bridge network, the proxy's way out;
-* the proxy: mitmproxy (``_egress``) on both networks, with the run's rules and a CA it generates
-  on its first start, so a fresh CA per run; kept answering by its supervisor, which restarts it
-  in place (same addresses, same CA), and watched by the run (``egress_watch``);
+* the proxy: mitmproxy (the ``egress`` wing's programs) on both networks, with the run's rules and a
+  CA it generates on its first start, so a fresh CA per run; kept answering by its supervisor, which
+  restarts it in place (same addresses, same CA), and watched by the run (``egress_watch``);
 * what it may not reach besides the answer sources: the host's addresses (every bridge network's
   gateway, the host's interfaces) and every private one (``egress/netpolicy.py``), but the
   stand-in networks a test names in ``TEST_NETWORKS_ENV``.

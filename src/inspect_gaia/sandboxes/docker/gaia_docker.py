@@ -40,11 +40,12 @@ from pydantic import BaseModel
 from typing_extensions import override
 
 from ..._compat import sample_active
+from ...defaults import PROVIDER
 from ...egress.spec import EgressSpec
 from ...egress.web_record import sample_named
 from .. import signals
 from ..faults import start_or_stand_in, started
-from . import PLAIN_ENV, PROVIDER, archive, client, egress, egress_archive, engine, plain_requested
+from . import PLAIN_ENV, archive, client, egress, egress_archive, engine, plain_requested
 from .channel import Commands
 from .cleanup import (
     keep_run,
