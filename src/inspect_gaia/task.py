@@ -13,7 +13,7 @@ once, in the README's "Deviations" section.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -221,6 +221,23 @@ def gaia(
         agent=agent,
     )
     return gaia_task(params)
+
+
+def params_of(params: Mapping[str, Any], task_name: str, own: Sequence[str] = ()) -> GaiaParams:
+    """``gaia``'s parameters among ``params`` parsed, for another task that takes them all.
+
+    Names neither ``gaia``'s nor the other task's ``own`` are refused or warned about as ``gaia``
+    does; an unset one takes ``gaia``'s default.
+    """
+    known = parameter_names()
+    unknown = {name: value for name, value in params.items() if name not in known}
+    check_unknown(unknown, (*known, *own), task_name, alone=creating_one_task())
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(gaia).parameters.items()
+        if name in known
+    }
+    return parse_params(**(defaults | {k: v for k, v in params.items() if k in known}))
 
 
 def parameter_names() -> tuple[str, ...]:

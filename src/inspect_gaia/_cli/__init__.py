@@ -6,5 +6,5 @@
 * the renderers: ``_output`` (tables fitted to the terminal, Markdown, CSV, JSON), ``_sanitise``
   (a log's text shown, never obeyed), ``_failures`` (``report --breakdown``), ``_judge``
   (``--judge`` and ``--question-set`` beside the official score), ``_web`` (what the samples
-  requested on the web) and ``_plot`` (charts).
+  requested on the web), ``_probe`` (a probe run's table) and ``_plot`` (charts).
 """

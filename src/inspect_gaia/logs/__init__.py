@@ -19,6 +19,8 @@ never runs a task, and imports nothing of the task's wing but the record's vocab
   (what the samples requested on the web, ``-T web_record``).
 * ``judged`` (answers re-scored by an LLM judge: cache, calls, cost, judged numbers) and
   ``subset`` (a run's official score on a named question set), beside the official score.
+* ``probe``: a probe run (``inspect_gaia/gaia_probe``) as a table of routes and one line, and its
+  refusal by ``submission`` and ``compare``.
 * ``report``: the document ``inspect-gaia report`` renders; ``sidecar``: the note ``inspect-gaia
   submission`` writes beside its file.
 * ``sides``, ``leaderboard``, ``paired`` and ``comparison``: any two runs side by side, and the

@@ -17,19 +17,15 @@ never read as an answering run's (``GaiaProvenance.probe``: never pooled, refuse
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from inspect_ai import Task, task
 
-from .._compat import creating_one_task
-from .._param_names import check_unknown
-from .._params import parse_params
 from ..defaults import DEFAULT_AGENT
 from ..image_layout import AGENT_CLIS
 from ..logs.provenance import METADATA_KEY
 from ..sandboxes.k8s import operator_values
-from ..task import gaia, gaia_parts, parameter_names
+from ..task import gaia_parts, params_of
 from .scorer import probe_scorer
 from .settings import settings_routes
 from .solver import probe_solver
@@ -55,15 +51,7 @@ def gaia_probe(web_targets: str | None = None, **params: Any) -> Task:
         **params: ``gaia``'s parameters, as the run to be checked would pass them (dataset,
             sandbox, image, network, limits, answer sources, agent, tools).
     """
-    known = parameter_names()
-    unknown = {name: value for name, value in params.items() if name not in known}
-    check_unknown(unknown, (*known, "web_targets"), "gaia_probe", alone=creating_one_task())
-    defaults = {
-        name: parameter.default
-        for name, parameter in inspect.signature(gaia).parameters.items()
-        if name in known
-    }
-    parsed = parse_params(**(defaults | {k: v for k, v in params.items() if k in known}))
+    parsed = params_of(params, "gaia_probe", own=("web_targets",))
     sources = parsed.sources
     targets = read_targets(web_targets) if web_targets else default_targets(sources.answer_sources)
     parts = gaia_parts(parsed, probe=True)
