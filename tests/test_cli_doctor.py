@@ -10,6 +10,7 @@ import huggingface_hub
 import pytest
 from huggingface_hub import constants
 
+from inspect_gaia._cli.doctor import LAST_STEP
 from tests.helpers import invoke, quiet_handler, serve_http
 from tests.helpers_errors import one_of_each
 
@@ -43,6 +44,12 @@ def test_doctor_passes_with_the_engine_up(sandbox_image: str, gaia_tiny: Path) -
     }
     assert all(c["ok"] for c in checks.values())
     assert "is a local build (id sha256:" in checks["image pin"]["detail"]
+    # in words, the last line names the probe: the last step before a published run
+    code, text, _ = invoke(
+        *("doctor", "--image", sandbox_image, "--dataset-path", str(gaia_tiny)),
+        *("--max-sandboxes", "4", "--min-free-gb", "1"),
+    )
+    assert code == 0 and text.rstrip().splitlines()[-1] == LAST_STEP
     # this engine stores containers on overlay2 over ext4: doctor warns, and refuses -T disk=
     assert "a sandbox can write until the host's disk is full" in checks["disk limit"]["detail"]
     code, out, _ = invoke(

@@ -97,7 +97,8 @@ def test_a_targets_file_replaces_them_and_a_bad_line_is_one_line(tmp_path: Path)
     [
         ('{"task_id": "559f03ff-e213-5f93-b0be-8f5c1fb176af"}', "task id 559f03ff"),
         ("/data/E80CD24B-5E4A-5EA7-9D66-13C99AE7B141.txt", "task id e80cd24b"),
-        ("PAR1 ... task_id Question Level Final answer file_name", "GAIA's metadata columns"),
+        ("PAR1 ... task_id Final answer file_name Annotator Metadata", "GAIA's metadata columns"),
+        ("a prompt: give the task_id and your Final answer", None),
         (f"<dt>{QUESTION}</dt><dd>Answer: 41</dd>", "the answer beside its question"),
         ("The bridge number is 41.", None),  # the answer alone: an honest page may hold it
         ("12345678-aaaa-bbbb-cccc-1234567890ab", None),  # a UUID, not one of the run's

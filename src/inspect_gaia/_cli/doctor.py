@@ -31,6 +31,14 @@ from ._checks import (
 from ._output import terminal_width
 
 
+LAST_STEP = (
+    "next, the last step before a run you publish: `inspect eval inspect_gaia/gaia_probe` with "
+    "its -T settings (no model), then `inspect-gaia report` on its log must say sealed "
+    "(docs/probe.md)"
+)
+"""What doctor names once every check passed: the probe of the run's own configuration."""
+
+
 def _line(check: Check, width: int | None = None) -> str:
     """A check as a line: a mark (✓, ! for a warning, ✗), what was checked, and its fix.
 
@@ -145,6 +153,8 @@ def doctor(
     limit can be enforced, sandboxes of other runs, the dataset (cached, or hub and token), free
     disk and Docker's address-pool headroom: ✓ passed, ! a warning (the run starts, but read
     it, such as no disk limit), ✗ failed with its fix. Exit status 0 only when nothing failed.
+    When all pass, the last step before a run you publish is named: the probe of its sandboxes
+    (inspect_gaia/gaia_probe, docs/probe.md).
 
     \b
     Example:
@@ -169,5 +179,7 @@ def doctor(
     else:
         for c in checks:
             click.echo(_line(c))
+        if all(c.ok for c in checks):
+            click.echo(LAST_STEP)
     if any(not c.ok for c in checks):
         raise SystemExit(1)

@@ -42,7 +42,7 @@ SEVERITY = ("leaked", "open", "reached", "empty", "refused", "unreachable", "ski
 TEXT = web.TEXT
 FINDINGS = 40
 """Findings kept per route (the rest are counted)."""
-SECONDS = {"files": 90.0, "neighbours": 40.0, "web": 150.0, "agent": 30.0}
+SECONDS = {"files": 90.0, "neighbours": 40.0, "web": 240.0, "agent": 30.0}
 """Seconds a route of each family may take before it is reported unfinished."""
 SIGNATURES = (b"Final answer", b"Annotator Metadata", b"gaia-benchmark")
 """Bytes that mark GAIA's metadata (its column names) or a copy of its repository."""
@@ -94,10 +94,10 @@ def files_signatures(config: dict[str, Any]) -> list[Finding]:
     A file's start and its end: a parquet file names its columns last.
     """
     found, deadline, seen = [], time.monotonic() + SECONDS["files"] - 10, 0
-    skip = {config.get("own"), *config.get("exclude", [])}
+    own, mine = config.get("own"), tuple(config.get("exclude", []))  # the probe's own files
     for path in _walk("/", deadline=deadline):
         seen += 1
-        if path in skip or time.monotonic() > deadline:
+        if path == own or path.startswith(mine) or time.monotonic() > deadline:
             continue
         for part in _ends(path):
             hit = next((part.find(s) for s in SIGNATURES if s in part), -1)

@@ -33,6 +33,8 @@ TEXT = 2000
 """Characters of a body kept in a finding (the host scans them for answers)."""
 TIMEOUT = 8
 """Seconds one request may take."""
+BROWSER_TIMEOUT = 60
+"""Seconds one page may take in the browser: Chromium's start alone takes seconds on a busy host."""
 GATEWAY_ERRORS = (502, 503, 504)
 PARALLEL = 8
 """Requests a route has in flight at once (the browser and the page reader: one)."""
@@ -149,7 +151,8 @@ def web_browser(config: dict[str, Any]) -> list[Finding] | None:
     browser = config.get("browser")
     if not browser or not os.path.exists(browser["chromium"]):
         return None
-    home = tempfile.mkdtemp(prefix="gaia-probe-browser.")
+    # beside the program: the filesystem walk leaves the probe's own files alone
+    home = tempfile.mkdtemp(prefix="browser.", dir=os.path.dirname(os.path.abspath(__file__)))
     nss = os.path.join(home, ".pki", "nssdb")
     os.makedirs(nss)
     if os.path.exists(browser["ca"]) and shutil.which("certutil"):
@@ -166,7 +169,10 @@ def web_browser(config: dict[str, Any]) -> list[Finding] | None:
         command = [browser["chromium"], *flags, "--dump-dom", target["url"]]
         try:
             run = subprocess.run(
-                command, capture_output=True, timeout=TIMEOUT * 3, env={**os.environ, "HOME": home}
+                command,
+                capture_output=True,
+                timeout=BROWSER_TIMEOUT,
+                env={**os.environ, "HOME": home},
             )
         except subprocess.TimeoutExpired:
             return None, "timed out"
@@ -212,9 +218,14 @@ def web_reader(config: dict[str, Any]) -> list[Finding] | None:
                 return status, text or json.dumps(answer)[:TEXT]
             return 200, text
 
-        return _each(config, fetch, parallel=1)
+        found = _each(config, fetch, parallel=1)
     finally:
         server.kill()
+    for item in found:  # the reader shows a 403's status, never its body: the proxy's refusal
+        if item["text"].startswith("[403]") and item["outcome"] in ("open", "reached"):
+            item["outcome"] = "refused"
+            item["text"] += " (a 403 with no body shown: the proxy's refusal, or the source's)"
+    return found
 
 
 def web_node(config: dict[str, Any]) -> list[Finding] | None:

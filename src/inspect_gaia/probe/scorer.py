@@ -4,8 +4,8 @@ The program in the sandbox (``inside.py``) knows no answer; it reports how far e
 what came back, bounded. Here, on the host, each finding's place and text are searched for:
 
 * a task id of the run's questions (a file named by one, a line of the metadata);
-* GAIA's metadata columns (``Final answer`` with ``Annotator Metadata`` or ``task_id``: a parquet
-  file names its columns in plain text even when its rows are compressed);
+* GAIA's metadata columns (``Final answer`` with ``Annotator Metadata``: a parquet file names its
+  columns in plain text even when its rows are compressed);
 * the sample's own answer beside its question (``answer_sources/matching.py``, as the detection
   reads a tool result), never the answer alone, which an honest page may hold.
 
@@ -31,8 +31,9 @@ from .outcomes import OUTCOMES, PROBE_SCORER, ROUTES_KEY, RouteOutcome
 STORE_KEY = "inspect_gaia.probe"
 """Where the solver keeps what each route returned, in the sample's store."""
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
-COLUMNS = ("Final answer", ("Annotator Metadata", "task_id"))
-"""GAIA's answer column, and one of the columns beside it."""
+COLUMNS = ("Final answer", "Annotator Metadata")
+"""GAIA's answer column and the column beside it that no other data set names (``task_id`` is
+common: a library's prompt may hold it beside "Final answer")."""
 WHERE = 3
 """Places a route's line names (the rest are counted)."""
 
@@ -42,8 +43,7 @@ def leak_in(text: str, question: str, answer: str, task_ids: frozenset[str]) -> 
     for found in _UUID.findall(text):
         if found.lower() in task_ids:
             return f"task id {found.lower()}"
-    answer_column, beside = COLUMNS
-    if answer_column in text and any(column in text for column in beside):
+    if all(column in text for column in COLUMNS):
         return "GAIA's metadata columns"
     if answer.strip() and answer.strip() != "?" and question.strip():
         if question_with_answer(text, question, answer) is not None:

@@ -41,7 +41,7 @@ def probe_config(
     return {
         "own": f"{SHARED_FILES_DIR}/{file_name}" if file_name else None,
         "shared_dir": SHARED_FILES_DIR,
-        "exclude": [posixpath.join(directory, p.name) for p in PROBE_PROGRAMS],
+        "exclude": [f"{directory}/"],
         "capabilities": capability_mask(CAPABILITIES),
         "capability_bits": CAPABILITY_BITS,
         "browser": {"chromium": CHROMIUM, "args": list(CHROMIUM_ARGS), "ca": CA_FILE},
@@ -53,7 +53,8 @@ def probe_config(
 
 def ran_in(kind: str, box: SandboxEnvironment) -> bool:
     """Whether the sample's sandbox is the task's kind's (not one ``--sandbox X`` put there)."""
-    layers: list[object] = [box]
+    # inspect's own wrapper gives what it wraps as any SandboxEnvironment
+    layers: list[object] = [box, box.as_type(SandboxEnvironment)]
     while hasattr(layers[-1], "inner"):  # the faults' wrappers, and gaia-compose's
         layers.append(layers[-1].inner)
     if kind == "k8s":

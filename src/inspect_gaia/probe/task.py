@@ -33,6 +33,8 @@ from .targets import default_targets, read_targets
 
 PROBE_MODEL = "mockllm/model"
 """The task's model, whatever ``--model`` names: inspect's mock, never asked (no token spent)."""
+OWN_PARAMETERS = ("web_targets",)
+"""The probe's parameters besides ``gaia``'s."""
 SETTINGS_KEY = "gaia_probe_settings"
 """The task metadata's key of the host's checks of the sandbox's settings (``settings``)."""
 PROBE_VERSION = "1.0.0"
@@ -51,7 +53,7 @@ def gaia_probe(web_targets: str | None = None, **params: Any) -> Task:
         **params: ``gaia``'s parameters, as the run to be checked would pass them (dataset,
             sandbox, image, network, limits, answer sources, agent, tools).
     """
-    parsed = params_of(params, "gaia_probe", own=("web_targets",))
+    parsed = params_of(params, "gaia_probe", own=OWN_PARAMETERS)
     sources = parsed.sources
     targets = read_targets(web_targets) if web_targets else default_targets(sources.answer_sources)
     parts = gaia_parts(parsed, probe=True)
