@@ -162,7 +162,7 @@ def test_leaky_configurations_are_caught_named_and_counted_and_never_a_score(
 ) -> None:
     internet, files = probe_web
     task = gaia_probe(dataset_path=str(GAIA_LEAK), image=sandbox_image, **files)
-    leaks = {
+    leaks: dict[str, dict[str, Any]] = {
         # the dataset's folder mounted into the sandbox
         SALTMERE: {"volumes": [f"{GAIA_LEAK}:/data/gaia:ro"], "network_mode": "none"},
         # a network with the answer source on it and no proxy in the way
@@ -228,11 +228,11 @@ def test_the_packaged_images_browser_reader_and_agent_cli_are_probed_behind_the_
         ids="559f03ff-e213-5f93-b0be-8f5c1fb176af,df237641-72ca-50d9-8a8e-d1261dad439d",
         **files,
     )
-    for sample in task.dataset:  # the browser image beside the agents', behind the same proxy
-        if SALTMERE in str(sample.input):
+    for question in task.dataset:  # the browser image beside the agents', behind the same proxy
+        if SALTMERE in str(question.input):
             config = task.sandbox.config.model_copy(deep=True)  # type: ignore[union-attr]
             config.services["default"].image = OFFLINE_BROWSER_TAG
-            sample.sandbox = SandboxEnvironmentSpec("gaia-docker", config)
+            question.sandbox = SandboxEnvironmentSpec("gaia-docker", config)
     with internet.attaching():
         log = _eval(task, tmp_path / "logs", 2)
     assert log.status == "success", log.error

@@ -186,7 +186,7 @@ def _routes(task_kind: str, **params: Any) -> dict[str, tuple[str, str]]:
     """The host's checks of the sandbox's settings a probe task makes (in its metadata)."""
     task = gaia_probe(dataset_path=str(GAIA_LEAK), sandbox=task_kind, **params)
     assert task.model is not None and str(task.model) == PROBE_MODEL
-    return {r["route"]: (r["outcome"], r["what"]) for r in task.metadata[SETTINGS_KEY]}
+    return {r["route"]: (r["outcome"], r["what"]) for r in (task.metadata or {})[SETTINGS_KEY]}
 
 
 def test_on_kubernetes_the_rendered_values_say_what_a_sandbox_is_allowed(
@@ -206,6 +206,7 @@ def test_on_kubernetes_the_rendered_values_say_what_a_sandbox_is_allowed(
         yaml.safe_dump(
             {
                 "networkPolicy": {"enabled": False},
+                "automountServiceAccountToken": True,
                 "services": {
                     "default": {
                         "securityContext": {"capabilities": {"add": ["NET_RAW"], "drop": ["ALL"]}}
@@ -221,6 +222,8 @@ def test_on_kubernetes_the_rendered_values_say_what_a_sandbox_is_allowed(
         and "networkPolicy disabled" in theirs["settings.network"][1]
     )
     assert theirs["settings.capabilities"] == ("open", "cap_add beyond the task's: NET_RAW")
+    token = "automountServiceAccountToken: a cluster credential in every sandbox"
+    assert theirs["settings.host"] == ("open", token)
 
 
 def test_on_docker_the_compose_service_is_read_and_host_tools_are_named() -> None:
@@ -243,7 +246,7 @@ def test_the_program_runs_with_the_standard_library_alone(tmp_path: Path) -> Non
     assert any(
         isinstance(n, ast.Import) and n.names[0].name == "inside_web" for n in ast.walk(tree)
     )
-    config = {
+    config: dict[str, Any] = {
         "own": None,
         "shared_dir": str(tmp_path / "none"),
         "exclude": [],

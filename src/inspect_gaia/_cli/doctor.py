@@ -30,7 +30,6 @@ from ._checks import (
 )
 from ._output import terminal_width
 
-
 LAST_STEP = (
     "next, the last step before a run you publish: `inspect eval inspect_gaia/gaia_probe` with "
     "its -T settings (no model), then `inspect-gaia report` on its log must say sealed "

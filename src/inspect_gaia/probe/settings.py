@@ -120,6 +120,8 @@ def _host(service: Mapping[str, Any]) -> Found:
 def _k8s_host(values: Mapping[str, Any]) -> Found:
     runtime = _default(values).get("runtimeClassName", "gvisor")
     context = _default(values).get("securityContext") or {}
+    if values.get("automountServiceAccountToken"):
+        return "open", "automountServiceAccountToken: a cluster credential in every sandbox"
     if context.get("allowPrivilegeEscalation") is True or context.get("runAsUser") == 0:
         return "reached", f"runtime {runtime}; root with privilege escalation"
     return "empty", f"runtime {runtime}"

@@ -53,8 +53,9 @@ def probe_config(
 
 def ran_in(kind: str, box: SandboxEnvironment) -> bool:
     """Whether the sample's sandbox is the task's kind's (not one ``--sandbox X`` put there)."""
-    # inspect's own wrapper gives what it wraps as any SandboxEnvironment
-    layers: list[object] = [box, box.as_type(SandboxEnvironment)]
+    # inspect's own wrapper gives what it wraps as any SandboxEnvironment (as_type's check is an
+    # isinstance: the abstract base matches every sandbox)
+    layers: list[object] = [box, box.as_type(SandboxEnvironment)]  # type: ignore[type-abstract]
     while hasattr(layers[-1], "inner"):  # the faults' wrappers, and gaia-compose's
         layers.append(layers[-1].inner)
     if kind == "k8s":
