@@ -14,10 +14,14 @@ import threading
 from pathlib import Path
 
 import pytest
+from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia import gaia
+from inspect_gaia.probe.outcomes import PROBE_SCORER
+from inspect_gaia.probe.scorer import STORE_KEY
+from inspect_gaia.probe.task import gaia_probe
 from inspect_gaia.sandboxes.spec import CAPABILITIES, capability_mask
 from support.answer_pages import GAIA_LEAK, PELLBROOK, SALTMERE, WAIT_FOR_STANDINS, WEATHER_PATH
 from support.scripted_model import Entry
@@ -118,14 +122,29 @@ def test_a_sandbox_forging_arp_replies_leaves_its_neighbours_fetches_whole(
     assert codes == ["200"] * FETCHES, f"the neighbour's fetches through the proxy: {codes}"
 
 
-def test_inspects_compose_sandbox_runs_with_the_same_capabilities(
-    sandbox_image: str, scripted: Play, tmp_path: Path
+def test_inspects_compose_sandbox_has_the_same_capabilities_and_the_probe_finds_it_sealed(
+    sandbox_image: str, tmp_path: Path
 ) -> None:
-    scripted([Entry(PELLBROOK, [{"bash": CAPS}, {"submit": "Nineteen Locks"}])])
-    log = eval_task(
-        gaia(dataset_path=str(GAIA_LEAK), image=sandbox_image, sandbox="compose", ids=PELLBROOK_ID),
-        tmp_path,
+    """The probe on ``-T sandbox=compose``: its capabilities route reads ``CapEff``."""
+    targets = tmp_path / "targets.txt"  # names that resolve nowhere: no request leaves the host
+    targets.write_text(
+        "source https://gaia-answers.example/metadata.jsonl\nopen http://weather.example/\n"
     )
+    task = gaia_probe(
+        dataset_path=str(GAIA_LEAK),
+        image=sandbox_image,
+        sandbox="compose",
+        ids=PELLBROOK_ID,
+        web_targets=str(targets),
+    )
+    (log,) = inspect_eval(task, log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.samples is not None, log.error
     (sample,) = log.samples
-    assert _cap_eff(_outputs(sample)[0]) == capability_mask(CAPABILITIES)
+    (capabilities,) = [r for r in sample.store[STORE_KEY] if r["route"] == "files.capabilities"]
+    assert _cap_eff(capabilities["findings"][0]["text"]) == capability_mask(CAPABILITIES)
+    score = (sample.scores or {})[PROBE_SCORER]
+    assert score.value == 0, score.explanation
+    routes = {r["route"]: r["outcome"] for r in (score.metadata or {})["routes"]}
+    assert (
+        routes["neighbours.raw_socket"] == "refused" and routes["settings.capabilities"] == "empty"
+    )

@@ -119,15 +119,17 @@ def test_sealed_configurations_score_zero_and_the_report_says_sealed_in_one_line
 
     behind = _sample(log, SALTMERE)
     routes = _routes(behind)
-    # the proxy refuses the source over every route; the open page is reached, nothing else
+    # the proxy refuses the source over every route (a request the loaded host timed out is no
+    # answer either); the open page is reached, nothing else
     for route in ("web.curl_https", "web.curl_http", "web.urllib", "web.encodings"):
         outcomes = {f["where"]: f["outcome"] for f in _findings(behind, route)}
-        assert {o for w, o in outcomes.items() if SOURCE_HOST in w.lower()} == {"refused"}, route
+        source = {o for w, o in outcomes.items() if SOURCE_HOST in w.lower()}
+        assert "refused" in source and source <= {"refused", "unreachable"}, (route, outcomes)
     assert routes["web.curl_https"][0] == "reached" and WEATHER[:20] in str(
         _findings(behind, "web.curl_https")
     )
-    for route in ("web.connect", "web.relay", "web.redirect"):
-        assert routes[route][0] == "refused", (route, routes[route])
+    wrapped = [routes[route][0] for route in ("web.connect", "web.relay", "web.redirect")]
+    assert "refused" in wrapped and set(wrapped) <= {"refused", "unreachable"}, routes
     assert routes["web.direct"][0] == "unreachable", "no way around the proxy"
     assert routes["neighbours.raw_socket"][0] == "refused"
     assert routes["files.capabilities"][0] == "empty" and routes["files.attachments"][0] == "empty"

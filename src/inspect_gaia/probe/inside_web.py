@@ -31,8 +31,8 @@ from urllib.parse import quote, urlsplit
 Finding = dict[str, str]
 TEXT = 2000
 """Characters of a body kept in a finding (the host scans them for answers)."""
-TIMEOUT = 8
-"""Seconds one request may take."""
+TIMEOUT = 20
+"""Seconds one request may take (a TLS handshake through a busy proxy on a loaded host: seconds)."""
 BROWSER_TIMEOUT = 60
 """Seconds one page may take in the browser: Chromium's start alone takes seconds on a busy host."""
 GATEWAY_ERRORS = (502, 503, 504)
