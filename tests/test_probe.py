@@ -240,12 +240,11 @@ def test_unknown_parameters_are_refused_as_gaia_refuses_them() -> None:
 
 def test_the_program_runs_with_the_standard_library_alone(tmp_path: Path) -> None:
     """Run as the sandbox runs it (its folder first on the path, no site): one line per route."""
-    for name in ("inside.py", "inside_web.py"):
+    for name in ("inside.py", "inside_web.py", "inside_net.py"):
         (tmp_path / name).write_text((REPO / "src/inspect_gaia/probe" / name).read_text())
     tree = ast.parse((tmp_path / "inside.py").read_text())
-    assert any(
-        isinstance(n, ast.Import) and n.names[0].name == "inside_web" for n in ast.walk(tree)
-    )
+    siblings = {n.names[0].name for n in ast.walk(tree) if isinstance(n, ast.Import)}
+    assert {"inside_web", "inside_net"} <= siblings
     config: dict[str, Any] = {
         "own": None,
         "shared_dir": str(tmp_path / "none"),

@@ -50,8 +50,10 @@ URL rules are ``_urlrules.py`` there: the file the package imports as ``urlrules
 PROBE_PROGRAMS = (
     Program("probe.inside", "inside.py"),
     Program("probe.inside_web", "inside_web.py"),
+    Program("probe.inside_net", "inside_net.py"),
 )
-"""The probe's program in a sample's sandbox (``inside.py`` runs, its web routes beside it)."""
+"""The probe's program in a sample's sandbox (``inside.py`` runs, its web and neighbour routes
+beside it)."""
 PROGRAMS = (EXEC_SERVER, MCP_RELAY, *PROXY_PROGRAMS, *PROBE_PROGRAMS)
 
 

@@ -3,8 +3,9 @@
 * ``task``: ``inspect_gaia/gaia_probe``, ``gaia``'s parameters and ``web_targets``, on inspect's
   mock model (never asked);
 * ``solver``: runs the program below in each sample's sandbox and keeps what its routes returned;
-* ``inside`` (the routes, ``ROUTES``: one entry per route) and ``inside_web`` (its web routes):
-  the program, run in the sandbox (``shipped.PROBE_PROGRAMS``; standard library only);
+* ``inside`` (the routes, ``ROUTES``: one entry per route), ``inside_web`` (its web routes) and
+  ``inside_net`` (its neighbours'): the program, run in the sandbox (``shipped.PROBE_PROGRAMS``;
+  standard library only);
 * ``settings``: the host's checks of the sandbox's own settings (compose service, Kubernetes
   values), ``CHECKS``: one entry per check;
 * ``targets``: the URLs the web routes ask for (the answer sources, or ``-T web_targets``);

@@ -2,7 +2,8 @@
 
 Runs elsewhere: in the sample's sandbox, under its ``python3``; standard library only (``shipped``).
 
-Written into the sample's sandbox with ``inside_web.py`` beside it and run by the probe's solver
+Written into the sample's sandbox with ``inside_web.py`` (the web's routes) and ``inside_net.py``
+(the neighbours') beside it and run by the probe's solver
 (``probe/solver.py``) with its configuration as JSON on stdin: the sample's own attachment, the
 URLs to ask for, the proxy's refusal markers, the capabilities a sandbox keeps. It knows no answer:
 it reports what each route returned (bounded) and the host decides (``probe/scorer.py``).
@@ -29,11 +30,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from . import inside_net as net
     from . import inside_web as web
 else:
     try:  # in the sandbox: beside this file, first on the path
+        import inside_net as net
         import inside_web as web
-    except ImportError:  # in the package (tests read the routes), by its full name
+    except ImportError:  # in the package (tests read the routes), by their full names
+        net = importlib.import_module(f"{__package__}.inside_net")
         web = importlib.import_module(f"{__package__}.inside_web")
 
 Finding = dict[str, str]
@@ -61,10 +65,6 @@ SOCKETS = (
     "/var/run/crio/crio.sock",
     "/run/podman/podman.sock",
 )
-PORTS = (22, 80, 443, 2375, 2376, 3128, 5000, 8000, 8080, 8888)
-"""Ports tried on each neighbour: servers, the proxy's, the Docker API's."""
-NEAR = 8
-"""Addresses each side of the sandbox's own tried on its network (besides those ARP knows)."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def files_signatures(config: dict[str, Any]) -> list[Finding]:
 def files_mounts(config: dict[str, Any]) -> list[Finding]:
     """Mounts other than the container's own: a host folder, a volume, a cluster's secrets."""
     found = []
-    for line in _read("/proc/self/mountinfo").splitlines():
+    for line in net.read("/proc/self/mountinfo").splitlines():
         fields = line.split()
         if len(fields) < 5:
             continue
@@ -140,7 +140,9 @@ def files_env(config: dict[str, Any]) -> list[Finding]:
 def files_proc(config: dict[str, Any]) -> list[Finding]:
     """The processes this sandbox can see: its own, or (a shared PID space) the host's."""
     pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
-    lines = [f"{pid} {_read(f'/proc/{pid}/cmdline').replace(chr(0), ' ').strip()}" for pid in pids]
+    lines = [
+        f"{pid} {net.read(f'/proc/{pid}/cmdline').replace(chr(0), ' ').strip()}" for pid in pids
+    ]
     host = any(
         w in line for line in lines for w in ("dockerd", "containerd ", "kubelet", "systemd")
     )
@@ -163,7 +165,7 @@ def files_docker_socket(config: dict[str, Any]) -> list[Finding]:
                 sock.settimeout(5)
                 sock.connect(path)
                 sock.sendall(b"GET /version HTTP/1.0\r\nHost: docker\r\n\r\n")
-                answer = web._read(sock, TEXT).decode("utf-8", "replace")
+                answer = web.receive(sock, TEXT).decode("utf-8", "replace")
             found.append(
                 {"where": path, "outcome": "open" if answer else "refused", "text": answer}
             )
@@ -173,7 +175,7 @@ def files_docker_socket(config: dict[str, Any]) -> list[Finding]:
             found.append({"where": path, "outcome": "refused", "text": str(ex)})
     if named.startswith("tcp://"):
         host, _, port = named[len("tcp://") :].partition(":")
-        found.append(_port(host, int(port or 2375)))
+        found.append(net.knock(host, int(port or 2375)))
     return found
 
 
@@ -198,7 +200,7 @@ def files_devices(config: dict[str, Any]) -> list[Finding]:
 
 def files_capabilities(config: dict[str, Any]) -> list[Finding]:
     """``CapEff`` against the capabilities a sandbox keeps (the host sends their mask)."""
-    status = _read("/proc/self/status")
+    status = net.read("/proc/self/status")
     fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
     mask = int(fields.get("CapEff", "0").strip(), 16)
     extra = mask & ~int(config["capabilities"])
@@ -210,82 +212,6 @@ def files_capabilities(config: dict[str, Any]) -> list[Finding]:
     return [{"where": where, "outcome": "open" if extra else "empty", "text": text}]
 
 
-# -- neighbours -----------------------------------------------------------------------------------
-
-
-def neighbours_raw_socket(config: dict[str, Any]) -> list[Finding]:
-    """A raw socket (never used): with one, a sandbox forges frames on the run's network."""
-    found = []
-    for name, family, kind in (
-        ("packet", 17, socket.SOCK_RAW),
-        ("ip", socket.AF_INET, socket.SOCK_RAW),
-    ):
-        try:
-            socket.socket(family, kind, 0x0806 if family == 17 else socket.IPPROTO_TCP).close()
-            found.append({"where": name, "outcome": "open", "text": "opened: it can forge frames"})
-        except OSError as ex:
-            found.append({"where": name, "outcome": "refused", "text": str(ex)})
-    return found
-
-
-def neighbours_addresses(config: dict[str, Any]) -> list[Finding]:
-    """What the network shows: the sandbox's routes and the neighbours its ARP table knows."""
-    arp = _arp()
-    gateway, proxy = _gateway(), _proxy_address()
-    others = [ip for ip in arp if ip not in (gateway, proxy)]
-    text = f"routes:\n{_read('/proc/net/route')}\narp:\n{_read('/proc/net/arp')}"
-    return [{"where": "arp", "outcome": "reached" if others else "empty", "text": text[:TEXT]}]
-
-
-def neighbours_ports(config: dict[str, Any]) -> list[Finding]:
-    """Ports of the neighbours on the sandbox's own network, connected to; an open one read.
-
-    The neighbours: ARP's, the gateway, the proxy, and the addresses next to the sandbox's own.
-    """
-    hosts = sorted({*_arp(), *filter(None, (_gateway(), _proxy_address())), *_near()})
-    results: dict[tuple[str, int], Finding] = {}
-
-    def one(host: str, port: int) -> None:
-        results[host, port] = _port(host, port)
-
-    threads = [
-        threading.Thread(target=one, args=(host, port), daemon=True)
-        for host in hosts
-        for port in PORTS
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(10)
-    found = [f for f in results.values() if f["outcome"] in ("open", "reached")]
-    for host in hosts:  # a host that answered at all (a closed port says so) is reachable
-        ports = [(p, results.get((host, p))) for p in PORTS]
-        answered = [f"{p} {f['outcome']}" for p, f in ports if f and f["outcome"] != "unreachable"]
-        if answered:
-            found.append({"where": host, "outcome": "reached", "text": ", ".join(answered)})
-    return found or [
-        {"where": f"{len(hosts)} addresses", "outcome": "unreachable", "text": ", ".join(hosts)}
-    ]
-
-
-# -- agent ----------------------------------------------------------------------------------------
-
-
-def agent_cli(config: dict[str, Any]) -> list[Finding] | None:
-    """The agent CLI the run would start, found and asked its version (no model: not run)."""
-    agent = config.get("agent")
-    if not agent:
-        return None
-    import shutil
-    import subprocess
-
-    path = shutil.which(agent)
-    if path is None:
-        return [{"where": agent, "outcome": "empty", "text": "not on PATH"}]
-    run = subprocess.run([path, "--version"], capture_output=True, timeout=20)
-    return [{"where": path, "outcome": "reached", "text": run.stdout.decode("utf-8", "replace")}]
-
-
 ROUTES: tuple[Route, ...] = (
     Route("files.attachments", "files", files_attachments),
     Route("files.signatures", "files", files_signatures),
@@ -295,9 +221,9 @@ ROUTES: tuple[Route, ...] = (
     Route("files.docker_socket", "files", files_docker_socket),
     Route("files.devices", "files", files_devices),
     Route("files.capabilities", "files", files_capabilities),
-    Route("neighbours.raw_socket", "neighbours", neighbours_raw_socket),
-    Route("neighbours.addresses", "neighbours", neighbours_addresses),
-    Route("neighbours.ports", "neighbours", neighbours_ports),
+    Route("neighbours.raw_socket", "neighbours", net.neighbours_raw_socket),
+    Route("neighbours.addresses", "neighbours", net.neighbours_addresses),
+    Route("neighbours.ports", "neighbours", net.neighbours_ports),
     Route("web.curl_https", "web", web.web_curl_https),
     Route("web.curl_http", "web", web.web_curl_http),
     Route("web.urllib", "web", web.web_urllib),
@@ -309,7 +235,7 @@ ROUTES: tuple[Route, ...] = (
     Route("web.browser", "web", web.web_browser),
     Route("web.reader", "web", web.web_reader),
     Route("web.node", "web", web.web_node),
-    Route("agent.cli", "agent", agent_cli),
+    Route("agent.cli", "agent", net.agent_cli),
 )
 """Every route the probe tries, in the order it reports them."""
 
@@ -395,91 +321,14 @@ def _head(path: str) -> str:
     return parts[0].decode("utf-8", "replace") if parts else ""
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path, "rb") as file:
-            return file.read(1 << 20).decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
 def _environ(pid: int) -> dict[str, str]:
-    pairs = (item.partition("=") for item in _read(f"/proc/{pid}/environ").split("\0") if item)
+    pairs = (item.partition("=") for item in net.read(f"/proc/{pid}/environ").split("\0") if item)
     return {name: value for name, _, value in pairs}
 
 
 def _masked(name: str, value: str) -> str:
     secret = any(word in name.upper() for word in SECRET_WORDS)
     return f"<set, {len(value)} characters>" if secret and value else value
-
-
-def _arp() -> list[str]:
-    rows = _read("/proc/net/arp").splitlines()[1:]
-    return [
-        row.split()[0]
-        for row in rows
-        if len(row.split()) > 3 and row.split()[3] != "00:00:00:00:00:00"
-    ]
-
-
-def _gateway() -> str | None:
-    for row in _read("/proc/net/route").splitlines()[1:]:
-        fields = row.split()
-        if len(fields) > 2 and fields[1] == "00000000" and fields[2] != "00000000":
-            return socket.inet_ntoa(int(fields[2], 16).to_bytes(4, "little"))
-    return None
-
-
-def _proxy_address() -> str | None:
-    proxy = os.environ.get("HTTP_PROXY") or os.environ.get("http_proxy") or ""
-    host = proxy.rsplit("/", 1)[-1].split(":")[0] if proxy else ""
-    try:
-        return socket.gethostbyname(host) if host else None
-    except OSError:
-        return None
-
-
-def _near() -> list[str]:
-    """The addresses next to the sandbox's own, within its network's route (never beyond)."""
-    peer = _proxy_address() or _gateway()
-    if peer is None:
-        return []
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        try:
-            sock.connect((peer, 9))  # a datagram socket sends nothing to connect
-            own = int.from_bytes(socket.inet_aton(sock.getsockname()[0]), "big")
-        except OSError:
-            return []
-    near = []
-    for row in _read("/proc/net/route").splitlines()[1:]:
-        fields = row.split()
-        if len(fields) < 8 or fields[1] == "00000000":
-            continue
-        network = int.from_bytes(int(fields[1], 16).to_bytes(4, "little"), "big")
-        mask = int.from_bytes(int(fields[7], 16).to_bytes(4, "little"), "big")
-        if own & mask != network:
-            continue
-        for address in range(own - NEAR, own + NEAR + 1):
-            inside = address & mask == network and address != own
-            if inside and address not in (network, network | (~mask & 0xFFFFFFFF)):
-                near.append(socket.inet_ntoa(address.to_bytes(4, "big")))
-    return near
-
-
-def _port(host: str, port: int) -> Finding:
-    where = f"{host}:{port}"
-    try:
-        with socket.create_connection((host, port), timeout=2) as sock:
-            sock.settimeout(3)
-            path = "/version" if port in (2375, 2376) else "/"
-            sock.sendall(f"GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n".encode())
-            answer = web._read(sock, TEXT).decode("utf-8", "replace")
-    except ConnectionRefusedError:
-        return {"where": where, "outcome": "refused", "text": "connection refused"}
-    except OSError as ex:
-        return {"where": where, "outcome": "unreachable", "text": str(ex)}
-    docker = port in (2375, 2376) and "ApiVersion" in answer
-    return {"where": where, "outcome": "open" if docker else "reached", "text": answer}
 
 
 def main() -> None:

@@ -328,7 +328,7 @@ def _tunnel(target: dict[str, Any]) -> tuple[int | None, str]:
             where = urlsplit(proxy)
             sock = socket.create_connection((where.hostname, where.port or 80), timeout=TIMEOUT)
             sock.sendall(f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n\r\n".encode())
-            head = _read(sock, 4096)
+            head = receive(sock, 4096)
             if not head.startswith(b"HTTP/1.1 200") and not head.startswith(b"HTTP/1.0 200"):
                 return _status(head), head.decode("utf-8", "replace")
             context = ssl.create_default_context()
@@ -337,13 +337,14 @@ def _tunnel(target: dict[str, Any]) -> tuple[int | None, str]:
         else:
             sock = socket.create_connection((host, 80), timeout=TIMEOUT)
         sock.sendall(request)
-        answer = _read(sock, TEXT * 4)
+        answer = receive(sock, TEXT * 4)
     except Exception as ex:  # no way through is the finding
         return None, f"{type(ex).__name__}: {ex}"[:TEXT]
     return _status(answer), answer.decode("utf-8", "replace")
 
 
-def _read(sock: socket.socket, limit: int) -> bytes:
+def receive(sock: socket.socket, limit: int) -> bytes:
+    """What ``sock`` sends until it closes, stalls or reaches ``limit`` bytes."""
     data = b""
     try:
         while len(data) < limit:
