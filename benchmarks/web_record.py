@@ -2,10 +2,10 @@
 
     python -m benchmarks.web_record --image inspect-gaia/sandbox:bookworm [--requests N] [--mib M]
 
-Two proxies, started in turn as a run starts them (``sandboxes/docker/egress.ensure``, outside any run):
-today's proxy without the recorder (``mitmdump -s addon.py`` alone, as before #41) and the proxy
-as it runs now (``-s addon.py -s record.py``, the client named to it as a sample's sandbox is:
-``egress_record.SandboxRecord.start``). For each, one client container of ``--image`` on the
+Two proxies, started in turn as a run starts them (``sandboxes/docker/egress.ensure``, outside any
+run): today's proxy without the recorder (``mitmdump -s addon.py`` alone, as before #41) and the
+proxy as it runs now (``-s addon.py -s recorder.py``, the client named to it as a sample's sandbox
+is: ``egress_record.SandboxRecord.start``). For each, one client container of ``--image`` on the
 proxy's internal network, the stand-in "internet" of the tests (``support/standins.py``): nothing
 leaves the host.
 
