@@ -30,6 +30,10 @@ LOGS_MAY_IMPORT = {
         "errors",
         "web",
         "web_record",
+        # the recorded web read as data: web export and web verify
+        "egress.web_archive",
+        "egress.replay_match",
+        "egress.har_write",
         "_official_scorer",
         "_compat",  # inspect_ai's private names: the samples of a log read one at a time
         # the record's vocabulary: splits and levels, sandbox kinds, question sets, image refs

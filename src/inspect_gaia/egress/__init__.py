@@ -3,8 +3,8 @@
 ``egress_image`` (a module above, as it builds on ``image``) builds the proxy's image (mitmproxy,
 from PyPI); ``addon.py`` is the mitmproxy addon that refuses known answer sources and private
 addresses (``netpolicy.py``), every hook of it wrapped to fail closed (``failclosed.py``),
-``record.py`` records every request per sandbox, ``replay.py`` serves a recorded web in place of
-the guard (``-T web_replay``; matched by ``replay_match.py``, which the run reads archives with
+``recorder.py`` records every request per sandbox, ``replay.py`` serves a recorded web in place of
+the guard (``-T web_replay``; matched by ``replay_match.py``, which the host keys archives with
 too), ``supervise.py`` keeps mitmdump answering; all
 are copied into each
 run's proxy container (``shipped.PROXY_PROGRAMS``: none is in the image, which holds mitmproxy
@@ -12,7 +12,14 @@ alone, so changing them needs no new image) with ``urlrules.py``: the URL rules,
 only, which the scorer's detection (``answer_sources/``) and the in-sandbox page reader (``web/``)
 import too, so the proxy refuses exactly what the detection flags. The container's lifecycle is
 the Docker provider's: ``sandboxes/docker/egress.py``, watched by
-``sandboxes/docker/egress_watch.py``.
+``sandboxes/docker/egress_watch.py``. ``spec.py`` is what the task tells the provider (one typed
+record), ``web_record.py`` a recorded request as a log holds it.
+
+Host-side, never shipped: the recorded web as data. ``web_archive.py`` reads an archive as data
+(regular files under ``record/``, nothing hidden, every body its hash) and writes what a replay's
+proxy receives; ``har_read.py`` reads a HAR the same way, ``replay_source.py`` tells them apart
+(once per file), ``har_write.py`` writes HAR 1.2 (``web export``), ``web_merge.py`` combines
+archives and HARs (``web merge``).
 """
 
 MITMPROXY_VERSION = "11.0.2"
