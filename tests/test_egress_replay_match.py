@@ -280,3 +280,17 @@ def test_the_replay_records_whether_the_archives_run_blocked_answer_sources(
     assert record.web_replay is not None
     assert record.web_replay.blocked_answer_sources is blocked
     assert record.web_replay.format == "archive"
+
+
+@pytest.mark.slow  # a new inspect process: seconds
+def test_inspect_eval_refuses_a_hostile_archive_in_one_line(tmp_path: Path) -> None:
+    from tests.helpers import run_eval_cli
+    from tests.scenario import GAIA_TINY
+
+    make, said = HOSTILE_ARCHIVES["symlink"]
+    path = make(tmp_path / "symlink.tar")
+    run = run_eval_cli([f"dataset_path={GAIA_TINY}", f"web_replay={path}"], tmp_path)
+    said_all = " ".join((run.stdout + run.stderr).split())  # inspect wraps it to the terminal
+    assert run.returncode != 0 and "Traceback" not in said_all
+    assert f"-T web_replay={path}: {said}" in said_all
+    assert not list(tmp_path.glob("**/*.eval")), "nothing may start"
