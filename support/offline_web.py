@@ -39,7 +39,7 @@ def scenario() -> list[Entry]:
         steps = [dict(step) for step in entry.steps]
         first = next(step for step in steps if "bash" in step and "curl" in str(step["bash"]))
         first["bash"] = f"{WAIT_FOR_STANDINS}; {first['bash']}"
-        entries.append(Entry(entry.match, steps))  # type: ignore[arg-type]
+        entries.append(Entry(entry.match, steps))
     return entries
 
 

@@ -27,6 +27,7 @@ from tests.helpers_hostile import PAGE, record_line, web_archive
 SCHEMA = json.loads((Path(__file__).parent / "fixtures" / "har-1.2.schema.json").read_text())
 HTML = "<html><body><p>Tides at Saltmere: 04:12 and 16:40 — “spring”.</p></body></html>"
 PNG = bytes(range(256)) * 4
+GZ = gzip.compress(HTML.encode(), mtime=0)
 
 
 def _sha(data: bytes) -> str:
@@ -43,7 +44,7 @@ def _valid(har: dict[str, Any]) -> None:
 
 def _recorded_run(tmp_path: Path) -> tuple[Path, Path, dict[str, list[dict[str, Any]]]]:
     """A log of two samples and the archive beside it: a gzip page, an image, a refusal."""
-    gz = gzip.compress(HTML.encode())
+    gz = GZ
     page = record_line(
         "http://tides.example/today.html",
         gz,
@@ -264,7 +265,7 @@ def test_archives_and_hars_merge_with_the_first_input_kept_and_each_conflict_lis
     for response in archive.responses:
         index.add(response)
     found = index.find("GET", "http://tides.example/today.html", "a", 1)
-    assert found is not None and found[0].sha256 == _sha(gzip.compress(HTML.encode()))
+    assert found is not None and found[0].sha256 == _sha(GZ)
     found = index.find("GET", "http://tides.example/tomorrow.html", "c", 1)
     assert found is not None and found[0].sha256 == _sha(changed) and found[1] == POOLED
     manifest = json.loads(_member(merged, "record/run.json"))
