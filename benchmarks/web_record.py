@@ -44,7 +44,7 @@ def _without_recorder(command: Callable[..., list[str]]) -> Callable[..., list[s
 
     def before(*args: Any) -> list[str]:
         full = command(*args)
-        ours = {"/egress/record.py", f"gaia_record_dir={egress.RECORD_DIR}"}
+        ours = {"/egress/recorder.py", f"gaia_record_dir={egress.RECORD_DIR}"}
         drop = {i for i, arg in enumerate(full) if arg in ours}
         return [arg for i, arg in enumerate(full) if i not in drop and i + 1 not in drop]
 

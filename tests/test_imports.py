@@ -32,6 +32,10 @@ LOGS_MAY_IMPORT = {
         "web",
         "egress.web_record",
         "scoring.official",
+        # the recorded web read as data: web export and web verify
+        "egress.web_archive",
+        "egress.replay_match",
+        "egress.har_write",
         "imageref",
         "_compat",  # inspect_ai's private names: the samples of a log read one at a time
         "sandboxes.docker.config",  # the sandbox config a log holds, read back without providers

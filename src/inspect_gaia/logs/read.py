@@ -230,7 +230,8 @@ def _read_open(path: str | Path, source: str) -> RunResults:
     whole = Path(path).suffix != ".eval"
     header = _inspect_log(path, header_only=not whole, source=source)
     try:
-        provenance = GaiaProvenance.from_metadata(header.eval.metadata)
+        # the current record: the run's, with inspect's post-eval edits (``web_archive``)
+        provenance = GaiaProvenance.from_metadata(header.metadata or header.eval.metadata)
     except ProvenanceError as ex:
         raise LogProblem(path, ex.problem, ex.fix or _DAMAGED) from ex
     if provenance is None and not is_inspect_evals_gaia(header):

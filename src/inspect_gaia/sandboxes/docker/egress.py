@@ -45,7 +45,7 @@ from ...shipped import PROXY_PROGRAMS, source
 from . import archive, client
 from .cleanup import RUN_LABEL, RunScoped
 from .cleanup import labels as run_labels
-from .egress_archive import body_options
+from .egress_archive import body_options, manifest, send_replay
 from .egress_watch import SampleCommands, Watch
 
 EGRESS_LABEL = "inspect_gaia.egress"
@@ -86,6 +86,8 @@ class Egress:
     """The file name of the run's archive of bodies (``egress_archive``); ``None``: none kept."""
     log_location: str | None = None
     """The run's log, as inspect names it to its samples: the archive goes beside it."""
+    logs: set[str] = field(default_factory=set)
+    """Every log whose samples it served (the archive's hash goes into each one's record)."""
 
 
 @dataclass
@@ -184,16 +186,16 @@ def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
             )["Id"]
         )
         created.append(("container", proxy))
+        if replayed is not None:  # what the host checked of it, never the archive's own bytes
+            send_replay(proxy, replayed, REPLAY_DIR)
+        # the programs after it: the package's, whatever the archive held
         files = {f"/egress/{p.name}": source(p).encode() for p in PROXY_PROGRAMS}
         files["/egress/rules.json"] = json.dumps({"rules": spec.as_json()["rules"]}).encode()
-        if replayed is not None:  # the archive, unpacked as Docker unpacks a tar (streamed)
-            files[f"{REPLAY_DIR}/.archive"] = os.path.basename(replayed).encode()
+        if replayed is None:
+            files[f"{RECORD_DIR}/run.json"] = manifest(spec)
         api.put_archive(proxy, "/", client.tar_of(files))
         if replayed is None:
             api.connect_container_to_network(proxy, network)
-        else:
-            with open(replayed, "rb") as unpacked:
-                api.put_archive(proxy, REPLAY_DIR, unpacked)
         api.start(proxy)
         _wait_ready(proxy)
         address = api.inspect_container(proxy)["NetworkSettings"]["Networks"]
