@@ -66,6 +66,11 @@ TEST_NETWORKS_ENV = "INSPECT_GAIA_EGRESS_TEST_NETWORKS"
 """Test-only: Docker networks (names or ids, comma-separated) whose addresses a run's proxy may
 reach although they are private (their gateways, the host's, stay refused). The egress tests and
 benchmark set it for the stand-in "internet" they build; it is no user setting."""
+TEST_CA_ENV = "INSPECT_GAIA_EGRESS_TEST_CA"
+"""Test-only: a PEM file naming the CA that signed the stand-in web's certificates
+(``support/real_web.py``). A run's proxy then trusts that CA, and it alone, for the servers it
+connects to: it still verifies each certificate and its name. No user setting."""
+_TEST_CA = "/egress/test-ca.pem"
 
 
 @dataclass
@@ -162,11 +167,12 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         subnet = api.inspect_network(network)["IPAM"]["Config"][0]["Subnet"]
         replayed = spec.get("replay")
         allow, test_gateways = _test_networks()
+        test_ca = os.environ.get(TEST_CA_ENV)
         deny = _host_addresses(outside) + test_gateways
         proxy = str(
             api.create_container(
                 PROXY_IMAGE,
-                command=_command(subnet, deny, allow, bool(spec.get("bodies")))
+                command=_command(subnet, deny, allow, bool(spec.get("bodies")), bool(test_ca))
                 if replayed is None
                 else _replay_command(),
                 # its log is how the run knows it listens (and counts refusals): unbuffered
@@ -186,6 +192,9 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         created.append(("container", proxy))
         files = {f"/egress/{p.name}": source(p).encode() for p in PROXY_PROGRAMS}
         files["/egress/rules.json"] = json.dumps({"rules": spec.get("rules", [])}).encode()
+        if test_ca:
+            with open(test_ca, "rb") as pem:
+                files[_TEST_CA] = pem.read()
         if replayed is not None:  # the archive, unpacked as Docker unpacks a tar (streamed)
             files[f"{REPLAY_DIR}/.archive"] = os.path.basename(replayed).encode()
         api.put_archive(proxy, "/", client.tar_of(files))
@@ -212,7 +221,9 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         raise
 
 
-def _command(subnet: str, deny: list[str], allow: list[str], bodies: bool) -> list[str]:
+def _command(
+    subnet: str, deny: list[str], allow: list[str], bodies: bool, test_ca: bool = False
+) -> list[str]:
     return _mitmdump(
         # the guard decides, then the recorder writes down what it decided (in this order)
         *("-s", "/egress/addon.py", "-s", "/egress/recorder.py"),
@@ -220,6 +231,7 @@ def _command(subnet: str, deny: list[str], allow: list[str], bodies: bool) -> li
         *("--set", f"gaia_deny={','.join(deny)}", "--set", f"gaia_allow={','.join(allow)}"),
         *("--set", f"gaia_record_dir={RECORD_DIR}"),
         *(body_options() if bodies else []),
+        *(("--set", f"ssl_verify_upstream_trusted_ca={_TEST_CA}") if test_ca else ()),
     )
 
 
