@@ -14,10 +14,23 @@ import re
 from collections.abc import Awaitable, Callable
 from urllib.parse import quote_plus
 
-from support.real_web_http import CONFIG, Receive, Reply, Request, best_coding, page, size_of
+from support.real_web_http import (
+    CONFIG,
+    Receive,
+    Reply,
+    Request,
+    best_coding,
+    log,
+    page,
+    size_of,
+)
 
 BLOCK = bytes(range(256)) * 256
 """64 KiB: ``/download``'s body is this block, repeated and cut at the size asked for."""
+BLOCKED = 5.0
+"""Seconds one piece of ``/download`` may wait for the client before the server logs that it is
+blocked (``{"download": target, "sent": n, "blocked": true}``, once): the client (or its proxy)
+takes no more. At its end it logs ``"done"`` (false: the client left first)."""
 PROSE = (
     "<p>The grey heron stands on the old pier at dawn, and the ferry to Brackwater leaves at "
     "nine. The lantern guild lit the harbour road in 1742; the reservoir holds 310 megalitres."
@@ -158,12 +171,27 @@ async def download(request: Request, receive: Receive, reply: Reply) -> None:
         headers.append(("content-length", str(size)))
     headers.append(("content-disposition", "attachment; filename=download.bin"))
     await reply.start(200, headers)
-    sent = 0
-    while sent < size:  # each piece waits for the client (HTTP/2's window, TCP's buffers)
-        n = min(len(BLOCK), size - sent)
-        await reply.body(BLOCK[:n], more=True)
-        sent += n
-    await reply.body(b"")
+    sent, done, blocked = 0, False, False
+    try:
+        while sent < size:  # each piece waits for the client (HTTP/2's window, TCP's buffers)
+            n = min(len(BLOCK), size - sent)
+            piece = asyncio.ensure_future(reply.body(BLOCK[:n], more=True))
+            if not blocked and not (await asyncio.wait({piece}, timeout=BLOCKED))[0]:
+                log({"download": request.target, "sent": sent, "blocked": True})
+                blocked = True
+            await piece
+            sent += n
+        await reply.body(b"")
+        done = True
+    finally:  # how far a client that stopped reading (or left) got: what its proxy took in
+        log({"download": request.target, "sent": sent, "done": done})
+
+
+SAY = (
+    "function say(text) { const s = document.getElementById('status');"
+    " s.textContent = text; s.dataset.done = 'yes'; }"
+)
+"""The scripts' last word: ``<p id="status">``'s text, marked done (a browser test waits on it)."""
 
 
 async def one_chunk(request: Request, receive: Receive, reply: Reply) -> None:
@@ -174,11 +202,10 @@ async def one_chunk(request: Request, receive: Receive, reply: Reply) -> None:
     """
     size = size_of(request.query.get("size", "1G"), 1 << 30)
     script = (
-        f"const big = '/download?size={size}';"
+        f"{SAY}const big = '/download?size={size}';"
         "fetch(big).then(r => r.body.getReader().read()).then("
-        "c => { document.getElementById('status').textContent ="
-        " 'read one chunk of ' + c.value.length + ' bytes'; },"
-        "e => { document.getElementById('status').textContent = 'fetch failed: ' + e; });"
+        "c => say('read one chunk of ' + c.value.length + ' bytes'),"
+        " e => say('fetch failed: ' + e));"
     )
     body = page(
         "An ordinary page",
@@ -198,11 +225,11 @@ async def fetches(request: Request, receive: Receive, reply: Reply) -> None:
         await reply.whole(200, "application/json", data, coding=best_coding(request))
         return
     script = (
-        "fetch('/api/items.json').then(r => r.json()).then(d => {"
+        f"{SAY}fetch('/api/items.json').then(r => r.json()).then(d => {{"
         " const list = document.getElementById('items');"
         " for (const item of d.items) { const li = document.createElement('li');"
         " li.textContent = item; list.appendChild(li); }"
-        " document.getElementById('status').textContent = 'drawn ' + d.items.length + ' items'; });"
+        " say('drawn ' + d.items.length + ' items'); }, e => say('fetch failed: ' + e));"
     )
     body = page(
         "Drawn by its script",
