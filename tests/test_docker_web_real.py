@@ -4,14 +4,17 @@ with bodies through the run's proxy, then replayed from the archive alone.
 The stand-in (``support/real_web.py``) speaks HTTP/2 over TLS 1.3 with brotli; the run's proxy
 verifies its certificate against the test CA. The scripted agent follows a cross-host redirect in
 the browser, opens a page drawn by its own script, searches through a form (the result page echoes
-the encoded query), reads brotli-coded pages with curl over HTTP/2, and follows a redirect to a
+the encoded query), reads brotli-coded pages with curl over HTTP/2 and with the page reader, and follows a redirect to a
 listed answer source (refused, flagged). Each request that reached the stand-in is recorded once,
-in its own sample, and the replay answers the same questions with the stand-in out of reach.
+in its own sample, and the replay answers the same questions with the stand-in out of reach: it
+does not yet (see the replay test's mark).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,9 +26,9 @@ from inspect_gaia.egress.urlrules import REFUSAL_MARKER
 from inspect_gaia.egress.web_record import ARCHIVE_KEY, from_store
 from inspect_gaia.sandboxes.docker import OFFLINE_BROWSER_TAG
 from inspect_gaia.sandboxes.docker.engine import local_image_id
-from support.real_web import ELSEWHERE, HOST, LISTED_URL, SEARCH, RealWeb
-from support.scripted_model import Entry
-from tests.helpers import Play, eval_gaia, metrics, sample_asking
+from support.real_web import ELSEWHERE, HOST, LISTED_URL, SEARCH, RealWeb, real_web
+from support.scripted_model import Entry, ScriptedModel
+from tests.helpers import eval_gaia, metrics, sample_asking
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -67,7 +70,8 @@ def _agent() -> list[Entry]:
             "Harrowgate",
             [
                 {"bash": f"{BR} | sed -n 's/.*holds \\([0-9]*\\) megalitres.*/\\1/p' | head -1"},
-                {"submit_output": True},
+                {"call": "fetch", "args": {"url": f"https://{HOST}/encoded/auto"}},
+                {"submit_found": r"holds (\d+) megalitres"},
             ],
         ),
     ]
@@ -79,25 +83,57 @@ def _texts(sample: EvalSample) -> list[str]:
 
 def _run(tmp_path: Path, **params: object) -> EvalLog:
     log = eval_gaia(
-        tmp_path, dataset_path=str(GAIA_WEB), image=OFFLINE_BROWSER_TAG, browser=True, **params
+        tmp_path,
+        dataset_path=str(GAIA_WEB),
+        image=OFFLINE_BROWSER_TAG,
+        browser=True,
+        web_reader=True,
+        **params,
     )
     assert log.status == "success" and log.samples is not None
     return log
 
 
-def test_a_browsing_run_on_the_real_web_is_recorded_once_and_replayed(
-    real_web: RealWeb, scripted: Play, tmp_path: Path
-) -> None:
+@dataclass
+class Live:
+    """The live run on the stand-in web, and the stand-in (what it served)."""
+
+    web: RealWeb
+    log: EvalLog
+
+
+@pytest.fixture(scope="module")
+def live(
+    sandbox_image: str, scripted_server: ScriptedModel, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Live]:
     for image, flag in ((OFFLINE_BROWSER_TAG, "--browser"), (PROXY_IMAGE, "--egress-proxy")):
         assert local_image_id(image) is not None, (
             f"{image} is missing — build it with `inspect-gaia image build --offline {flag}`"
         )
-    scripted(_agent())
-    with real_web.attaching():
-        log = _run(tmp_path / "live", block_answer_sources=True, web_record="bodies")
-    assert log.samples is not None and len(real_web.attached) == 1
-    assert metrics(log)["accuracy"] == 1.0, [(s.input, s.output.completion) for s in log.samples]
+    _play(scripted_server)
+    with real_web(sandbox_image, label="real-web-run") as web, web.attaching():
+        log = _run(tmp_path_factory.mktemp("live"), block_answer_sources=True, web_record="bodies")
+        assert len(web.attached) == 1
+        yield Live(web, log)
 
+
+def _play(model: ScriptedModel) -> None:
+    """The scripted model plays ``_agent`` (as the ``scripted`` fixture sets a scenario)."""
+    model.entries = _agent()
+    model.calls.clear()
+    model.tools_offered.clear()
+    model.requests.clear()
+
+
+def _target(url: str) -> tuple[str | None, str]:
+    parts = urlsplit(url)
+    return parts.hostname, parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def test_a_browsing_run_on_the_real_web_is_recorded_once_in_its_sample(live: Live) -> None:
+    log = live.log
+    assert log.samples is not None
+    assert metrics(log)["accuracy"] == 1.0, [(s.input, s.output.completion) for s in log.samples]
     wrenfold, cobblemere, brackwater = (
         sample_asking(log.samples, word) for word in ("Wrenfold", "Cobblemere", "Brackwater")
     )
@@ -109,17 +145,17 @@ def test_a_browsing_run_on_the_real_web_is_recorded_once_and_replayed(
     assert f"{REFUSAL_MARKER} {LISTED_URL}" in _texts(brackwater)[0]
     flags = ((brackwater.scores or {})["gaia_scorer"].metadata or {}).get("contamination", [])
     assert "refused" in {f["kind"] for f in flags}
+    curled, read = _texts(sample_asking(log.samples, "Harrowgate"))[:2]
+    assert curled.strip() == "310", "curl decoded brotli over HTTP/2 through the proxy"
+    assert "holds 310 megalitres" in read, "the page reader read the coded page"
 
     # what reached the stand-in came through the one proxy, and each request is in the record
     # once, in its own sample: the redirect's two hops, the page script's own fetch, the search
-    served = real_web.served()
-    assert len({r["client"] for r in served}) == 1 and served
+    served = live.web.served()
+    assert served and len({r["client"] for r in served}) == 1
     records = {str(s.id): from_store(s.store) or () for s in log.samples}
     answered = Counter(
-        (
-            urlsplit(r.url).hostname,
-            urlsplit(r.url).path + (f"?{urlsplit(r.url).query}" if urlsplit(r.url).query else ""),
-        )
+        _target(r.url)
         for found in records.values()
         for r in found
         if r.decision == "allowed" and r.status is not None
@@ -132,21 +168,29 @@ def test_a_browsing_run_on_the_real_web_is_recorded_once_and_replayed(
         f"https://{HOST}/api/items.json",
     ):
         assert url in wrenfold_urls, wrenfold_urls
-    assert any(
-        u.startswith(f"https://{SEARCH}/search?q=Lantern+Guild+%26+co")
-        for u in (r.url for r in records[str(cobblemere.id)])
-    )
+    searched = f"https://{SEARCH}/search?q=Lantern+Guild+%26+co"
+    assert searched in [r.url for r in records[str(cobblemere.id)]]
     assert not any("/datasets/gaia-benchmark" in r["path"] for r in served)
 
-    # -- replay: the archive alone answers; the stand-in is out of the proxy's reach --------------
-    archive = Path(log.location).parent / wrenfold.store[ARCHIVE_KEY]
-    before = len(real_web.served())
-    scripted(_agent())
-    again = _run(tmp_path / "replay", web_replay=str(archive))
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a replay matches a request by its URL alone (egress/replay_match.py): the browser's "
+    "brotli-coded /encoded/auto is served to the page reader, which did not accept br, and it "
+    "reads bytes (Vary: accept-encoding ignored; issue #49 item 4 indexes a replay per sample)",
+)
+def test_the_replay_answers_the_same_from_the_archive_alone(
+    live: Live, scripted_server: ScriptedModel, tmp_path: Path
+) -> None:
+    assert live.log.samples is not None
+    archive = Path(live.log.location).parent / live.log.samples[0].store[ARCHIVE_KEY]
+    before = len(live.web.served())
+    _play(scripted_server)
+    again = _run(tmp_path, web_replay=str(archive))
     assert again.samples is not None
-    assert metrics(again)["accuracy"] == 1.0, [
-        (s.input, s.output.completion) for s in again.samples
-    ]
-    assert len(real_web.served()) == before, "the replay reached nothing live"
+    assert len(live.web.served()) == before, "the replay reached nothing live"
     replayed = sample_asking(again.samples, "Wrenfold")
     assert f"Landed on {ELSEWHERE} from cross-host" in _texts(replayed)[0]
+    read = _texts(sample_asking(again.samples, "Harrowgate"))[1]
+    assert "holds 310 megalitres" in read, read[:300]
+    assert metrics(again)["accuracy"] == 1.0
