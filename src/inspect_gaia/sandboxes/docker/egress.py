@@ -11,7 +11,8 @@ Per run (and per list of rules), started by ``task_init`` before any sample:
   in place (same addresses, same CA), and watched by the run (``egress_watch``);
 * what it may not reach besides the answer sources: the host's addresses (every bridge network's
   gateway, the host's interfaces) and every private one (``egress/netpolicy.py``), but the
-  stand-in networks a test names in ``TEST_NETWORKS_ENV``.
+  stand-in networks a test names in ``TEST_NETWORKS_ENV`` (whose certificates it verifies
+  against the test's CA, ``TEST_CA_ENV``, in place of the public ones).
 
 Each sandbox of the run joins the internal network with ``HTTP(S)_PROXY`` pointing at the proxy,
 and the run's CA written into its trust store before it starts (``sample_kwargs``,
