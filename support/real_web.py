@@ -232,14 +232,12 @@ def proxied(
     trusts nothing of the stand-in's own. Both are removed at the end.
     """
     from inspect_gaia.answer_sources.sources import load_answer_sources
+    from inspect_gaia.egress.spec import EgressSpec
     from inspect_gaia.image_layout import CA_FILE
     from inspect_gaia.sandboxes.docker import egress
     from inspect_gaia.sandboxes.docker.cleanup import remove_run, run_state
 
-    spec = {
-        "rules": load_answer_sources().as_json()["rules"],
-        **({"bodies": True} if bodies else {}),
-    }
+    spec = EgressSpec(load_answer_sources().pairs, bodies=bodies)
     try:
         proxy = egress.ensure("real-web", spec)
         docker("network", "connect", web.network, proxy.proxy)

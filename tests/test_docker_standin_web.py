@@ -21,7 +21,7 @@ import pytest
 
 from inspect_gaia.egress import PROXY_IMAGE
 from inspect_gaia.egress.urlrules import REFUSAL_MARKER
-from inspect_gaia.sandboxes.docker import OFFLINE_BROWSER_TAG
+from inspect_gaia.image_layout import OFFLINE_BROWSER_TAG
 from inspect_gaia.sandboxes.docker.egress import Egress
 from inspect_gaia.sandboxes.docker.engine import local_image_id
 from support.real_web import ELSEWHERE, HOST, LISTED_URL, SEARCH, RealWeb, proxied, real_web

@@ -24,7 +24,7 @@ from inspect_ai.log import EvalLog, EvalSample
 from inspect_gaia.egress import PROXY_IMAGE
 from inspect_gaia.egress.urlrules import REFUSAL_MARKER
 from inspect_gaia.egress.web_record import ARCHIVE_KEY, from_store
-from inspect_gaia.sandboxes.docker import OFFLINE_BROWSER_TAG
+from inspect_gaia.image_layout import OFFLINE_BROWSER_TAG
 from inspect_gaia.sandboxes.docker.engine import local_image_id
 from support.real_web import ELSEWHERE, HOST, LISTED_URL, SEARCH, RealWeb, real_web
 from support.scripted_model import Entry, ScriptedModel

@@ -12,7 +12,7 @@ from typing import IO, Any
 
 import click
 
-from .._flags import mark_cli
+from ..flags import mark_cli
 
 COMMANDS: dict[str, str] = {
     "doctor": "Check, before a long run, that it would start.",
