@@ -128,7 +128,9 @@ def _read_all(paths: Iterable[str | Path], budget: ReadBudget) -> LogsRead:
         if not Path(path).is_dir():
             add(str(path), named=True)
             continue
-        found = [_shown(path, info.name) for info in list_eval_logs(str(path), recursive=True)]
+        with known_to_inspect():  # inspect reads the header of a log it cannot tell by name
+            listed = list_eval_logs(str(path), recursive=True)
+        found = [_shown(path, info.name) for info in listed]
         if not found:
             raise GaiaError(
                 f"no inspect logs (*.eval, *.json) in directory {path}",
