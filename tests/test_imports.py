@@ -5,8 +5,10 @@ shared leaves and crossings ``SHARED`` and ``CROSSINGS`` list, which the page pr
 
 ``logs/`` imports from the rest of the package only the modules ``LOGS_MAY_IMPORT`` lists (the
 record's vocabulary, the leaves, and what ``compare`` reads the questions with), and running
-``inspect-gaia report`` on a folder of logs loads neither the agent, the task, the parser nor an
-image builder.
+``inspect-gaia report``, ``compare`` and ``submission`` on logs that real Docker runs wrote
+(``tests/fixtures/real-logs``) loads neither the package's entry point, the task, the parser, an
+agent, a scorer, the sandbox spec or its providers, an image builder, the web tools nor the
+detection.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from support.real_logs import AGENTS, fixture
 from tests.helpers import TWO_SAMPLES, write_log
 from tests.helpers_imports import ROOT, imports, modules
 
@@ -32,6 +35,10 @@ LOGS_MAY_IMPORT = {
         "web",
         "egress.web_record",
         "scoring.official",
+        # the recorded web read as data: web export and web verify
+        "egress.web_archive",
+        "egress.replay_match",
+        "egress.har_write",
         "imageref",
         "_compat",  # inspect_ai's private names: the samples of a log read one at a time
         "sandboxes.docker.config",  # the sandbox config a log holds, read back without providers
@@ -72,48 +79,78 @@ def test_the_page_prints_what_logs_may_import() -> None:
     assert printed == (listed - {"web"}) | {"web/__init__"}
 
 
+READERS_NEVER_LOAD = {
+    f"{ROOT}.{name}"
+    for name in (
+        "_registry",  # the package's entry point: inspect loads it to find a provider it lacks
+        "task",
+        "_params",
+        "_values",
+        "scoring.scorer",
+        "scoring.judge_scorer",
+        "sandboxes.spec",
+        "sandboxes.docker.gaia_docker",
+        "sandboxes.docker.gaia_compose",
+        "sandboxes.docker.engine",
+        "sandboxes.docker.client",
+        "web.browser",
+        "web.reader",
+        "web.session",
+        "answer_sources.detect",
+    )
+}
+"""What reading logs never loads: the task, its scorers, the sandbox spec and providers, the web tools
+and the detection (and, by prefix, ``READERS_NEVER_LOAD_WINGS``)."""
+READERS_NEVER_LOAD_WINGS = (f"{ROOT}.agents", f"{ROOT}.images")
+"""Wings no reader loads any module of: the agents and the image builders."""
+_LOADED_AFTER_EACH = """
+import json, sys
+from inspect_gaia._cli.main import cli
+with open(sys.argv[2], "w") as loaded:
+    for args in json.loads(sys.argv[1]):
+        try:
+            cli(args)
+        except SystemExit as done:
+            assert not done.code, (args, done.code)
+        names = sorted(m for m in sys.modules if m.startswith("inspect_gaia"))
+        print(json.dumps(names), file=loaded)
+"""
+
+
 @pytest.mark.slow  # a new Python process: seconds
-def test_report_on_a_folder_of_logs_loads_no_agent_task_parser_or_image_builder(
+def test_the_readers_load_no_task_agent_scorer_provider_or_builder_on_real_runs_logs(
     tmp_path: Path,
 ) -> None:
-    write_log(tmp_path / "run.eval", TWO_SAMPLES)
-    code = (
-        "import json, sys\n"
-        "from inspect_gaia._cli.main import cli\n"
-        "try:\n"
-        f"    cli(['report', {str(tmp_path)!r}, '--format', 'json'])\n"
-        "except SystemExit as done:\n"
-        "    assert not done.code, done.code\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('inspect_gaia'))))"
-    )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-2000:]
-    loaded = set(json.loads(run.stdout.strip().splitlines()[-1]))
-    assert f"{ROOT}.logs.report" in loaded, "the report was built"
-    never = {
-        f"{ROOT}.{name}"
-        for name in (
-            "_registry",
-            "task",
-            "_params",
-            "_values",
-            "agents.basic",
-            "agents.swe",
-            "scoring.scorer",
-            "scoring.judge_scorer",
-            "sandboxes.spec",
-            "sandboxes.docker.gaia_docker",
-            "sandboxes.docker.engine",
-            "images.sandbox",
-            "images.browser",
-            "images.egress",
-            "web.browser",
-            "web.reader",
-            "answer_sources.detect",
-        )
+    """``report``, ``compare`` and ``submission`` on logs real Docker runs wrote (their headers
+    name the ``gaia-docker`` sandbox: inspect looks the provider up to read its config), named one
+    by one and as a folder, and on a hand-made log with no sandbox of ours."""
+    assert READERS_NEVER_LOAD <= set(modules()), "a module renamed: name it again here"
+    hand_made = tmp_path / "hand-made"
+    write_log(hand_made / "run.eval", TWO_SAMPLES)
+    # (default and web-record are two runs of one model and settings: named, report refuses them)
+    real = [str(fixture(name)) for name in (*(f"agent-{a}" for a in AGENTS), "web-record")]
+    replay = str(fixture("web-replay"))
+    commands = {
+        "report": ["report", *real, replay, str(hand_made), "--format", "json"],
+        "report of a folder": ["report", str(fixture("default").parent), "--format", "json"],
+        "compare": ["compare", str(fixture("default")), replay, "--format", "json"],
+        "submission": ["submission", str(fixture("test")), "-o", str(tmp_path / "s.jsonl")],
     }
-    assert never <= set(modules()), "a module renamed: name it again, or this asserts nothing"
-    assert loaded & never == set()
+    arguments = json.dumps(list(commands.values()))
+    listed = tmp_path / "loaded.jsonl"
+    run = subprocess.run(
+        [sys.executable, "-c", _LOADED_AFTER_EACH, arguments, str(listed)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    loaded = [set(json.loads(line)) for line in listed.read_text().splitlines()]
+    assert len(loaded) == len(commands)
+    assert f"{ROOT}.logs.report" in loaded[0], "the report was built"
+    for command, names in zip(commands, loaded, strict=True):  # cumulative: the first one says
+        never = {m for m in names if m in READERS_NEVER_LOAD}
+        never |= {m for m in names if m.startswith(READERS_NEVER_LOAD_WINGS)}
+        assert never == set(), f"{command} loaded {sorted(never)}"
 
 
 SHARED = {f"{ROOT}._compat"}
