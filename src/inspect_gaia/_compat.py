@@ -85,6 +85,7 @@ from inspect_ai.util._subprocess import CircularByteBuffer
 _State = TypeVar("_State", bound=TaskState)
 
 _LOADER = "inspect_ai._eval.loader"
+_EXCEPTHOOK_MODULE = "inspect_ai._util.error"
 
 
 def creating_one_task() -> bool:
@@ -116,6 +117,16 @@ def creating_one_task() -> bool:
         and isinstance(specs[0], str)
         and registry_lookup("task", specs[0]) is not None
     )
+
+
+def inspect_cli_excepthook() -> bool:
+    """Whether ``sys.excepthook`` is the one inspect's CLI installs (``inspect eval``, ``eval-set``).
+
+    That hook prints a ``PrerequisiteError``'s message through rich's global console, on stdout,
+    which ``--display none`` makes quiet: a refusal was lost there (behaviour, read from
+    ``inspect_ai._util.error.exception_hook``; no API says where it prints).
+    """
+    return getattr(sys.excepthook, "__module__", None) == _EXCEPTHOOK_MODULE
 
 
 def guard_task_state(state: TaskState, guarded: type[_State]) -> _State:
@@ -212,6 +223,7 @@ __all__ = [
     "creating_one_task",
     "each_eval_sample",
     "guard_task_state",
+    "inspect_cli_excepthook",
     "sample_active",
     "sandbox_lifecycle_state",
     "sandbox_limiters",

@@ -10,12 +10,14 @@ markup).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
 from rich.markup import escape
 
-from ._compat import PrerequisiteError
+from ._compat import PrerequisiteError, inspect_cli_excepthook
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -50,6 +52,32 @@ class GaiaError(PrerequisiteError):
     def __str__(self) -> str:
         """The one line: ``problem — fix``, or the problem alone."""
         return str(self.args[0])
+
+
+def refusals_to_stderr() -> None:
+    """Have ``inspect eval`` print a refusal on stderr, whatever its ``--display``.
+
+    inspect's CLI prints a ``PrerequisiteError`` (every ``GaiaError``, and its own missing keys)
+    on stdout through rich's console, which ``--display none`` silences: a script or CI saw exit
+    1 and nothing else. Called when the task is created; wraps inspect's hook only (a Python
+    caller's own hook and tracebacks are left alone), once.
+    """
+    if not inspect_cli_excepthook():
+        return
+    inspects = sys.excepthook
+
+    def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+        if not isinstance(error, PrerequisiteError):
+            inspects(kind, error, trace)
+            return
+        if isinstance(error, GaiaError):
+            print(str(error), file=sys.stderr, flush=True)
+            return
+        from rich.console import Console  # inspect's own message: rich markup, kept on one line
+
+        Console(stderr=True, soft_wrap=True, highlight=False).print(error.message)
+
+    sys.excepthook = hook
 
 
 class GaiaParameterError(GaiaError, ValueError):

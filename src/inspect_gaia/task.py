@@ -32,7 +32,7 @@ from .defaults import (
     DEFAULT_MESSAGE_LIMIT,
     AgentName,
 )
-from .errors import GaiaParameterError
+from .errors import GaiaParameterError, refusals_to_stderr
 from .image_layout import AGENTS_LAYER, WEB_LAYER
 from .logs.provenance import METADATA_KEY
 from .model_check import check_model
@@ -183,6 +183,7 @@ def gaia(
             or any name when gaia is the run's only task, is refused; any other is ignored with
             a warning (``_param_names``).
     """
+    refusals_to_stderr()
     check_unknown(unknown, parameter_names(), "gaia", alone=creating_one_task())
     params = parse_params(
         level=level,
