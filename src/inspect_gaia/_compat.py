@@ -120,7 +120,7 @@ def creating_one_task() -> bool:
 
 
 def inspect_cli_excepthook() -> bool:
-    """Whether ``sys.excepthook`` is the one inspect's CLI installs (``inspect eval``, ``eval-set``).
+    """Whether ``sys.excepthook`` is the one inspect's CLI installs (``eval``, ``eval-set``).
 
     That hook prints a ``PrerequisiteError``'s message through rich's global console, on stdout,
     which ``--display none`` makes quiet: a refusal was lost there (behaviour, read from

@@ -371,8 +371,7 @@ async def _start_egress(task_name: str, spec: EgressSpec) -> None:
 
 
 def print_closing(lines: list[str]) -> None:
-    """Print the run's closing lines (kept sandboxes, the proxy's refusals, the archive) on lines
-    of their own.
+    """Print the run's closing lines (kept sandboxes, refusals, the archive) on lines of their own.
 
     inspect's rich display, when stdout is no terminal (a pipe, a file, CI), ends its results
     with a row padded to the width and no newline (rich ends a live display's last line only on
