@@ -4,7 +4,7 @@
 * the commands: ``tryout`` (a first run, no key: ``tryout/``), ``doctor`` (its checks in
   ``_checks``), ``download``, ``image``, ``report``, ``compare`` and ``submission``;
 * the renderers: ``_output`` (tables fitted to the terminal, Markdown, CSV, JSON), ``_sanitise``
-  (a log's text shown, never obeyed), ``_failures`` (``report --breakdown``), ``_judge``
-  (``--judge`` and ``--question-set`` beside the official score), ``_web`` (what the samples
-  requested on the web) and ``_plot`` (charts).
+  (a log's text shown, never obeyed), ``_short`` (the overview's flags, a few words each),
+  ``_failures`` (``report --breakdown``), ``_judge`` (``--judge`` and ``--question-set`` beside
+  the official score), ``_web`` (what the samples requested on the web) and ``_plot`` (charts).
 """
