@@ -18,7 +18,7 @@ no other module uses any.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 # An ``.eval``'s samples one at a time through one zip reader: inspect's public
@@ -168,12 +168,17 @@ def compose_project(environment: DockerSandboxEnvironment) -> str:
     return environment._project.name
 
 
-def each_eval_sample(location: str, exclude: set[str], each: Callable[[EvalSample], None]) -> None:
+def each_eval_sample(
+    location: str,
+    exclude: set[str],
+    each: Callable[[EvalSample], None],
+    more: Mapping[str, frozenset[str]] | None = None,
+) -> None:
     """Hand ``each`` the samples of the ``.eval`` at ``location``, one at a time, keeping none.
 
     The samples are the archive's parts that inspect's own reader takes (each ``samples/*.json``
     name once; of a name written twice, the last part, as a lookup by name finds), each read as
-    ``read_eval_log_sample`` reads it, without ``exclude``'s fields.
+    ``read_eval_log_sample`` reads it, without ``exclude``'s fields (and ``more``'s of its part).
 
     Raises:
         ValueError: A sample part whose name is not ``samples/<id>_epoch_<n>.json`` (inspect never
@@ -192,9 +197,10 @@ def each_eval_sample(location: str, exclude: set[str], each: Callable[[EvalSampl
             )
             for name in names:
                 id, epoch = _sample_key(name)
+                fields = exclude | (more or {}).get(name, frozenset())
                 each(
                     await read_eval_log_sample_async(
-                        location, id, epoch, format="eval", exclude_fields=exclude, reader=reader
+                        location, id, epoch, format="eval", exclude_fields=fields, reader=reader
                     )
                 )
 

@@ -326,7 +326,7 @@ def report(
     named = load_named_set(named_set, "--question-set") if named_set else None
     with command_budget(read_budget(max_read_gb)):
         found = read_inspect_logs(logs)
-    echo_skipped(found.skipped)
+    echo_skipped(found.skipped, found.notes)
     if not found.runs:
         raise GaiaError(
             f"no usable inspect_gaia log in {', '.join(logs)} "

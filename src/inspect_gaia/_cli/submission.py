@@ -142,7 +142,7 @@ def submission(
     """
     with command_budget(read_budget(max_read_gb)):
         found = read_inspect_logs(logs)  # each file once, however often it is named
-    echo_skipped(found.skipped)
+    echo_skipped(found.skipped, found.notes)
     runs = found.runs
     if not runs:
         raise GaiaSubmissionError(
