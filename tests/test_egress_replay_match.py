@@ -122,6 +122,23 @@ def test_a_missing_truncated_or_foreign_archive_is_one_line_before_any_sandbox(
         parse_params(web_replay=str(whole), block_answer_sources=True)
 
 
+def test_a_folder_given_as_the_archive_names_the_archives_in_it(tmp_path: Path) -> None:
+    """Issue #50: `-T web_replay=logs-web` said only `there is no file …/logs-web`."""
+    folder = tmp_path / "logs-web"
+    folder.mkdir()
+    with pytest.raises(GaiaParameterError) as caught:
+        parse_params(web_replay=str(folder))
+    assert "is a folder, with no .tar in it" in str(caught.value)
+    archive = _archive(folder / "gaia-web-1.tar", [_line("http://weather.example/x")], {SHA: PAGE})
+    (folder / "gaia-web-1.tar.sha256").write_text("x")
+    with pytest.raises(GaiaParameterError) as caught:
+        parse_params(web_replay=str(folder))
+    assert str(caught.value) == (
+        f"-T web_replay={folder} is a folder holding 1 archive(s) — give one of them: "
+        f"-T web_replay={archive}"
+    )
+
+
 def test_a_replayed_run_says_so_in_its_record_and_is_never_pooled_with_a_live_one(
     tmp_path: Path,
 ) -> None:
