@@ -271,6 +271,12 @@ def test_report_names_bad_prices(tmp_path: Path) -> None:
     prices.write_text("m: {input: 1}\n")
     code, _, err = invoke("report", str(log), "--model-cost-config", str(prices))
     assert code == 1 and err.count("\n") == 1 and "the prices of m are missing output" in err
+    # the cache prices are optional (issue #50: the fix still asked for them)
+    assert err.rstrip().endswith(
+        "— give input and output in $ per million tokens "
+        "(input_cache_write and input_cache_read too if the model has them; they default to "
+        "input's)"
+    ), err
 
 
 def test_a_generation_setting_given_on_the_command_line_splits_groups(tmp_path: Path) -> None:
