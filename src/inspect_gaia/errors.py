@@ -113,6 +113,11 @@ def short(value: object, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def counted(number: int, noun: str, plural: str = "") -> str:
+    """``1 sample``, ``2 samples``: a count and its noun, agreeing (``plural``: when not ``+s``)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
 def few(items: Sequence[str], shown: int = 3) -> str:
     """The first ``shown`` items and how many more: ``a, b, c and 197 more``."""
     head = ", ".join(items[:shown])

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ..errors import few
+from ..errors import counted, few
 from ..logs.budget import command_budget, read_budget
 from ..logs.comparison import compare_document, judge_sides
 from ..logs.sides import COMPARE_FLAGS, answer_key, read_side
@@ -119,7 +119,8 @@ def _notes(document: Mapping[str, Any]) -> list[str]:
         "; ".join(_METHODS[name] for name in dict.fromkeys((method["test"], method["interval"]))),
         f"answers: {document['answers']['source']}; both sides re-scored with the official "
         "scorer (A own, B own: each harness's own verdicts)",
-        f"compared on {everything['n']} questions both answered; A lacks {everything['a_lacks']}, "
+        f"compared on {counted(everything['n'], 'question')} both answered; "
+        f"A lacks {everything['a_lacks']}, "
         f"B lacks {everything['b_lacks']}",
     ]
     if document["answers"]["question_set"]:
