@@ -154,7 +154,9 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool) -> str:
     differences = document["differences"]
     if fmt == "table":  # the answers and verdicts fit 80 columns; the whole id: --format markdown
         differences = [_difference_cells(row) for row in differences]
-        title += f"; task ids: the first {SHORT_ID}"
+        # of the ids shown: said only where there is a table (it ended "no question answered
+        # differently" with "task ids: the first 8")
+        title += f"; task ids: the first {SHORT_ID} characters" if differences else ""
     differences_table = render(
         differences,
         DISAGREEMENT_COLUMNS,
