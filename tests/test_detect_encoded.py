@@ -74,4 +74,3 @@ def test_the_question_in_a_python_comment_carries_nothing() -> None:
 )
 def test_a_hash_that_starts_no_comment_keeps_the_question(call: str) -> None:
     assert flags_of(*exchange(call, ECHOED)) == []
-

@@ -85,19 +85,21 @@ from inspect_ai.util._subprocess import CircularByteBuffer
 _State = TypeVar("_State", bound=TaskState)
 
 _LOADER = "inspect_ai._eval.loader"
+_OURS = "inspect_gaia/"
 _EXCEPTHOOK_MODULE = "inspect_ai._util.error"
 
 
-def creating_one_task() -> bool:
-    """Whether inspect is creating this task as the only task of a new run.
+def creating_only_gaia_tasks() -> bool:
+    """Whether every task inspect is creating in this new run is one of this package's.
 
     inspect gives every ``-T`` to every task it creates and tells a task nothing about the others;
-    what it loads is only in its loader's frames (behaviour, not a name: no API says it). One
-    task is a ``load_tasks`` whose ``task_specs`` is one registered task name (``inspect eval
-    inspect_gaia/gaia``, or ``eval-set`` of that alone). Not one: several specs, a file or folder
-    (it may hold several tasks), no specs (the current directory's), a task rebuilt from a log
-    (``resolve_previous_tasks``: eval-retry, a resumed eval-set, whose names were accepted when it
-    first ran), and a task created outside inspect's loader (``gaia()`` in Python).
+    what it loads is only in its loader's frames (behaviour, not a name: no API says it). Only
+    ours: a ``load_tasks`` whose ``task_specs`` are registered task names of ``inspect_gaia/``
+    (``inspect eval inspect_gaia/gaia``, an ``eval-set`` of ``gaia_level1`` and ``gaia_level2``).
+    Not: a name of another package, a file or folder (it may hold other tasks), no specs (the
+    current directory's), a task rebuilt from a log (``resolve_previous_tasks``: eval-retry, a
+    resumed eval-set, whose names were accepted when it first ran), and a task created outside
+    inspect's loader (``gaia()`` in Python).
     """
     from inspect_ai._util.registry import registry_lookup
 
@@ -113,9 +115,13 @@ def creating_one_task() -> bool:
         frame = frame.f_back  # type: ignore[assignment]
     return (
         isinstance(specs, list)
-        and len(specs) == 1
-        and isinstance(specs[0], str)
-        and registry_lookup("task", specs[0]) is not None
+        and len(specs) > 0
+        and all(
+            isinstance(spec, str)
+            and spec.startswith(_OURS)
+            and registry_lookup("task", spec) is not None
+            for spec in specs
+        )
     )
 
 
@@ -226,7 +232,7 @@ __all__ = [
     "active_model",
     "classify_exec_failure",
     "compose_project",
-    "creating_one_task",
+    "creating_only_gaia_tasks",
     "each_eval_sample",
     "guard_task_state",
     "inspect_cli_excepthook",

@@ -21,7 +21,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
 
-from ._compat import creating_one_task
+from ._compat import creating_only_gaia_tasks
 from ._param_names import check_unknown
 from ._params import parse_params
 from .agents.basic import build_agent
@@ -184,7 +184,7 @@ def gaia(
             a warning (``_param_names``).
     """
     refusals_to_stderr()
-    check_unknown(unknown, parameter_names(), "gaia", alone=creating_one_task())
+    check_unknown(unknown, parameter_names(), "gaia", alone=creating_only_gaia_tasks())
     params = parse_params(
         level=level,
         split=split,
