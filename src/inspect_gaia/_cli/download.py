@@ -61,7 +61,7 @@ def download(hub: Hub, splits: Split | Literal["all"], revision: str | None, as_
         return
     for item in fetched:
         click.echo(
-            f"✓ {item['split']}: {counted(item['questions'], 'question')}, "
-            f"{counted(item['attachments'], 'attachment')} "
+            f"✓ {item['split']}: {counted(int(str(item['questions'])), 'question')}, "
+            f"{counted(int(str(item['attachments'])), 'attachment')} "
             f"in {item['path']} ({item['hub']} @ {item['revision']})"
         )
