@@ -100,6 +100,11 @@ def test_the_readme_tryout_runs_scores_and_leaves_a_log_view_and_report_open(
     log = read_eval_log(str(location))
     assert log.samples is not None and len(log.samples) == 3
     for sample in log.samples:
+        # inspect view lists the question; the model was asked the prompt (issue #50)
+        first = next(m for m in sample.messages if m.role == "user")
+        assert isinstance(sample.input, str) and not sample.input.startswith("Please answer")
+        assert first.text.startswith("Please answer the question below.")
+        assert first.text.endswith(f"Here is the question:\n\n{sample.input}")
         # every answer came out of the sample's own sandbox, through the bash tool
         (result, _) = [m for m in sample.messages if isinstance(m, ChatMessageTool)]
         assert result.error is None and result.text.strip() == sample.target
@@ -131,6 +136,8 @@ def test_the_readme_tryout_runs_scores_and_leaves_a_log_view_and_report_open(
         assert name.endswith(f"/logs-tryout/{location.name}")
         shown = json.loads(_get(f"http://127.0.0.1:{port}/api/logs/{quote(name, safe='')}", 0))
         assert shown["status"] == "success" and len(shown["samples"]) == 3
+        questions = {str(sample.input) for sample in log.samples}
+        assert {sample["input"] for sample in shown["samples"]} == questions
     finally:
         view.terminate()
         view.wait(timeout=30)

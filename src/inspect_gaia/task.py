@@ -47,6 +47,7 @@ from .questions.dataset import (
 )
 from .questions.hub import DEFAULT_HUB, Hub
 from .questions.questionset import QuestionSetRecord, apply_question_set
+from .questions.shown import question_first
 from .record import provenance_of
 from .sandboxes.docker.engine import image_identity, require_layer
 from .sandboxes.k8s import k8s_image_identity
@@ -281,6 +282,9 @@ def gaia_task(params: GaiaParams) -> Task:
         after_test_run()  # the run ends saying how to make the leaderboard file
     return Task(
         dataset=dataset,
+        # the question first in inspect view's list; the model still asked the prompt, whatever
+        # --solver replaces the agent (questions/shown.py)
+        setup=question_first(dataset),
         sandbox=sandbox,
         solver=build_agent(agent),
         scorer=gaia_scorer(blocklist=params.sources.blocklist),
