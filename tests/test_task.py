@@ -104,7 +104,6 @@ def test_the_log_lists_the_question_and_the_model_is_asked_the_prompt(gaia_tiny:
     input. The sample's input is its question; the task's setup (run before any solver, a
     --solver's too) asks the model the prompt, exactly as the dataset wrote it."""
     import asyncio
-
     from typing import cast
 
     from inspect_ai.model import ChatMessageUser, ModelName
