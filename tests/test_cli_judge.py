@@ -17,7 +17,7 @@ from inspect_gaia.logs.results import read_evalscope_run
 from inspect_gaia.questions.named_sets import load_named_set
 from inspect_gaia.scoring.judge import DEFAULT_PROMPT_NAME, load_prompt
 from support.scripted_model import Entry, ScriptedModel
-from tests.helpers import invoke, write_log
+from tests.helpers import RUN_SAMPLES, invoke, write_log
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, MINI_MEMO
 
 JUDGE = "openai-api/scripted/judge"
@@ -113,7 +113,8 @@ def test_a_prompt_without_a_judge_is_one_line(tmp_path: Path) -> None:
 
 
 def test_report_gives_official_on_undisputed_beside_the_full_figure(tmp_path: Path) -> None:
-    log = write_log(tmp_path / "run.eval", SAMPLES)
+    # a --limit look at the validation split: which of the set's questions it lacks is no news
+    log = write_log(tmp_path / "run.eval", SAMPLES, limit=3, questions=165)
     document, _ = _json("report", str(log), "--question-set", "undisputed")
     (group,) = document["groups"]
     on_set = group["question_set"]
@@ -126,6 +127,17 @@ def test_report_gives_official_on_undisputed_beside_the_full_figure(tmp_path: Pa
         "report", str(log), "--question-set", "undisputed", "--format", "markdown"
     )
     assert code == 0 and "official on undisputed" in out
+
+
+def test_report_refuses_a_set_whose_questions_a_complete_run_did_not_ask(tmp_path: Path) -> None:
+    """Issue #50: on gaia-mini, `-T question_set=undisputed` is refused (`names 4 task id(s) not
+    in the validation split`), and `report --question-set undisputed` said `9 of 9` silently."""
+    log = write_log(tmp_path / "run.eval", RUN_SAMPLES)  # all of an invented split
+    code, out, err = invoke("report", str(log), "--question-set", "undisputed")
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("inspect-gaia: --question-set undisputed names ")
+    assert "task id(s) not among the 5 questions of " in err and "complete validation run" in err
+    assert err.rstrip().endswith("or drop --question-set")
 
 
 def test_compare_judges_both_sides_on_one_key(tmp_path: Path, scripted: Play) -> None:

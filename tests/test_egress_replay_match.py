@@ -278,8 +278,8 @@ def test_a_missing_truncated_or_foreign_archive_is_one_line_before_any_sandbox(
         assert said in text and "\n" not in text and "-T web_record=bodies run wrote" in text
     with pytest.raises(
         GaiaParameterError,
-        match="is a folder — name the archive in it "
-        r"\(gaia-web-run-abc.tar\)",
+        match="is a folder holding 1 archive\\(s\\) — give one of them: "
+        r"-T web_replay=.*gaia-web-run-abc.tar",
     ):
         parse_params(web_replay=str(folder))
     replayed = parse_params(web_replay=str(whole)).sources
@@ -293,6 +293,23 @@ def _record(**params: object) -> GaiaProvenance:
         parse_params(**params), prompt="p", image_id="sha256:x", sandbox_provider="gaia-docker"
     )
     return GaiaProvenance.from_metadata({"gaia": made.as_metadata()}) or made
+
+
+def test_a_folder_given_as_the_archive_names_the_archives_in_it(tmp_path: Path) -> None:
+    """Issue #50: `-T web_replay=logs-web` said only `there is no file …/logs-web`."""
+    folder = tmp_path / "logs-web"
+    folder.mkdir()
+    with pytest.raises(GaiaParameterError) as caught:
+        parse_params(web_replay=str(folder))
+    assert "is a folder, with no .tar in it" in str(caught.value)
+    archive = web_archive(folder / "gaia-web-1.tar")
+    (folder / "gaia-web-1.tar.sha256").write_text("x")
+    with pytest.raises(GaiaParameterError) as caught:
+        parse_params(web_replay=str(folder))
+    assert str(caught.value) == (
+        f"-T web_replay={folder} is a folder holding 1 archive(s) — give one of them: "
+        f"-T web_replay={archive}"
+    )
 
 
 def test_a_replayed_run_says_so_in_its_record_and_is_never_pooled_with_a_live_one(

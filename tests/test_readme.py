@@ -479,3 +479,12 @@ def test_the_readme_agent_runs_in_the_tasks_sandbox_and_is_scored(
     assert "bash" in model.tools_offered[0]
     document = report_json(str(log_file))
     assert "custom solver: my_agent.py@my_agent" in document["groups"][0]["flags"]
+
+
+def test_no_inspect_eval_in_the_docs_is_given_the_reports_prices() -> None:
+    """Issue #50: docs/reports.md's first example gave `--model-cost-config` to `inspect eval`,
+    where a price file `report` takes (input and output alone) is a 199-line traceback."""
+    for page in PAGES:
+        for line, _ in command_lines(page):
+            if line.lstrip().startswith(("inspect eval ", "inspect eval-set ")):
+                assert "--model-cost-config" not in line, (_name(page), line)

@@ -137,7 +137,7 @@ def test_report_keeps_each_kind_of_real_run_apart_and_says_what_it_was() -> None
     cancelled = groups["cancelled"]
     assert cancelled["partial"] and overall(cancelled)["questions"] == 1
     (flag,) = cancelled["flags"]
-    assert flag.startswith("incomplete run") and "(cancelled, 1 samples not finished)" in flag
+    assert flag.startswith("incomplete run") and "(cancelled, 1 sample not finished)" in flag
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -23,7 +23,7 @@ from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
 from inspect_ai.util import SandboxEnvironmentSpec
 
-from ._compat import creating_one_task
+from ._compat import creating_only_gaia_tasks
 from ._param_names import check_unknown
 from ._params import parse_params
 from .agents.basic import build_agent
@@ -36,7 +36,7 @@ from .defaults import (
     AgentName,
     SandboxKind,
 )
-from .errors import GaiaParameterError
+from .errors import GaiaParameterError, refusals_to_stderr
 from .image_layout import AGENTS_LAYER, WEB_LAYER
 from .logs.provenance import METADATA_KEY, GaiaProvenance
 from .model_check import check_model
@@ -60,6 +60,7 @@ from .questions.dataset import (
 )
 from .questions.hub import DEFAULT_HUB, Hub
 from .questions.questionset import QuestionSetRecord, apply_question_set
+from .questions.shown import question_first
 from .record import provenance_of
 from .sandboxes.docker.engine import image_identity, require_layer
 from .sandboxes.k8s import k8s_image_identity
@@ -187,7 +188,8 @@ def gaia(
             or any name when gaia is the run's only task, is refused; any other is ignored with
             a warning (``_param_names``).
     """
-    check_unknown(unknown, parameter_names(), "gaia", alone=creating_one_task())
+    refusals_to_stderr()
+    check_unknown(unknown, parameter_names(), "gaia", alone=creating_only_gaia_tasks())
     params = parse_params(
         level=level,
         split=split,
@@ -229,9 +231,10 @@ def params_of(params: Mapping[str, Any], task_name: str, own: Sequence[str] = ()
     Names neither ``gaia``'s nor the other task's ``own`` are refused or warned about as ``gaia``
     does; an unset one takes ``gaia``'s default.
     """
+    refusals_to_stderr()
     known = parameter_names()
     unknown = {name: value for name, value in params.items() if name not in known}
-    check_unknown(unknown, (*known, *own), task_name, alone=creating_one_task())
+    check_unknown(unknown, (*known, *own), task_name, alone=creating_only_gaia_tasks())
     defaults = {
         name: parameter.default
         for name, parameter in inspect.signature(gaia).parameters.items()
@@ -330,6 +333,9 @@ def gaia_task(params: GaiaParams) -> Task:
         after_test_run()  # the run ends saying how to make the leaderboard file
     return Task(
         dataset=parts.dataset,
+        # the question first in inspect view's list; the model still asked the prompt, whatever
+        # --solver replaces the agent (questions/shown.py)
+        setup=question_first(parts.dataset),
         sandbox=parts.sandbox,
         solver=build_agent(params.agent),
         scorer=gaia_scorer(blocklist=params.sources.blocklist),

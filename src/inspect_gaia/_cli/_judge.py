@@ -15,9 +15,10 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import GaiaError
+from ..logs.coverage import partial
 from ..logs.judged import DEFAULT_CONCURRENCY, JudgeRun, judge_samples, judged_block
 from ..logs.results import RunGroup, SampleResult
-from ..logs.subset import set_block
+from ..logs.subset import check_on_set, set_block
 from ..questions.named_sets import NamedSet
 from ..scoring.judge import JudgePrompt, load_prompt
 from ._output import MISSING
@@ -84,6 +85,10 @@ def report_beside(
     The answers of every group are judged in one go (one cache, one bound on calls in flight).
     """
     graded = [g for g in groups if g.split != "test"]
+    for group in graded if named is not None else []:
+        assert named is not None
+        complete = group.split == named.split and not partial(group.flags)
+        check_on_set({s.task_id for s in group.samples}, named, complete, group.model)
     run = None
     if judge_model is not None and prompt is not None:
         samples = [s for g in graded for s in g.samples]

@@ -234,10 +234,15 @@ def fit_columns(
     return [widths.get(i) for i in range(len(columns))]
 
 
-def echo_skipped(skipped: Iterable[Any]) -> None:
-    """One stderr line per file of a folder that was not read: ``skipped <path>: <reason>``."""
+def echo_skipped(skipped: Iterable[Any], notes: Iterable[str] = ()) -> None:
+    """One stderr line per file of a folder that was not read, then the readers' notes.
+
+    ``skipped <path>: <reason>``; each of ``notes`` (a sample read without its transcript) as it is.
+    """
     for file in skipped:
         click.echo(printable(f"skipped {file.path}: {file.reason}", one_line=True), err=True)
+    for line in notes:
+        click.echo(printable(line, one_line=True), err=True)
 
 
 def dump_json(document: Any) -> str:

@@ -27,6 +27,7 @@ from ._checks import (
     check_layer,
     check_local_dataset,
     check_networks,
+    check_proxy_image,
 )
 from ._output import terminal_width
 
@@ -129,6 +130,12 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
     help="You will run with -T agent=claude_code, codex_cli or mini_swe_agent (the image must "
     "have their CLIs).",
 )
+@click.option(
+    "--egress-proxy",
+    is_flag=True,
+    help="You will run with -T block_answer_sources, -T web_record or -T web_replay (their "
+    "egress proxy's image must be here).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 def doctor(
     hub: str,
@@ -143,6 +150,7 @@ def doctor(
     min_free_gb: float,
     browser: bool,
     agents: bool,
+    egress_proxy: bool,
     as_json: bool,
 ) -> None:
     """Check, before a long run, that it would start.
@@ -150,10 +158,11 @@ def doctor(
     Docker Engine (and Compose for --sandbox compose) versions, the sandbox image and whether it
     is pinned by digest (with the reference that pins this engine's copy), whether a disk
     limit can be enforced, sandboxes of other runs, the dataset (cached, or hub and token), free
-    disk and Docker's address-pool headroom: ✓ passed, ! a warning (the run starts, but read
-    it, such as no disk limit), ✗ failed with its fix. Exit status 0 only when nothing failed.
-    When all pass, the last step before a run you publish is named: the probe of its sandboxes
-    (inspect_gaia/gaia_probe, docs/probe.md).
+    disk and Docker's address-pool headroom; with --egress-proxy, the image of the proxy that
+    -T block_answer_sources, -T web_record (record) and -T web_replay (replay) run: ✓ passed,
+    ! a warning (the run starts, but read it, such as no disk limit), ✗ failed with its fix.
+    Exit status 0 only when nothing failed. When all pass, the last step before a run you
+    publish is named: the probe of its sandboxes (inspect_gaia/gaia_probe, docs/probe.md).
 
     \b
     Example:
@@ -164,6 +173,8 @@ def doctor(
         checks.append(check_layer(image, WEB_LAYER))
     if agents:
         checks.append(check_layer(image, AGENTS_LAYER))
+    if egress_proxy:
+        checks.append(check_proxy_image())
     if dataset_path:
         checks.append(check_local_dataset(dataset_path, split))
     else:

@@ -46,6 +46,7 @@ from ._plot import plot_option
 from ._probe import CSV_COLUMNS as PROBE_CSV_COLUMNS
 from ._probe import is_probe_group, probe_csv_rows, probe_text
 from ._sanitise import printable
+from ._short import short_flags
 from ._web import web_table
 
 GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
@@ -166,8 +167,9 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
         PASS_AT_1: _fraction(overall["accuracy"]),
         "95% CI": _range(overall["ci_low"], overall["ci_high"]),
         MAJ_AT_K: _fraction(overall["maj_at_k"]),
-        # before the rest: on a narrow terminal, columns are dropped from the right
-        "flags": "; ".join(group["flags"]),
+        # before the rest: on a narrow terminal, columns are dropped from the right; a few words
+        # each (the sentences are under the group's own table)
+        "flags": short_flags(group["flags"], group["group"]),
         "pass@k": _fraction(overall["pass_at_k"]),
         "pass^k": _fraction(overall["pass_hat_k"]),
         "tokens/question": _number(overall["tokens_per_question"]),
@@ -196,7 +198,6 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
             f"GAIA scores: {group['group']} — {group['split']}, {k} epoch{'s' * (k != 1)}, "
             f"{len(group['logs'])} log{'s' * (len(group['logs']) != 1)}"
         )
-        flags = "; ".join(group["flags"])
         rows = [_accuracy_row(level) for level in group["levels"]]
         if flagged_wrong:
             rows = with_flagged_wrong(rows, group["contamination"], fmt)
@@ -206,7 +207,7 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
         if document.get("judge"):
             beside.append(judge_note(document["judge"]))
         note = "\n".join(
-            ([f"⚠ {flags}"] if flags else []) + ([VOTE_NOTE] if k > 1 else []) + beside
+            [f"⚠ {flag}" for flag in group["flags"]] + ([VOTE_NOTE] if k > 1 else []) + beside
         )
         parts.append(render(rows, list(rows[0]), fmt, title=title, note=note, keep=keep))
         effort = [_effort_row(level) for level in group["levels"]]
@@ -332,7 +333,7 @@ def report(
     named = load_named_set(named_set, "--question-set") if named_set else None
     with command_budget(read_budget(max_read_gb)):
         found = read_inspect_logs(logs)
-    echo_skipped(found.skipped)
+    echo_skipped(found.skipped, found.notes)
     if not found.runs:
         raise GaiaError(
             f"no usable inspect_gaia log in {', '.join(logs)} "

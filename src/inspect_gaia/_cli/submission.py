@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import GaiaError, GaiaSubmissionError, few
+from ..errors import GaiaError, GaiaSubmissionError, counted, few
 from ..logs.budget import command_budget, read_budget
 from ..logs.leaderboard import (
     Problem,
@@ -143,7 +143,7 @@ def submission(
     """
     with command_budget(read_budget(max_read_gb)):
         found = read_inspect_logs(logs)  # each file once, however often it is named
-    echo_skipped(found.skipped)
+    echo_skipped(found.skipped, found.notes)
     runs = found.runs
     if not runs:
         raise GaiaSubmissionError(
@@ -178,7 +178,8 @@ def submission(
     flagged = flagged_ids(runs)
     _write(target, written.text)
     _write(note, sidecar_text(groups[0], target.name, flagged, written.answers, default_settings()))
-    click.echo(f"wrote {written.answers} answers to {output}, and what produced them to {note}")
+    answers = counted(written.answers, "answer")
+    click.echo(f"wrote {answers} to {output}, and what produced them to {note}")
     if flagged:
         click.echo(
             f"warning: {len(flagged)} sample(s) flagged for reading an answer source packaged "

@@ -7,7 +7,8 @@ never runs a task, and imports nothing of the task's wing but the record's vocab
 
 * ``provenance``: the record; ``comparability``: which settings may be pooled and which runs
   are flagged; ``scaffold`` and ``sandbox_ran``: the solver and the sandbox a run really used.
-* ``files``: a log (or another harness's output) opened safely, whatever is in it; ``budget``:
+* ``files``: a log (or another harness's output) opened safely, whatever is in it; ``parsed``:
+  what a sample costs to parse, its JSON values counted before inspect parses it; ``budget``:
   what all the files of one command may unpack to and keep; ``read``:
   inspect_gaia's own logs, every field checked, ``samples`` each sample of one (its trace cut);
   ``foreign``: inspect_evals' ``gaia`` logs;

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ..egress.web_record import CAME_FROM, CAUSE, OUTAGE
+from ..errors import counted
 from .provenance import GaiaProvenance
 
 
@@ -102,7 +103,8 @@ def incomplete_runs(runs: Sequence[CoveredRun]) -> list[str]:
 
     def why(run: CoveredRun) -> str:
         counts = [(run.cancelled, "not finished"), (run.not_run, "not run")]
-        return ", ".join([run.status] + [f"{n} samples {what}" for n, what in counts if n])
+        said = [f"{counted(n, 'sample')} {what}" for n, what in counts if n]
+        return ", ".join([run.status, *said])
 
     finished = {r.run_id for r in runs if r.run_id and not unfinished(r)}
     return [

@@ -67,6 +67,8 @@ def report_document(
         if group.settings["harness"] != OWN_HARNESS:  # another harness: named by it, not its setup
             named = {"harness": f"{group.settings['harness']} {group.settings['task_version']}"}
         named |= {k: group.settings[k] for k in ("solver", "solver_args") if group.settings[k]}
+        if group.settings.get("agent"):  # its tools are the agent's: the agent names them once
+            named.pop("tools", None)
         samples = [priced(s, prices) for s in group.samples] if prices else list(group.samples)
         levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
         overall_cost = levels[-1]["cost"]

@@ -70,7 +70,8 @@ class Side:
     skipped: tuple[Skipped, ...] = ()
     """Files of a folder of logs that were not read, and why (the command says so)."""
     chosen: tuple[str, ...] = ()
-    """Where a folder held several runs of its model: the run taken, then each run left out."""
+    """Where a folder held several runs of its model: the run taken, then each run left out; and
+    what its logs were read without (the readers' notes)."""
     run: str = ""
     """``run <date> <id>`` of a side read from inspect logs: what tells apart two runs of one
     model (``compare`` titles such sides with it)."""
@@ -136,7 +137,7 @@ def read_side(path: str) -> Side:
         provenance=group.runs[0].provenance,
         logs=tuple(run.source for run in group.runs),
         skipped=tuple(found.skipped),
-        chosen=chosen,
+        chosen=chosen + found.notes,
         run=run_label(group.runs),
     )
 

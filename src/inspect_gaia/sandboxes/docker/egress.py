@@ -147,7 +147,8 @@ def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
         client.image_config(PROXY_IMAGE)
     except ImageNotFound as ex:
         raise GaiaError(
-            f"-T block_answer_sources and -T web_record need the egress proxy image {PROXY_IMAGE}",
+            f"-T block_answer_sources, web_record and web_replay need the egress proxy image "
+            f"{PROXY_IMAGE}",
             fix="build it with `inspect-gaia image build --egress-proxy --offline` (no registry "
             "needed) or `inspect-gaia image build --egress-proxy`",
         ) from ex
