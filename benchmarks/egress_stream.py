@@ -29,6 +29,7 @@ import time
 from typing import Any
 
 from inspect_gaia.answer_sources.sources import load_answer_sources
+from inspect_gaia.egress.spec import EgressSpec
 from inspect_gaia.egress.urlrules import all_matches
 from inspect_gaia.sandboxes.docker import client, egress
 from inspect_gaia.sandboxes.docker.cleanup import remove_run, run_state
@@ -71,7 +72,7 @@ class PeakMemory:
 
 def streaming(image: str, mib: int) -> dict[str, float]:
     """Download ``mib`` MiB through a proxy twice (with a length, endless); its memory meanwhile."""
-    rules = {"rules": load_answer_sources().as_json()["rules"]}
+    rules = EgressSpec(load_answer_sources().pairs)
     with standins(image, ["bulk.example"], label="bench-stream") as internet:
         proxy = egress.ensure("bench-stream", rules)
         client = ""

@@ -29,6 +29,7 @@ from typing import Any
 
 from benchmarks.egress_stream import MIB, PeakMemory
 from inspect_gaia.answer_sources.sources import load_answer_sources
+from inspect_gaia.egress.spec import EgressSpec
 from inspect_gaia.sandboxes.docker import egress
 from inspect_gaia.sandboxes.docker.cleanup import remove_run, run_state
 from inspect_gaia.sandboxes.docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
@@ -57,9 +58,8 @@ def one_proxy(image: str, network: str, mode: str, requests: int, mib: int) -> l
     its caps lifted above the large body so that it is kept).
     """
     recording = mode != "today"
-    rules: dict[str, Any] = {"rules": load_answer_sources().as_json()["rules"]}
+    rules = EgressSpec(load_answer_sources().pairs, bodies=mode == "bodies")
     if mode == "bodies":
-        rules["bodies"] = True
         os.environ[BODY_CAP_ENV] = os.environ[RUN_CAP_ENV] = str(2 * (mib + 1) * MIB)
     command = egress._command
     if not recording:

@@ -9,13 +9,13 @@ import pytest
 
 from inspect_gaia.answer_sources.sources import load_answer_sources
 from inspect_gaia.egress import MITMPROXY_VERSION
+from inspect_gaia.egress.spec import EGRESS_KEY, EgressSpec
 from inspect_gaia.errors import GaiaParameterError
 from inspect_gaia.image_layout import BUNDLE, CA_FILE
 from inspect_gaia.images.egress import PURE_SOURCES, WHEELS, proxy_dockerfile
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import GaiaProvenance
 from inspect_gaia.record import provenance_of
-from inspect_gaia.sandboxes.docker import EGRESS_KEY
 from inspect_gaia.sandboxes.docker.egress import PORT, Egress, sample_kwargs, wanted
 from inspect_gaia.sandboxes.docker.service import create_kwargs, service_config
 from inspect_gaia.sandboxes.spec import gaia_compose, gaia_sandbox
@@ -42,9 +42,9 @@ def test_what_cannot_go_with_blocking_is_refused_in_one_line(
 
 def test_recording_alone_puts_the_proxy_on_the_path_with_no_rule_and_the_same_needs() -> None:
     sources = parse_params(web_record=True).sources
-    assert sources.egress == {"rules": []} and sources.proxied
+    assert sources.egress == EgressSpec() and sources.proxied
     service = service_config(gaia_compose(egress=sources.egress))
-    assert wanted(service) == {"rules": []}
+    assert wanted(service) == EgressSpec()
     assert parse_params(web_record=True, block_answer_sources=True).sources.egress == (
         parse_params(block_answer_sources=True).sources.egress
     )
@@ -64,7 +64,7 @@ def test_the_rules_reach_the_sandbox_spec_and_provenance(tmp_path: Any) -> None:
     extra.write_text("mirror.example/gaia\n")
     params = parse_params(block_answer_sources=True, blocklist=str(extra))
     assert params.sources.egress is not None
-    assert params.sources.egress["rules"][-1] == ["mirror.example/gaia", "extra.txt (blocklist)"]
+    assert params.sources.egress.rules[-1] == ("mirror.example/gaia", "extra.txt (blocklist)")
     record = provenance_of(params, prompt="p", image_id=None, sandbox_provider="gaia-docker")
     assert record.as_metadata()["answer_sources"]["blocked"] is True
     service = service_config(gaia_compose(egress=params.sources.egress))
@@ -156,12 +156,12 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     }
     # the guard decides first, the recorder writes down what it decided, into the run's folder
     scripts = [command[i + 1] for i, arg in enumerate(command) if arg == "-s"]
-    assert scripts == ["/egress/addon.py", "/egress/record.py"]
+    assert scripts == ["/egress/addon.py", "/egress/recorder.py"]
     # a replay: the recorded web in place of the guard (whose options it then has not)
     replay = _replay_command()
     assert [replay[i + 1] for i, arg in enumerate(replay) if arg == "-s"] == [
         "/egress/replay.py",
-        "/egress/record.py",
+        "/egress/recorder.py",
     ]
     assert "gaia_replay=/egress/replay" in replay and not any("gaia_rules" in a for a in replay)
     assert "gaia_record_dir=/egress/record" in command

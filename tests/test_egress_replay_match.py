@@ -12,6 +12,7 @@ import pytest
 
 from inspect_gaia import GaiaParameterError
 from inspect_gaia.egress.replay_match import archive_index, directory_index, match_key
+from inspect_gaia.egress.spec import EgressSpec
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import GaiaProvenance, WebReplayRecord
 from inspect_gaia.record import provenance_of
@@ -116,7 +117,7 @@ def test_a_missing_truncated_or_foreign_archive_is_one_line_before_any_sandbox(
         text = str(caught.value)
         assert said in text and "\n" not in text and "-T web_record=bodies run wrote" in text
     replayed = parse_params(web_replay=str(whole)).sources
-    assert replayed.egress == {"rules": [], "replay": str(whole)} and replayed.proxied
+    assert replayed.egress == EgressSpec(replay=str(whole)) and replayed.proxied
     with pytest.raises(GaiaParameterError, match="web_replay serves only the recorded web"):
         parse_params(web_replay=str(whole), block_answer_sources=True)
 

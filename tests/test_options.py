@@ -17,8 +17,8 @@ from inspect_ai.util import registry_info
 
 from inspect_gaia import gaia
 from inspect_gaia.agents.basic import gaia_agent, gaia_tools
+from inspect_gaia.image_layout import OFFLINE_BROWSER_TAG
 from inspect_gaia.options import AgentOptions
-from inspect_gaia.sandboxes.docker import OFFLINE_BROWSER_TAG
 from tests.helpers import SANDBOX_IMAGE, parse_params
 
 TOGGLES = {

@@ -15,8 +15,8 @@ import pytest
 from inspect_gaia import GaiaParameterError, gaia
 from inspect_gaia._params import parse_params as parse_raw
 from inspect_gaia._values import MCP_SHORTCUTS, parse_ids, parse_levels, parse_mcp_servers
-from inspect_gaia.options import GaiaParams
-from inspect_gaia.sandboxes.spec import SandboxLimits
+from inspect_gaia.egress.spec import EgressSpec
+from inspect_gaia.options import GaiaParams, SandboxLimits
 from inspect_gaia.task import parameter_names
 from tests.helpers import parse_params
 
@@ -281,9 +281,9 @@ def test_web_record_bodies_records_and_keeps_the_bodies() -> None:
     """``-T web_record=bodies``: the record-only proxy, told to keep the bodies (issue #41 item 3)."""
     bodies = parse_params(web_record="bodies").sources
     assert bodies.web_record and bodies.web_bodies and bodies.proxied
-    assert bodies.egress == {"rules": [], "bodies": True}
+    assert bodies.egress == EgressSpec(bodies=True)
     plain = parse_params(web_record=True).sources
-    assert plain.egress == {"rules": []} and not plain.web_bodies
+    assert plain.egress == EgressSpec() and not plain.web_bodies
 
 
 def test_limits_can_be_lifted() -> None:

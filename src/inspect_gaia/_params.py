@@ -23,7 +23,7 @@ from ._values import (
 )
 from .agents.swe import check_agent_options
 from .answer_sources.sources import load_answer_sources
-from .defaults import AGENTS
+from .defaults import AGENTS, SANDBOX_KINDS
 from .egress.replay_match import archive_index
 from .errors import GaiaParameterError, one_of
 from .imageref import check_reference
@@ -37,7 +37,6 @@ from .options import (
 from .questions.dataset import SPLITS
 from .questions.hub import HUBS
 from .questions.questionset import parse_question_set
-from .sandboxes.spec import SANDBOX_KINDS
 
 _MCP_EXTRA = "install it with `pip install 'inspect-gaia[mcp]'`"
 

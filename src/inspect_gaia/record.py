@@ -18,7 +18,7 @@ import importlib.metadata
 import os
 from typing import Any
 
-from .defaults import DEFAULT_AGENT, DEFAULT_MESSAGE_LIMIT
+from .defaults import DEFAULT_AGENT, DEFAULT_MESSAGE_LIMIT, PROVIDERS
 from .egress.replay_match import file_sha256
 from .logs.comparability import INSPECT_LIMITS
 from .logs.provenance import (
@@ -33,7 +33,6 @@ from .logs.provenance import (
 from .options import GaiaParams
 from .questions.dataset import DEFAULT_INPUT_PROMPT
 from .questions.questionset import QuestionSetRecord
-from .sandboxes.spec import PROVIDERS
 
 
 def provenance_of(

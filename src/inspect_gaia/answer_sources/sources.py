@@ -38,10 +38,15 @@ class AnswerSources:
         """The hash of the rules and mentions (not of the files' bytes)."""
         return hashlib.sha256(json.dumps(self.as_json(), sort_keys=True).encode()).hexdigest()
 
+    @property
+    def pairs(self) -> tuple[tuple[str, str], ...]:
+        """The rules as ``(pattern, source)``, as the egress proxy reads them (``EgressSpec``)."""
+        return tuple((r.pattern, r.source) for r in self.rules)
+
     def as_json(self) -> dict[str, Any]:
-        """Rules and mentions as plain data (the egress proxy reads this)."""
+        """Rules and mentions as plain data."""
         return {
-            "rules": [[r.pattern, r.source] for r in self.rules],
+            "rules": [list(pair) for pair in self.pairs],
             "mentions": [list(m) for m in self.mentions],
         }
 

@@ -68,10 +68,10 @@ from mitmproxy import ctx, http  # type: ignore[import-not-found]
 from netpolicy import AddressPolicy, networks  # type: ignore[import-not-found]
 
 if TYPE_CHECKING:  # the package's names; in the proxy's container they sit beside this file
-    from .failclosed import fail_closed, log
+    from .failclosed import ASKED, DECISION, fail_closed, log
     from .supervise import CLIENT_FILE, note_client
 else:
-    from failclosed import fail_closed, log
+    from failclosed import ASKED, DECISION, fail_closed, log
     from supervise import CLIENT_FILE, note_client
 
 MAX_HEAD = 64 * 1024
@@ -82,10 +82,6 @@ PORTS = (80, 443)
 ALIVE = b"inspect_gaia egress proxy alive\n"
 BLOCKED = "inspect_gaia egress proxy does not allow this"
 """Starts the message of a request blocked for what it is, not for where it goes."""
-DECISION = "inspect_gaia.decision"
-"""``flow.metadata``: why the guard answered a request itself, for the record (``record.py``)."""
-ASKED = "inspect_gaia.url"
-"""``flow.metadata``: the URL a refused request with a body asked for (its host is replaced)."""
 
 
 class AnswerSourceGuard:

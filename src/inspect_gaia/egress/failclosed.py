@@ -8,7 +8,8 @@ the proxy's addons is therefore wrapped in ``fail_closed``: whatever it raises, 
 TCP) is killed, or the connection it was deciding on (a client's, a server's) is refused, and the
 proxy logs one JSON line ``{"killed": WHAT, "why": "hook: Type: message", "client": ADDRESS}``.
 
-No import of mitmproxy: it works on what mitmproxy hands a hook by its attributes.
+No import of mitmproxy: it works on what mitmproxy hands a hook by its attributes. As every addon
+imports it, it also holds the names they share: ``DECISION``, ``ASKED``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 Hook = TypeVar("Hook", bound=Callable[..., Any])
+
+DECISION = "inspect_gaia.decision"
+"""``flow.metadata`` key: ``(decision, why)`` of a request the guard or the replay answered itself,
+set by ``addon.py`` and ``replay.py``, read by the recorder (``recorder.py``)."""
+ASKED = "inspect_gaia.url"
+"""``flow.metadata`` key: the URL a refused request with a body asked for, whose host the guard
+replaced (``addon.py``), recorded as asked (``recorder.py``)."""
 
 
 def fail_closed(hook: Hook) -> Hook:

@@ -50,19 +50,15 @@ from typing import TYPE_CHECKING, Any
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
 
 if TYPE_CHECKING:  # the package's name; in the proxy's container it sits beside this file
-    from .failclosed import fail_closed, log
+    from .failclosed import ASKED, DECISION, fail_closed, log
 else:
-    from failclosed import fail_closed, log
+    from failclosed import ASKED, DECISION, fail_closed, log
 
 UNATTRIBUTED = "_unattributed"
 OPEN = "open"
 """Where each sandbox's requests not yet answered are (the host's ``web_record.OPEN_FOLDER``)."""
 UNANSWERED = "unanswered when the sample ended"
 """Their ``error`` (the host's ``web_record.UNANSWERED``)."""
-DECISION = "inspect_gaia.decision"
-"""``flow.metadata`` key the guard sets: ``(decision, why)`` of a request it answered itself."""
-ASKED = "inspect_gaia.url"
-"""``flow.metadata`` key the guard sets: the URL of a refused request whose host it replaced."""
 _STARTED = "inspect_gaia.started"
 _HASH = "inspect_gaia.hash"
 _OPENED = "inspect_gaia.opened"

@@ -23,14 +23,12 @@ from typing import TYPE_CHECKING, Any
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
 
 if TYPE_CHECKING:  # the package's names; in the proxy's container they sit beside this file
-    from .failclosed import fail_closed, log
+    from .failclosed import DECISION, fail_closed, log
     from .replay_match import BODIES, REFUSAL, directory_index, match_key
 else:
-    from failclosed import fail_closed, log
+    from failclosed import DECISION, fail_closed, log
     from replay_match import BODIES, REFUSAL, directory_index, match_key
 
-DECISION = "inspect_gaia.decision"
-"""``flow.metadata`` key the recorder reads (``record.DECISION``)."""
 _DROPPED = {"transfer-encoding", "content-length", "connection", "keep-alive"}
 
 

@@ -31,11 +31,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..defaults import PROVIDERS, SandboxKind
 from ..errors import GaiaError, short, validation_problem
 from ..imageref import identity, pinned_digest
 from ..questions.dataset import LEVELS, Split
 from ..questions.questionset import QuestionSetRecord, describe
-from ..sandboxes.spec import PROVIDERS, SandboxKind
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
@@ -146,7 +146,7 @@ class GaiaProvenance(_Record):
     answer_sources: AnswerSourcesRecord | None = None
     """``None``: a record from before version 3 (nothing blocked)."""
     final_answer_ends: bool = False
-    """A plain-text ``FINAL ANSWER:`` (no tool call) ended the sample (``agent.idle_guard``);
+    """A plain-text ``FINAL ANSWER:`` (no tool call) ended the sample (``agents/basic.idle_guard``);
     ``False``: a record from before version 4, whose agent nudged such a sample to the message
     limit. Not a pooling setting: the answer scored is the same, only the cost differs (README,
     Deviations)."""
@@ -154,7 +154,7 @@ class GaiaProvenance(_Record):
     """``None`` (not written): no browser or reader in the sandbox (and every record before 4)."""
     web_record: bool | None = None
     """``True``: the sandboxes reached the web only through the run's egress proxy, which put each
-    sample's requests into its store (``web_record.STORE_KEY``): ``-T web_record`` (recording
+    sample's requests into its store (``egress/web_record.STORE_KEY``): ``-T web_record`` (recording
     only) or ``-T block_answer_sources``. ``None`` (not written): no record (and every record
     before 5). The counts are the samples' (a log's header is written before any request)."""
     agent: AgentRecord | None = None

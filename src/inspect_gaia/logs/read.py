@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from .._compat import each_eval_sample
 from ..errors import GaiaError, short
+from ..sandboxes.docker.config import known_to_inspect
 from .budget import ReadBudget, command_budget, counter
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
 from .files import UnsafeFile, check_log, said_size
@@ -326,9 +327,10 @@ def _inspect_log(
     """A log as inspect reads it (from ``source``: the open file), without ``exclude``'s fields."""
     kind: Literal["eval", "json"] = "eval" if Path(path).suffix == ".eval" else "json"
     try:
-        return read_eval_log(
-            source or str(path), header_only=header_only, format=kind, exclude_fields=exclude
-        )
+        with known_to_inspect():  # a config our providers wrote reads back without the task
+            return read_eval_log(
+                source or str(path), header_only=header_only, format=kind, exclude_fields=exclude
+            )
     except ValidationError as ex:
         raise LogProblem(path, _invalid(ex), fix=_fix(ex)) from ex
     except FileNotFoundError as ex:

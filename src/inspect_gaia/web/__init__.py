@@ -2,7 +2,7 @@
 
 ``-T browser=true`` and ``-T web_reader=true`` run them in the sample's own sandbox.
 
-Both need an image that has them (``inspect-gaia image build --browser``, ``browser_image``); a
+Both need an image that has them (``inspect-gaia image build --browser``, ``images/browser``); a
 run asking for them on an image without them stops before any sandbox starts
 (``image_check``). ``session`` keeps each sample's servers (started at the first call,
 restarted after a crash) under ``mcp_relay`` (run in the sandbox); ``browser`` and ``reader`` hold

@@ -1,4 +1,4 @@
-"""The egress proxy of a gaia-docker run that blocks answer sources (``block_answer_sources``).
+"""The egress proxy of a gaia-docker run: it blocks, records or replays (``egress.spec``).
 
 Per run (and per list of rules), started by ``task_init`` before any sample:
 
@@ -6,9 +6,9 @@ Per run (and per list of rules), started by ``task_init`` before any sample:
   and no address of the host's on it (Docker's ``inhibit_ipv4``: a host service listening on all
   addresses is no way out), so a sandbox reaches nothing but what is on that network;
 * an ordinary bridge network, the proxy's way out;
-* the proxy: mitmproxy (``_egress``) on both networks, with the run's rules and a CA it generates
-  on its first start, so a fresh CA per run; kept answering by its supervisor, which restarts it
-  in place (same addresses, same CA), and watched by the run (``egress_watch``);
+* the proxy: mitmproxy (the ``egress`` wing's programs) on both networks, with the run's rules and a
+  CA it generates on its first start, so a fresh CA per run; kept answering by its supervisor, which
+  restarts it in place (same addresses, same CA), and watched by the run (``egress_watch``);
 * what it may not reach besides the answer sources: the host's addresses (every bridge network's
   gateway, the host's interfaces) and every private one (``egress/netpolicy.py``), but the
   stand-in networks a test names in ``TEST_NETWORKS_ENV``.
@@ -38,10 +38,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...egress import PROXY_IMAGE
+from ...egress.spec import EgressSpec
 from ...errors import GaiaError
 from ...image_layout import BUNDLE, CA_FILE
 from ...shipped import PROXY_PROGRAMS, source
-from . import EGRESS_KEY, archive, client
+from . import archive, client
 from .cleanup import RUN_LABEL, RunScoped
 from .cleanup import labels as run_labels
 from .egress_archive import body_options
@@ -103,17 +104,16 @@ def egress_state() -> EgressState:
     return _EGRESS_STATE.get()
 
 
-def wanted(service: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The rules the service's sandboxes must be kept from, when it blocks answer sources."""
-    spec = service.get(EGRESS_KEY)
-    return dict(spec) if isinstance(spec, Mapping) else None
+def wanted(service: Mapping[str, Any]) -> EgressSpec | None:
+    """The egress the service's sandboxes go through, when they have a proxy."""
+    return EgressSpec.of(service)
 
 
-def _key(spec: Mapping[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+def _key(spec: EgressSpec) -> str:
+    return hashlib.sha256(json.dumps(spec.as_json(), sort_keys=True).encode()).hexdigest()
 
 
-def ensure(task_name: str, spec: Mapping[str, Any]) -> Egress:
+def ensure(task_name: str, spec: EgressSpec) -> Egress:
     """The run's proxy for ``spec``, started now if it is not yet (blocking; idempotent).
 
     Raises:
@@ -130,7 +130,7 @@ def ensure(task_name: str, spec: Mapping[str, Any]) -> Egress:
     return proxy
 
 
-def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
+def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
     from docker.errors import ImageNotFound
 
     try:
@@ -160,13 +160,13 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         outside = str(api.create_network(f"{stem}-out", driver="bridge", labels=labels)["Id"])
         created.append(("network", outside))
         subnet = api.inspect_network(network)["IPAM"]["Config"][0]["Subnet"]
-        replayed = spec.get("replay")
+        replayed = spec.replay
         allow, test_gateways = _test_networks()
         deny = _host_addresses(outside) + test_gateways
         proxy = str(
             api.create_container(
                 PROXY_IMAGE,
-                command=_command(subnet, deny, allow, bool(spec.get("bodies")))
+                command=_command(subnet, deny, allow, spec.bodies)
                 if replayed is None
                 else _replay_command(),
                 # its log is how the run knows it listens (and counts refusals): unbuffered
@@ -185,7 +185,7 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         )
         created.append(("container", proxy))
         files = {f"/egress/{p.name}": source(p).encode() for p in PROXY_PROGRAMS}
-        files["/egress/rules.json"] = json.dumps({"rules": spec.get("rules", [])}).encode()
+        files["/egress/rules.json"] = json.dumps({"rules": spec.as_json()["rules"]}).encode()
         if replayed is not None:  # the archive, unpacked as Docker unpacks a tar (streamed)
             files[f"{REPLAY_DIR}/.archive"] = os.path.basename(replayed).encode()
         api.put_archive(proxy, "/", client.tar_of(files))
@@ -201,7 +201,7 @@ def _start(task_name: str, spec: Mapping[str, Any], key: str) -> Egress:
         ca = archive.get_file(proxy, _PROXY_CA, _PROXY_CA)
         watch = Watch(proxy)
         watch.start()
-        kept = stem.replace("gaia-egress-", "gaia-web-") + ".tar" if spec.get("bodies") else None
+        kept = stem.replace("gaia-egress-", "gaia-web-") + ".tar" if spec.bodies else None
         return Egress(network, outside, proxy, ip, ca, watch=watch, archive=kept)
     except BaseException:
         for kind, ident in reversed(created):

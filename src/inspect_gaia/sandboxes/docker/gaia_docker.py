@@ -40,10 +40,12 @@ from pydantic import BaseModel
 from typing_extensions import override
 
 from ..._compat import sample_active
+from ...defaults import PROVIDER
+from ...egress.spec import EgressSpec
 from ...egress.web_record import sample_named
 from .. import signals
 from ..faults import start_or_stand_in, started
-from . import PLAIN_ENV, PROVIDER, archive, client, egress, egress_archive, engine, plain_requested
+from . import PLAIN_ENV, archive, client, egress, egress_archive, engine, plain_requested
 from .channel import Commands
 from .cleanup import (
     keep_run,
@@ -350,7 +352,7 @@ class GaiaDockerSandbox(SandboxEnvironment):
             raise
 
 
-async def _start_egress(task_name: str, spec: dict[str, Any]) -> None:
+async def _start_egress(task_name: str, spec: EgressSpec) -> None:
     """Start the run's egress proxy; a run cancelled meanwhile removes what it started.
 
     The start is shielded (a half-started proxy would outlive the run: inspect registers a
