@@ -91,9 +91,9 @@ def _state(
     )
 
 
-def _bash(command: str) -> ChatMessageAssistant:
+def _bash(command: str, text: str = "") -> ChatMessageAssistant:
     return ChatMessageAssistant(
-        content="", tool_calls=[ToolCall(id="1", function="bash", arguments={"command": command})]
+        content=text, tool_calls=[ToolCall(id="1", function="bash", arguments={"command": command})]
     )
 
 
@@ -122,6 +122,18 @@ SUBMIT_CALL = ChatMessageAssistant(
             "final_answer_marker",
         ),
         ([ChatMessageAssistant(content="just 12")], "just 12", "last_message"),
+        # the text beside a tool call says what the model does next: no answer
+        (
+            [ChatMessageAssistant(content="It is 12."), _bash("echo 12", "I'll check it.")],
+            "It is 12.",
+            "last_message",
+        ),
+        ([_bash("ls", "I'll look around.")], "", "none"),
+        (
+            [_bash("echo done", "FINAL ANSWER: 12")],
+            "12",
+            "final_answer_marker",
+        ),
         ([ChatMessageUser(content="q")], "", "none"),
     ],
 )

@@ -23,7 +23,7 @@ from ..errors import short
 from ..questions.dataset import LEVELS, question_text
 from ..scoring.judge import JUDGE_SCORER
 from .budget import RECORD, keep
-from .coverage import cancelled
+from .coverage import cancelled, model_call_error
 from .foreign import input_text, recorded_metadata
 from .results import SampleResult
 from .scaffold import offered_in
@@ -93,6 +93,7 @@ class SampleTally:
 def kept_size(result: SampleResult) -> int:
     """About the bytes a reader holds for ``result``: its texts, the rest as text, ``RECORD``."""
     texts = (result.target, result.answer or "", result.trace, result.question, result.error or "")
+    texts += (result.model_error or "",)
     rest = (result.metadata, result.contamination, result.web, result.judge)
     return RECORD + sum(len(text) for text in texts) + len(repr(rest))
 
@@ -114,6 +115,9 @@ def _sample_result(sample: EvalSample, levels_as_text: bool) -> SampleResult:
         answer=answer,
         correct=score is not None and score.value == CORRECT,
         error=error_message(sample),
+        model_error=model_call_error(
+            error_message(sample), sample.error.traceback if sample.error else ""
+        ),
         limit=sample.limit.type if sample.limit else None,
         trace=_trace(sample),
         epoch=sample.epoch,

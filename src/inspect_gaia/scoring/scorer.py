@@ -45,9 +45,11 @@ def final_answer(state: TaskState) -> tuple[str, str]:
     drops its submit call from the messages and appends the answer to whatever text the model
     wrote beside the call, so the last message is no longer the answer). Without one (the agent
     stopped talking, or a limit ended the sample): the last assistant message with text, from
-    after its last ``FINAL ANSWER:`` marker when it has one (the GAIA paper's convention;
-    ``final_answer_marker``), else whole (``last_message``). ``none`` when the agent never said
-    anything.
+    after its ``FINAL ANSWER:`` marker when it has one (the GAIA paper's convention, beside a tool
+    call too: an agent CLI may end on a command; ``final_answer_marker``), else the last message
+    with text and no tool call, whole (``last_message``): the text beside a call ("I'll run a
+    command to check") says what the model does next, and is no answer. ``none`` when the agent
+    said nothing else.
     """
     submissions = [
         m for m in state.messages if isinstance(m, ChatMessageTool) and m.function == SUBMIT_TOOL
@@ -57,18 +59,13 @@ def final_answer(state: TaskState) -> tuple[str, str]:
     submission = submitted()
     if submission is not None:
         return submission, "submit"
-    last = next(
-        (
-            m.text.strip()
-            for m in reversed(state.messages)
-            if isinstance(m, ChatMessageAssistant) and m.text.strip()
-        ),
-        "",
-    )
-    marked = FINAL_ANSWER.split(last)
+    said = [m for m in state.messages if isinstance(m, ChatMessageAssistant) and m.text.strip()]
+    marked = FINAL_ANSWER.split(said[-1].text.strip()) if said else []
     if len(marked) > 1:
         after = [line.strip() for line in marked[-1].strip().splitlines() if line.strip()]
         return (after[0] if after else ""), "final_answer_marker"
+    # the text beside a tool call is the model saying what it does next, not an answer
+    last = next((m.text.strip() for m in reversed(said) if not m.tool_calls), "")
     return last, ("last_message" if last else "none")
 
 
