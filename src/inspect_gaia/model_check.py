@@ -20,8 +20,8 @@ What was weighed instead, and why not:
   but every run would pay a request, some providers refuse a one-token reply for their own
   reasons (reasoning models, minimum budgets), and the probe's answer would have to be read
   provider by provider. An endpoint that answers anything has been reached; what it answers is
-  left to the run, and ``report`` flags a group whose every sample errored on the model
-  (``logs/model_errors.py``) with the ``eval-retry`` that reruns it.
+  left to the run, and ``report`` flags a group whose every sample errored on its model call
+  (``logs/coverage.py``) with the first error's line and the ``eval-retry`` that reruns it.
 * a check in the sandbox provider's ``task_init`` would see the engine first, but not the k8s
   sandbox, and only the last of several ``--model``s; the task is created once per model.
 
