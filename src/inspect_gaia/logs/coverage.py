@@ -1,12 +1,12 @@
 """What a group of runs covers, and what it never got to: the flags that keep a ranking honest.
 
-A folder collects a ``--limit 10`` look, a ``-T level=1`` run and the full run of one model; each
-is a group of its own, and a 1-question look scoring 1.0000 used to top the full run with no mark.
-``coverage_flags`` names what a group is a part of (``partial: 1 of 9 questions (--limit)``,
-``level 1 only``), and a group whose every sample errored on its model call (no model, an
-endpoint down, a refused key, a server that answers only errors) says so, with the first error's
-line and the command that reruns it, instead of reading as a 0.000 the harness produced. ``report`` ranks the groups that cover their split apart from those
-that do not (``partial``).
+A folder collects a ``--limit 10`` look, a ``-T level=1`` run and the full run of one model; each is
+a group of its own, and a 1-question look scoring 1.0000 used to top the full run with no mark.
+``coverage_flags`` names what a group is a part of (``partial: 1 of 9 questions (--limit)``, ``level
+1 only``), and a group whose every sample errored on its model call (no model, an endpoint down, a
+refused key, a server that answers only errors) says so, with the first error's line and the command
+that reruns it, instead of reading as a 0.000 the harness produced. ``report`` ranks the groups that
+cover their split apart from those that do not (``partial``).
 
 The questions a run was asked are inspect's own record (the log's ``questions/dataset.samples``: the
 task's questions after ``-T level``/``ids``, before ``--limit``); the levels are the run's
