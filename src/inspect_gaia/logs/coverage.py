@@ -94,9 +94,9 @@ def coverage_flags(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample])
         samples: The group's merged samples (one per question and epoch).
     """
     flags = []
-    answered = _never_answered(runs, samples)
-    if answered:
-        flags.append(answered)
+    failed = _never_answered(runs, samples)
+    if failed:
+        flags.append(failed)
     outages = _outages(runs, samples)
     if outages:
         flags.append(outages)

@@ -92,8 +92,8 @@ class SampleTally:
 
 def kept_size(result: SampleResult) -> int:
     """About the bytes a reader holds for ``result``: its texts, the rest as text, ``RECORD``."""
-    texts = (result.target, result.answer or "", result.trace, result.question, result.error or "")
-    texts += (result.model_error or "",)
+    texts: tuple[str, ...] = (result.target, result.answer or "", result.trace, result.question)
+    texts += (result.error or "", result.model_error or "")
     rest = (result.metadata, result.contamination, result.web, result.judge)
     return RECORD + sum(len(text) for text in texts) + len(repr(rest))
 
