@@ -43,10 +43,11 @@ How it says it (keys beside the action; per entry in ``Entry.options``, per run 
 * ``"usage": False`` no ``usage`` in the reply (some servers send none);
 * ``"chunk_delay": SECONDS`` between streamed chunks: slow streaming.
 
-A request with ``stream: true`` (inspect streams with ``-M stream=true`` or a
-``stream_idle_timeout``) is answered with server-sent events as an OpenAI server sends them: the
-role, the reasoning and the text in pieces, each tool call's name and then its arguments in
-fragments, the finish reason, a usage chunk when ``stream_options.include_usage`` asks, ``[DONE]``.
+A request with ``stream: true`` (inspect's ``openai-api`` provider streams with ``-M stream=true``
+or a ``stream_idle_timeout``; the agent bridge never asks it to: it calls ``Model.generate``) is
+answered with server-sent events as an OpenAI server sends them: the role, the reasoning and the
+text in pieces, each tool call's name and then its arguments in fragments, the finish reason, a
+usage chunk when ``stream_options.include_usage`` asks, ``[DONE]``.
 
 A step with ``"signal": EVENT`` (a ``threading.Event``) sets it when the step is asked for; one
 with ``"wait": EVENT`` is sent once the event is set (at most ``WAIT`` seconds later): a test's way
@@ -262,35 +263,27 @@ def _message(
     return {"message": message, "finish_reason": "tool_calls" if tools else "stop"}
 
 
+def _head(request: dict[str, Any], kind: str) -> dict[str, Any]:
+    """What every completion (``kind``) and every chunk of one begins with."""
+    model = request.get("model", "scripted")
+    return {
+        "id": f"chatcmpl-{time.time_ns()}",
+        "object": kind,
+        "created": int(time.time()),
+        "model": model,
+    }
+
+
 def completion(request: dict[str, Any], choice: dict[str, Any]) -> dict[str, Any]:
     """A non-streamed chat completion carrying ``choice`` (with usage unless it says not)."""
-    body: dict[str, Any] = {
-        "id": f"chatcmpl-{time.time_ns()}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": request.get("model", "scripted"),
-        "choices": [
-            {
-                "index": 0,
-                "logprobs": None,
-                "message": choice["message"],
-                "finish_reason": choice["finish_reason"],
-            }
-        ],
-    }
-    if choice.get("usage", True):
-        body["usage"] = USAGE
-    return body
+    answer = {k: choice[k] for k in ("message", "finish_reason")}
+    body = {**_head(request, "chat.completion"), "choices": [{"index": 0, **answer}]}
+    return body | ({"usage": USAGE} if choice.get("usage", True) else {})
 
 
 def chunks(request: dict[str, Any], choice: dict[str, Any]) -> list[dict[str, Any]]:
     """``choice`` as the chunks of a stream: role, reasoning and text in pieces, calls, finish."""
-    base = {
-        "id": f"chatcmpl-{time.time_ns()}",
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": request.get("model", "scripted"),
-    }
+    base = _head(request, "chat.completion.chunk")
     message = choice["message"]
 
     def delta(**fields: Any) -> dict[str, Any]:
