@@ -2,10 +2,10 @@
 
     python -m benchmarks.web_record --image inspect-gaia/sandbox:bookworm [--requests N] [--mib M]
 
-Two proxies, started in turn as a run starts them (``_docker.egress.ensure``, outside any run):
-today's proxy without the recorder (``mitmdump -s addon.py`` alone, as before #41) and the proxy
-as it runs now (``-s addon.py -s record.py``, the client named to it as a sample's sandbox is:
-``egress_record.SandboxRecord.start``). For each, one client container of ``--image`` on the
+Two proxies, started in turn as a run starts them (``sandboxes/docker/egress.ensure``, outside any
+run): today's proxy without the recorder (``mitmdump -s addon.py`` alone, as before #41) and the
+proxy as it runs now (``-s addon.py -s recorder.py``, the client named to it as a sample's sandbox
+is: ``egress_record.SandboxRecord.start``). For each, one client container of ``--image`` on the
 proxy's internal network, the stand-in "internet" of the tests (``support/standins.py``): nothing
 leaves the host.
 
@@ -44,7 +44,7 @@ def _without_recorder(command: Callable[..., list[str]]) -> Callable[..., list[s
 
     def before(*args: Any) -> list[str]:
         full = command(*args)
-        ours = {"/egress/record.py", f"gaia_record_dir={egress.RECORD_DIR}"}
+        ours = {"/egress/recorder.py", f"gaia_record_dir={egress.RECORD_DIR}"}
         drop = {i for i, arg in enumerate(full) if arg in ours}
         return [arg for i, arg in enumerate(full) if i not in drop and i + 1 not in drop]
 

@@ -108,6 +108,24 @@ def test_the_info_event_lists_requests_in_a_table_that_a_url_cannot_break() -> N
     assert "| method |" not in summary([])
 
 
+def test_a_replayed_samples_info_event_says_what_the_replay_served() -> None:
+    from inspect_gaia.egress.replay_match import OWN, POOLED, REFUSAL
+
+    served = [
+        WebRequest.of(line(why=OWN)),
+        WebRequest.of(line(why=OWN)),
+        WebRequest.of(line(why=POOLED)),
+        WebRequest.of(line(decision="refused", status=403, why=REFUSAL)),
+    ]
+    text = summary([r for r in served if r is not None])
+    assert (
+        "Replayed: 2 served from the sample's own recording, 1 from the pool (another sample's or "
+        "none's), 1 refused as not in the recorded web."
+    ) in text
+    live = WebRequest.of(line())
+    assert live is not None and "Replayed" not in summary([live])  # a live run's says nothing
+
+
 def test_the_proxy_writes_the_open_requests_where_and_as_the_host_reads_them() -> None:
     # record.py runs in the proxy's container (mitmproxy, no package): its constants are read here
     source = Path(inspect_gaia.egress.__file__).with_name("recorder.py").read_text(encoding="utf-8")

@@ -111,7 +111,7 @@ class AgentOptions:
     browser: bool = field(default=False, metadata=_TOOL)
     web_reader: bool = field(default=False, metadata=_TOOL)
     name: AgentName = DEFAULT_AGENT
-    """``-T agent``: ``basic`` (these tools), or an agent CLI with its own (``swe_agents``)."""
+    """``-T agent``: ``basic`` (these tools), or an agent CLI with its own (``agents/swe``)."""
 
     @classmethod
     def tool_options(cls) -> tuple[str, ...]:

@@ -1,13 +1,13 @@
 """Programs that run elsewhere: standard-library modules shipped into another process as source.
 
-Eight modules of the package never run in the host's Python: the command runner (in each sandbox,
-sent to the image's ``python3`` over its exec), the MCP relay (written into the sandbox), and the
-egress proxy's addon, fail-closed wrapper, recorder, supervisor, address policy and URL rules
-(copied into the proxy's container, where mitmproxy runs the addon). Each says so in its docstring
-with one line that starts ``Runs elsewhere:``, imports only the standard library and its shipped
-siblings (and, for the addon, the mitmproxy it runs in), and is read from the installed package the
-same way: ``source``. ``tests/test_shipped.py`` holds all three. A leaf: importing it loads
-nothing of the package.
+Some modules of the package never run in the host's Python (``PROGRAMS`` lists them all): the
+command runner (in each sandbox, sent to the image's ``python3`` over its exec), the MCP relay
+(written into the sandbox), and the egress proxy's programs (``PROXY_PROGRAMS``, copied into the
+proxy's container, where mitmproxy runs the addons: the guard, the recorder, the replay). Each says
+so in its docstring with one line that starts ``Runs elsewhere:``, imports only the standard library
+and its shipped siblings (and, for the addon, the mitmproxy it runs in), and is read from the
+installed package the same way: ``source``. ``tests/test_shipped.py`` holds all three. A leaf:
+importing it loads nothing of the package.
 """
 
 from __future__ import annotations

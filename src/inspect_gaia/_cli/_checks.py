@@ -16,8 +16,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._flags import flag
 from ..errors import GaiaError
+from ..flags import flag
 from ..image_layout import ImageLayer
 from ..imageref import pinned_digest, shorten
 from ..questions.dataset import metadata_file

@@ -17,9 +17,15 @@ The map (a test holds it to the folder: every module is named here):
 * record: ``recorder`` (every request per sandbox, hashed as it streams) and ``web_record`` (a
   recorded request as a log holds it: the host's side, shared by the run and the readers);
 * replay: ``replay`` (a recorded web served in place of the guard) with ``replay_match`` (its
-  match key and archive reader, which the run reads archives with too);
+  match key and index, which the host keys archives with too);
 * ``supervise``: keeps mitmdump answering, restarting it in place;
 * ``spec``: what the task hands the provider about all this: one typed record, ``EgressSpec``.
+
+Host-side, never shipped: the recorded web as data. ``web_archive`` reads an archive as data
+(regular files under ``record/``, nothing hidden, every body its hash) and writes what a replay's
+proxy receives; ``har_read`` reads a HAR the same way, ``replay_source`` tells them apart (once per
+file), ``har_write`` writes HAR 1.2 (``web export``), ``web_merge`` combines archives and HARs
+(``web merge``).
 """
 
 MITMPROXY_VERSION = "11.0.2"

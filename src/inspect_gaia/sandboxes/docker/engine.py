@@ -15,8 +15,8 @@ import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
-from ..._flags import flag
 from ...errors import GaiaError, GaiaParameterError
+from ...flags import flag
 from ...image_layout import OFFLINE_TAG, ImageLayer
 from ...imageref import pinned_digest, registry_digest
 from . import client
