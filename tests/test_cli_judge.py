@@ -247,12 +247,16 @@ def test_an_unreachable_judge_is_one_line_with_its_url(
         for n in range(8)
     ]
     log = write_log(tmp_path / "run.eval", samples)
+    line = (
+        f"inspect-gaia: cannot reach the judge openai-api/unreachable/m at {url} (connection "
+        "refused) — start the endpoint or fix its address (UNREACHABLE_BASE_URL), then rerun"
+    )
     code, out, err = invoke("report", str(log), "--judge", "openai-api/unreachable/m")
     assert code == 1 and out == ""
-    assert [e for e in err.splitlines() if e.strip()] == [
-        f"inspect-gaia: cannot reach the judge openai-api/unreachable/m at {url} (connection refused) — start "
-        "the endpoint or fix its address (UNREACHABLE_BASE_URL), then rerun"
-    ]
+    assert [e for e in err.splitlines() if e.strip()] == [line]
+    # compare checks it as report does, before either side is read
+    code, out, err = invoke("compare", str(log), str(log), "--judge", "openai-api/unreachable/m")
+    assert code == 1 and out == "" and [e for e in err.splitlines() if e.strip()] == [line]
 
 
 def test_a_judge_that_answers_only_errors_is_asked_once_and_said_once(
