@@ -451,7 +451,11 @@ def test_the_readme_agent_is_ten_lines() -> None:
 def test_the_readme_agent_runs_in_the_tasks_sandbox_and_is_scored(
     sandbox_image: str, scripted: Play, tmp_path: Path
 ) -> None:
-    """The README's `--solver my_agent.py@my_agent`, run as shown, on one question."""
+    """The README's `--solver my_agent.py@my_agent`, run as shown, on one question.
+
+    The model writes text beside its submit call, as real models do; ``react`` then drops the call
+    from the messages and appends the answer to that text: the submission is what is scored.
+    """
     model = scripted(
         [
             Entry(
@@ -475,6 +479,10 @@ def test_the_readme_agent_runs_in_the_tasks_sandbox_and_is_scored(
     (log_file,) = (tmp_path / "logs").glob("*.eval")
     (sample,) = read_eval_log(str(log_file)).samples or []
     assert sample.scores is not None and sample.scores["gaia_scorer"].value == "C"
+    score = sample.scores["gaia_scorer"]
+    assert score.answer == "Quillfeather Lagoon"
+    assert (score.metadata or {})["answer_source"] == "submit"
+    assert sample.output.completion.startswith("Thought: I have the answer"), "text beside it"
     assert any("Quillfeather" in str(m.content) for m in sample.messages if m.role == "tool")
     assert "bash" in model.tools_offered[0]
     document = report_json(str(log_file))

@@ -44,11 +44,6 @@ from inspect_ai.log._samples import sample_active
 # inspect_ai.model._model only; the task refuses a run with no model or a dead endpoint with it.
 from inspect_ai.model._model import active_model
 
-# How model_graded_qa reads a grader's reply (the last `GRADE: X` wins): the judge
-# (scoring/judge.py) reads its replies the same way rather than with a pattern of its own. Not
-# exported by inspect_ai.scorer.
-from inspect_ai.scorer._model import DEFAULT_GRADE_PATTERN
-
 # Public: the state basic_agent's loop reads, which ``guard_task_state`` (below) re-classes.
 from inspect_ai.solver import TaskState
 
@@ -244,7 +239,6 @@ def _sample_key(name: str) -> tuple[str, int]:
 
 __all__ = [
     "CircularByteBuffer",
-    "DEFAULT_GRADE_PATTERN",
     "DEFAULT_SYSTEM_MESSAGE",
     "DockerSandboxEnvironment",
     "InjectedWrapper",

@@ -23,7 +23,7 @@ from ._values import (
 )
 from .agents.swe import check_agent_options
 from .answer_sources.sources import load_answer_sources
-from .defaults import AGENTS, SANDBOX_KINDS
+from .defaults import AGENTS, DEFAULT_AGENT, SANDBOX_KINDS
 from .egress.replay_source import checked
 from .egress.web_archive import ArchiveError
 from .errors import GaiaParameterError, few, one_of
@@ -221,6 +221,11 @@ def _check_combinations(params: GaiaParams) -> None:
             raise GaiaParameterError("mcp_servers=fetch needs `mcp-server-fetch`", fix=_MCP_EXTRA)
     _check_web_tools(sandbox, agent)
     check_agent_options(agent, dataset.multimodal)
+    if agent.name != DEFAULT_AGENT and not _importable("inspect_swe"):
+        raise GaiaParameterError(
+            f"-T agent={agent.name} needs inspect_swe, the [agents] extra",
+            fix='install it with `pip install ".[agents]"` in your inspect-gaia clone',
+        )
     if sandbox.kind == "k8s" and importlib.util.find_spec("k8s_sandbox") is None:
         raise GaiaParameterError(
             "sandbox=k8s needs inspect-k8s-sandbox",
@@ -228,6 +233,14 @@ def _check_combinations(params: GaiaParams) -> None:
         )
     if sources.proxied:
         _check_blocking(sandbox, agent, sources)
+
+
+def _importable(module: str) -> bool:
+    """Whether ``module`` is installed (a finder that refuses it counts as not)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _check_web_tools(sandbox: SandboxOptions, agent: AgentOptions) -> None:

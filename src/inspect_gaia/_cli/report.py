@@ -184,13 +184,19 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
     parts = [probe_text(group, fmt) for group in probes]
     if len(groups) > 1:
         rows = [with_beside([_leaderboard_row(g)], g, "95% CI")[0] for g in groups]
-        note = (
-            f"groups differ in {', '.join(document['settings_differ'])}: not directly comparable"
+        widest: dict[str, str] = max(rows, key=len)  # a test-split group has no judge columns
+        columns = list(widest)
+        differ = (
+            [f"groups differ in {', '.join(document['settings_differ'])}: not directly comparable"]
             if set(document["settings_differ"]) - {"model"}
-            else ""
+            else []
         )
+        judged = [document["judge"]["label"]] if document.get("judge") else []
+        flagged = [c for g in groups for c in beside_cells(g, "all")]
+        title = "GAIA overall, best first"
+        note = "\n".join(differ + judged)
         parts.append(
-            render(rows, list(rows[0]), fmt, title="GAIA overall, best first", note=note, keep=KEEP)
+            render(rows, columns, fmt, title, note, keep=KEEP, asked=flagged, score=[PASS_AT_1])
         )
     for group in groups:
         k = group["epochs"]
@@ -202,14 +208,17 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
         if flagged_wrong:
             rows = with_flagged_wrong(rows, group["contamination"], fmt)
         rows = with_beside(rows, group, "95% CI")
-        keep = (*KEEP, FLAGGED_WRONG_COLUMN, *beside_cells(group, "all"))
+        keep = (*KEEP, FLAGGED_WRONG_COLUMN)
+        asked = tuple(beside_cells(group, "all"))  # the columns of --judge, --question-set
         beside = [group["question_set"]["note"]] if group.get("question_set") else []
         if document.get("judge"):
             beside.append(judge_note(document["judge"]))
         note = "\n".join(
             [f"⚠ {flag}" for flag in group["flags"]] + ([VOTE_NOTE] if k > 1 else []) + beside
         )
-        parts.append(render(rows, list(rows[0]), fmt, title=title, note=note, keep=keep))
+        parts.append(
+            render(rows, list(rows[0]), fmt, title, note, keep=keep, asked=asked, score=[PASS_AT_1])
+        )
         effort = [_effort_row(level) for level in group["levels"]]
         # in Markdown, on stderr instead (report): the document is for pasting as it is
         note = NO_COST if not group["cost_source"] and fmt == "table" else ""

@@ -13,8 +13,8 @@ never runs a task, and imports nothing of the task's wing but the record's vocab
   inspect_gaia's own logs, every field checked, ``samples`` each sample of one (its trace cut);
   ``foreign``: inspect_evals' ``gaia`` logs;
   ``results``: per-sample results of any of them, and runs grouped by model and settings;
-  ``coverage``: what a group covers (a ``--limit`` look, one level, a stopped run, a model never
-  reached); ``latest``: a folder's newest complete run.
+  ``coverage``: what a group covers (a ``--limit`` look, one level, a stopped run, every model
+  call failed); ``latest``: a folder's newest complete run.
 * ``stats`` (accuracy, interval, tokens, cost), ``vote`` (maj@k), ``nearmiss`` and
   ``breakdown`` (where a run fails), ``contamination`` (flagged samples in reports), ``web_reads``
   (what the samples requested on the web, ``-T web_record``, and what a replay served).

@@ -43,6 +43,8 @@ class SampleResult:
     answer: str | None
     correct: bool
     error: str | None = None
+    model_error: str | None = None
+    """The line of the error, when the sample errored on its model call (``coverage``)."""
     limit: str | None = None
     trace: str = ""
     epoch: int = 1

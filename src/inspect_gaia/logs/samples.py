@@ -24,7 +24,7 @@ from ..probe.outcomes import PROBE_SCORER, routes_of
 from ..questions.dataset import LEVELS, question_text
 from ..scoring.judge import JUDGE_SCORER
 from .budget import RECORD, keep
-from .coverage import cancelled
+from .coverage import cancelled, model_call_error
 from .foreign import input_text, recorded_metadata
 from .results import SampleResult
 from .scaffold import offered_in
@@ -93,7 +93,8 @@ class SampleTally:
 
 def kept_size(result: SampleResult) -> int:
     """About the bytes a reader holds for ``result``: its texts, the rest as text, ``RECORD``."""
-    texts = (result.target, result.answer or "", result.trace, result.question, result.error or "")
+    texts: tuple[str, ...] = (result.target, result.answer or "", result.trace, result.question)
+    texts += (result.error or "", result.model_error or "")
     rest = (result.metadata, result.contamination, result.web, result.judge, result.probe)
     return RECORD + sum(len(text) for text in texts) + len(repr(rest))
 
@@ -115,6 +116,9 @@ def _sample_result(sample: EvalSample, levels_as_text: bool) -> SampleResult:
         answer=answer,
         correct=score is not None and score.value == CORRECT,
         error=error_message(sample),
+        model_error=model_call_error(
+            error_message(sample), sample.error.traceback if sample.error else ""
+        ),
         limit=sample.limit.type if sample.limit else None,
         trace=_trace(sample),
         epoch=sample.epoch,
