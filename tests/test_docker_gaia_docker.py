@@ -93,8 +93,8 @@ async def test_32_concurrent_sandboxes_share_one_network_and_cannot_reach_each_o
 
 KILLED_RUN = """
 import os, signal, anyio
-from inspect_gaia._docker.gaia_docker import GaiaDockerSandbox
-from inspect_gaia.sandbox import gaia_compose
+from inspect_gaia.sandboxes.docker.gaia_docker import GaiaDockerSandbox
+from inspect_gaia.sandboxes.spec import gaia_compose
 
 async def main():
     config = gaia_compose(image=os.environ["IMAGE"])
