@@ -93,7 +93,7 @@ def one_proxy(image: str, network: str, mode: str, requests: int, mib: int) -> l
         rate = mib / (time.perf_counter() - start)
         high = peak.stop()
         if recording:
-            lines = SandboxRecord(proxy, "bench-client").read().splitlines()
+            lines = SandboxRecord(proxy, "bench-client").read()
             assert len(lines) >= requests + 1, f"the proxy recorded {len(lines)} requests"
         if mode == "bodies":  # the large body was kept whole, not only hashed
             sizes = docker("exec", proxy.proxy, "sh", "-c", f"wc -c {egress.RECORD_DIR}/bodies/*")

@@ -1,9 +1,10 @@
 """Programs that run elsewhere: standard-library modules shipped into another process as source.
 
-Eight modules of the package never run in the host's Python: the command runner (in each sandbox,
+Some modules of the package never run in the host's Python: the command runner (in each sandbox,
 sent to the image's ``python3`` over its exec), the MCP relay (written into the sandbox), and the
-egress proxy's addon, fail-closed wrapper, recorder, supervisor, address policy and URL rules
-(copied into the proxy's container, where mitmproxy runs the addon). Each says so in its docstring
+egress proxy's programs: the guard with its bounds and load count, the recorder with its files and
+bodies, the replay and its matcher, the fail-closed wrapper, the supervisor, the address policy and
+the URL rules (copied into the proxy's container, where mitmproxy runs the addons). Each says so in its docstring
 with one line that starts ``Runs elsewhere:``, imports only the standard library and its shipped
 siblings (and, for the addon, the mitmproxy it runs in), and is read from the installed package the
 same way: ``source``. ``tests/test_shipped.py`` holds all three. A leaf: importing it loads
@@ -36,7 +37,11 @@ EXEC_SERVER = Program("sandboxes.docker.exec_server", "exec_server.py")
 MCP_RELAY = Program("web.mcp_relay", "mcp_relay.py")
 PROXY_PROGRAMS = (
     Program("egress.addon", "addon.py", host=("mitmproxy",)),
+    Program("egress.bounds", "bounds.py", host=("mitmproxy",)),
+    Program("egress.load", "load.py"),
     Program("egress.recorder", "recorder.py", host=("mitmproxy",)),
+    Program("egress.record_files", "record_files.py"),
+    Program("egress.bodies", "bodies.py"),
     Program("egress.replay", "replay.py", host=("mitmproxy",)),
     Program("egress.replay_match", "replay_match.py"),
     Program("egress.netpolicy", "netpolicy.py"),

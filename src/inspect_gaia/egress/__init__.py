@@ -2,11 +2,13 @@
 
 ``egress_image`` (a module above, as it builds on ``image``) builds the proxy's image (mitmproxy,
 from PyPI); ``addon.py`` is the mitmproxy addon that refuses known answer sources and private
-addresses (``netpolicy.py``), every hook of it wrapped to fail closed (``failclosed.py``),
-``record.py`` records every request per sandbox, ``replay.py`` serves a recorded web in place of
-the guard (``-T web_replay``; matched by ``replay_match.py``, which the run reads archives with
-too), ``supervise.py`` keeps mitmdump answering; all
-are copied into each
+addresses (``netpolicy.py``), every hook of it wrapped to fail closed (``failclosed.py``), within
+the bounds of ``bounds.py`` (what a connection and a sandbox may make mitmproxy hold), counting
+what each sandbox holds (``load.py``); ``recorder.py`` records every request per sandbox
+(``record_files.py``: its files, appended to and capped; ``bodies.py``: the bodies, hashed and
+kept), ``replay.py`` serves a recorded web in place of the guard (``-T web_replay``; matched by
+``replay_match.py``, which the run reads archives with too), ``supervise.py`` keeps mitmdump
+answering and names the sandbox that held most of it when it does not; all are copied into each
 run's proxy container (``shipped.PROXY_PROGRAMS``: none is in the image, which holds mitmproxy
 alone, so changing them needs no new image) with ``urlrules.py``: the URL rules, standard library
 only, which the scorer's detection (``answer_sources/``) and the in-sandbox page reader (``web/``)
