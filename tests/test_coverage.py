@@ -100,12 +100,14 @@ def test_the_samples_an_egress_outage_ended_are_flagged_with_the_sample_it_follo
     ]
     assert overall(group)["errored"] == 2
     # a log written before round 6 named the last client in: still read, in today's words
-    before = ended.replace("the sandbox holding most of the proxy then was", "the last request "
-                           "before it came from")
+    before = ended.replace(
+        "the sandbox holding most of the proxy then was", "the last request before it came from"
+    )
     old = write_log(tmp_path / "old.eval", _samples("ab", error=before))
     (group,) = report_json(str(old))["groups"]
-    assert "(the sandbox holding most of the proxy then was sample flood-7 (epoch 1))" in (
-        group["flags"][0]
+    assert (
+        "(the sandbox holding most of the proxy then was sample flood-7 (epoch 1))"
+        in (group["flags"][0])
     )
 
 

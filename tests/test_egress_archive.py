@@ -30,7 +30,11 @@ def test_the_caps_default_and_follow_the_environment(monkeypatch: pytest.MonkeyP
     ]
     monkeypatch.setenv(BODY_CAP_ENV, "1024")
     monkeypatch.setenv(RUN_CAP_ENV, " 4096 ")
-    assert body_options()[3::2] == ["gaia_body_cap=1024", "gaia_sample_cap=512", "gaia_run_cap=4096"]
+    assert body_options()[3::2] == [
+        "gaia_body_cap=1024",
+        "gaia_sample_cap=512",
+        "gaia_run_cap=4096",
+    ]
     monkeypatch.setenv(SAMPLE_CAP_ENV, "2048")
     assert body_options()[5] == "gaia_sample_cap=2048"
 

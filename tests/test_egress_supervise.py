@@ -101,7 +101,11 @@ def test_the_down_line_names_the_client_that_held_most_of_the_proxy(tmp_path: Pa
     """Not the last one in: an honest sandbox fetching on while the flooder held the proxy."""
     published = tmp_path / "load.json"
     with supervising(
-        sys.executable, "-c", STAND_IN, "PORT", env={"INSPECT_GAIA_EGRESS_LOAD_FILE": str(published)}
+        sys.executable,
+        "-c",
+        STAND_IN,
+        "PORT",
+        env={"INSPECT_GAIA_EGRESS_LOAD_FILE": str(published)},
     ) as run:
         assert run.next_record() == {"up": 0}
         loads = Loads()  # as the addon counts and publishes them

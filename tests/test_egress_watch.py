@@ -133,7 +133,9 @@ def test_an_outage_names_the_client_that_held_most_of_the_proxy() -> None:
     watch.feed(_line({"down": "stopped answering", "since": 1.0, "client": "10.0.3.9"}), now=50.0)
     watch.feed(_line({"up": 1}), now=51.0)
     (outage,) = watch.outages
-    assert outage.why == "stopped answering; the sandbox holding most of the proxy then was 10.0.3.9"
+    assert (
+        outage.why == "stopped answering; the sandbox holding most of the proxy then was 10.0.3.9"
+    )
 
 
 def test_an_outage_names_the_sample_whose_sandbox_held_most_of_the_proxy() -> None:

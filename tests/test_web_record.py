@@ -124,7 +124,8 @@ def _constants(program: str) -> dict[str, object]:
         for node in ast.parse(source).body
         if isinstance(node, ast.Assign)
         for target in node.targets
-        if isinstance(target, ast.Name) and target.id.isupper()
+        if isinstance(target, ast.Name)
+        and target.id.isupper()
         and isinstance(node.value, ast.Constant | ast.BinOp)
     }
 

@@ -4,11 +4,11 @@ Some modules of the package never run in the host's Python: the command runner (
 sent to the image's ``python3`` over its exec), the MCP relay (written into the sandbox), and the
 egress proxy's programs: the guard with its bounds and load count, the recorder with its files and
 bodies, the replay and its matcher, the fail-closed wrapper, the supervisor, the address policy and
-the URL rules (copied into the proxy's container, where mitmproxy runs the addons). Each says so in its docstring
-with one line that starts ``Runs elsewhere:``, imports only the standard library and its shipped
-siblings (and, for the addon, the mitmproxy it runs in), and is read from the installed package the
-same way: ``source``. ``tests/test_shipped.py`` holds all three. A leaf: importing it loads
-nothing of the package.
+the URL rules (copied into the proxy's container, where mitmproxy runs the addons). Each says so in
+its docstring with one line that starts ``Runs elsewhere:``, imports only the standard library and
+its shipped siblings (and, for the addons, the mitmproxy they run in), and is read from the
+installed package the same way: ``source``. ``tests/test_shipped.py`` holds all three. A leaf:
+importing it loads nothing of the package.
 """
 
 from __future__ import annotations

@@ -87,41 +87,36 @@ from mitmproxy import ctx, http  # type: ignore[import-not-found]
 from netpolicy import AddressPolicy, networks  # type: ignore[import-not-found]
 
 if TYPE_CHECKING:  # the package's names; in the proxy's container they sit beside this file
-    from .bounds import BLOCKED, MAX_CONNECTIONS, MAX_SERVER_CONNECTIONS, bound_buffers
+    from .bounds import BLOCKED, Bounds
     from .failclosed import ASKED, DECISION, SERVER, fail_closed, log
-    from .load import PUBLISH_EVERY, Loads
+    from .load import Loads
 else:
-    from bounds import BLOCKED, MAX_CONNECTIONS, MAX_SERVER_CONNECTIONS, bound_buffers
+    from bounds import BLOCKED, Bounds
     from failclosed import ASKED, DECISION, SERVER, fail_closed, log
-    from load import PUBLISH_EVERY, Loads
+    from load import Loads
 
 PORTS = (80, 443)
 """The only ports a ``CONNECT`` may name (the web's)."""
 ALIVE = b"inspect_gaia egress proxy alive\n"
+SAID_URL = 500
+"""Characters of a blocked URL in the proxy's log (its record has more: ``record_files``)."""
 
 
 class AnswerSourceGuard:
     """The addon: loads the rules, checks clients and destinations, refuses matching requests."""
 
-    def __init__(self) -> None:
+    def __init__(self, loads: Loads) -> None:
         """No rules and no client restriction until configured."""
         self.rules: list[Rule] = []
         self.clients: ipaddress.IPv4Network | ipaddress.IPv6Network | None = None
         self.policy = AddressPolicy()
         self.refusing: dict[str, str] = {}
         """Server connections never to be opened (a refused request's body, a raw tunnel): why."""
-        self.loads = Loads()
-        """What each sandbox holds of the proxy (``load.py``), published for the supervisor."""
-        self.open: dict[str, tuple[str, str]] = {}
-        """A request in flight (flow id): its client's address and connection id."""
-        self.crowded: set[str] = set()
-        """Addresses whose connections over ``MAX_CONNECTIONS`` are being closed (said once)."""
-        self.counted: set[str] = set()
-        """Ids of the client and server connections counted against a sandbox."""
+        self.loads = loads
+        """What each sandbox holds of the proxy (``load.py``), counted by ``bounds.Bounds``."""
 
     def load(self, loader: Any) -> None:
-        """Declare the options, and bound the buffers mitmproxy fills (``bounds.py``)."""
-        bound_buffers(self.loads)
+        """Declare the options."""
         loader.add_option("gaia_rules", str, "", "JSON file of answer-source rules")
         loader.add_option("gaia_clients", str, "", "Subnet allowed to use the proxy")
         loader.add_option("gaia_deny", str, "", "The host's addresses (comma-separated)")
@@ -157,86 +152,30 @@ class AnswerSourceGuard:
                 why = "; ".join(
                     dict.fromkeys(str(self.policy.refusal(str(info[4][0]))) for info in found)
                 )
-                _log({"blocked": f"{host}:{port}", "why": why})
+                self.loads.say("?", {"blocked": f"{host}:{port}", "why": why})
                 raise OSError(f"{BLOCKED}: {host} resolves to no public address ({why})")
             return kept
 
         loop.getaddrinfo = checked  # type: ignore[method-assign]
-        self.publishing = loop.create_task(self._publish())
-
-    async def _publish(self) -> None:
-        """Write what each sandbox holds, for the supervisor's blame (``load.py``)."""
-        while True:
-            await asyncio.sleep(PUBLISH_EVERY)
-            if self.loads.changed:
-                try:
-                    self.loads.publish()
-                except OSError as ex:  # a full disk: the blame is lost, not the proxy
-                    _log({"load_not_published": str(ex)[:200]})
 
     # -- clients --------------------------------------------------------------------------------
 
     @fail_closed
     def client_connected(self, client: Any) -> None:
-        """Close a connection from neither the run's sandboxes nor the container itself, or one
-        over a sandbox's ``MAX_CONNECTIONS``."""
-        if self._local(client):
+        """Close a connection from neither the run's sandboxes nor the container itself."""
+        if self.clients is None or self._sandbox(client) or self._local(client):
             return
-        if not self._sandbox(client):
-            client.error = f"{client.peername[0]} is not a sandbox of this run"
-            return
-        address = _client_of(client)
-        load = self.loads.of(address)
-        if load.connections >= MAX_CONNECTIONS:
-            why = f"over {MAX_CONNECTIONS} connections at once from one sandbox"
-            if address not in self.crowded:
-                self.crowded.add(address)
-                _log({"blocked": "a connection", "why": why, "client": address})
-            client.error = f"{BLOCKED}: {why}"
-            return
-        load.connections += 1
-        self.counted.add(client.id)
-
-    def client_disconnected(self, client: Any) -> None:
-        """Forget what the connection held."""
-        if client.id in self.counted:
-            self.counted.discard(client.id)
-            address = _client_of(client)
-            load = self.loads.of(address)
-            load.connections -= 1
-            if load.connections < MAX_CONNECTIONS:
-                self.crowded.discard(address)
-        self.loads.gone(client.id)
-        for flow, (_, connection) in list(self.open.items()):
-            if connection == client.id:
-                self._closed(flow)
+        client.error = f"{client.peername[0]} is not a sandbox of this run"
 
     @fail_closed
     def server_connect(self, data: Any) -> None:
-        """Open no connection to what was refused, nor to a private address given as such, nor
-        one over a sandbox's ``MAX_SERVER_CONNECTIONS``."""
+        """Open no connection to what was refused, nor to a private address given as such."""
         host = str(data.server.address[0]) if data.server.address else ""
         why = self.refusing.pop(data.server.id, None) or self.refusing.pop(host, None)
         if why is None:
             why = self._literal_refusal(host)
-        if why is None and not self._local(data.client):
-            servers = self.loads.of(_client_of(data.client)).servers
-            if servers >= MAX_SERVER_CONNECTIONS:
-                why = f"{BLOCKED}: over {MAX_SERVER_CONNECTIONS} server connections for one sandbox"
         if why is not None:
             data.server.error = why
-
-    def server_connected(self, data: Any) -> None:
-        """Count the server connection against its sandbox."""
-        if not self._local(data.client):
-            self.loads.of(_client_of(data.client)).servers += 1
-            self.counted.add(data.server.id)
-
-    def server_disconnected(self, data: Any) -> None:
-        """The server connection no longer counts."""
-        if data.server.id in self.counted:
-            self.counted.discard(data.server.id)
-            self.loads.of(_client_of(data.client)).servers -= 1
 
     def _sandbox(self, client: Any) -> bool:
         address = _address(client.peername[0])
@@ -267,11 +206,6 @@ class AnswerSourceGuard:
         if not self._sandbox(flow.client_conn):
             flow.response = http.Response.make(200, ALIVE, {"Content-Type": "text/plain"})
             return
-        address = _client(flow)
-        load = self.loads.of(address)
-        load.requests += 1
-        load.open += 1
-        self.open[flow.id] = (address, flow.client_conn.id)
         hosts = [request.host, request.host_header or "", flow.client_conn.sni or ""]
         hosts.append(getattr(request, "authority", "") or "")
         judged = len(request.path or "") + sum(len(host) for host in hosts)
@@ -296,35 +230,22 @@ class AnswerSourceGuard:
 
     @fail_closed
     def responseheaders(self, flow: http.HTTPFlow) -> None:
-        """Stream every response (a body is never held in memory), counting it to its sandbox."""
+        """Stream every response (a body is never held in memory), counting it to its sandbox.
+
+        A response the guard made itself (a refusal) goes whole: its text is the body recorded.
+        """
         if flow.response is not None and flow.response.raw_content is None:
-            load = self.loads.of(_client(flow))
-
-            def counted(chunk: bytes) -> bytes:
-                load.bytes += len(chunk)
-                return chunk
-
-            flow.response.stream = counted
-
-    def response(self, flow: http.HTTPFlow) -> None:
-        """The request is no longer in flight."""
-        self._closed(flow.id)
-
-    def error(self, flow: http.HTTPFlow) -> None:
-        """The request is no longer in flight."""
-        self._closed(flow.id)
-
-    def _closed(self, flow: str) -> None:
-        address, _ = self.open.pop(flow, (None, None))
-        if address is not None:
-            self.loads.of(address).open -= 1
+            flow.response.stream = self.loads.counter(_client(flow))
 
     @fail_closed
     def tcp_start(self, flow: Any) -> None:
         """Close a raw tunnel (neither HTTP nor TLS): there is nothing in it to judge."""
         host, port = flow.server_conn.address
         self.refusing[flow.server_conn.id] = "a raw TCP tunnel"
-        _log({"blocked": f"tcp://{host}:{port}", "why": "raw TCP", "client": _client(flow)})
+        address = _client(flow)
+        self.loads.say(
+            address, {"blocked": f"tcp://{host}:{port}", "why": "raw TCP", "client": address}
+        )
         flow.kill()
 
     def _literal_refusal(self, host: str) -> str | None:
@@ -339,15 +260,16 @@ class AnswerSourceGuard:
     def _refuse(self, flow: http.HTTPFlow, url: str, rule: Rule) -> None:
         body = REFUSAL.format(url=url, source=rule.source, rule=rule.pattern) + "\n"
         flow.metadata[DECISION] = ("refused", rule.source)
-        _log({"refused": url, "source": rule.source, "client": _client(flow)})
+        address = _client(flow)
+        self.loads.say(address, {"refused": _said(url), "source": rule.source, "client": address})
         self._answer(flow, 403, body, {"X-Inspect-Gaia-Refused": rule.source})
 
     def _block(self, flow: http.HTTPFlow, why: str) -> None:
         flow.metadata[DECISION] = ("blocked", why)
-        url = flow.request.pretty_url
-        if len(url) > 2000:
-            url = url[:2000] + f"… ({len(url):,} characters)"
-        _log({"blocked": url, "why": why, "client": _client(flow)})
+        address = _client(flow)
+        self.loads.say(
+            address, {"blocked": _said(flow.request.pretty_url), "why": why, "client": address}
+        )
         self._answer(flow, 403, f"{BLOCKED}: {why}.\n", {})
 
     def _answer(self, flow: http.HTTPFlow, status: int, body: str, headers: dict[str, str]) -> None:
@@ -386,12 +308,12 @@ def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     return address
 
 
+def _said(url: str) -> str:
+    return url if len(url) <= SAID_URL else url[:SAID_URL] + f"… ({len(url):,} characters)"
+
+
 def _client(flow: Any) -> str:
-    return _client_of(flow.client_conn)
-
-
-def _client_of(client: Any) -> str:
-    return str(client.peername[0]).removeprefix("::ffff:")
+    return str(flow.client_conn.peername[0]).removeprefix("::ffff:")
 
 
 def _site(name: str) -> str:
@@ -412,4 +334,6 @@ def _elsewhere(connected: str, names: list[str]) -> str | None:
 
 _log = log
 
-addons = [AnswerSourceGuard()]
+_loads = Loads()
+addons = [Bounds(_loads), AnswerSourceGuard(_loads)]
+"""The caps and counts first (``bounds.py``), then the guard, which logs through the counts."""

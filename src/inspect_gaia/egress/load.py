@@ -11,6 +11,11 @@ bytes passed to it (``bytes``). Every ``PUBLISH_EVERY`` seconds it writes them i
 (whole, then renamed over), and when mitmdump dies or hangs the supervisor (``supervise.py``)
 reads the file and names the heaviest client (``heaviest``) in its ``down`` line.
 
+Its log lines are counted too: a sandbox gets at most ``MAX_SAID`` lines in the proxy's log
+(refusals, blocks: ``Loads.say``), then one saying it is quiet; the rest are in its record alone.
+The run reads that log whole (its refusals, its bodies not kept), and one sandbox's 100,000
+blocked requests would otherwise be hundreds of MB of it.
+
 Why not the last client, as before: the sandbox that fills the proxy's memory or holds its event
 loop needs to send nothing more once it has (one request whose body is never read, a few hundred
 slow requests), while honest sandboxes go on fetching; the last one in before the end was the
@@ -24,7 +29,12 @@ import json
 import os
 import time
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING or __package__:  # the package's name (the host imports it); and in the
+    from .failclosed import log  # proxy's container, the file beside this one
+else:
+    from failclosed import log
 
 LOAD_FILE = os.environ.get("INSPECT_GAIA_EGRESS_LOAD_FILE", "/tmp/inspect-gaia-egress-load.json")
 PUBLISH_EVERY = 0.5
@@ -34,6 +44,8 @@ CONNECTION_COST = 48 * 1024
 a TLS state, asyncio's transport): about what 64 idle connections cost in the proxy's container
 (measured in ``tests/test_docker_egress_bounds.py``'s flood). Only weighs connections against
 buffered bytes when choosing whom to blame; it bounds nothing."""
+MAX_SAID = 1000
+"""Lines one client address gets in the proxy's log (``Loads.say``)."""
 
 
 @dataclass
@@ -48,7 +60,7 @@ class ClientLoad:
     bytes: int = 0
 
     def weight(self) -> int:
-        """The memory it holds, as far as the proxy can tell (``CONNECTION_COST`` per connection)."""
+        """The memory it holds, as far as the proxy can tell (``CONNECTION_COST`` a connection)."""
         return (self.connections + self.servers) * CONNECTION_COST + self.held
 
     def idle(self) -> bool:
@@ -67,11 +79,31 @@ class Loads:
         self.addresses: dict[str, str] = {}
         """A client connection's id: its address."""
         self.changed = True
+        self.said: dict[str, int] = {}
+
+    def say(self, address: str, record: dict[str, Any]) -> None:
+        """Log ``record`` about ``address``'s traffic, within its ``MAX_SAID`` lines."""
+        said = self.said[address] = self.said.get(address, 0) + 1
+        if said <= MAX_SAID:
+            log(record)
+        elif said == MAX_SAID + 1:
+            why = f"over {MAX_SAID:,} lines: its later refusals and blocks are in its record only"
+            log({"quiet": address, "why": why})
 
     def of(self, address: str) -> ClientLoad:
         """``address``'s load (made at its first use)."""
         self.changed = True
         return self.clients.setdefault(address, ClientLoad())
+
+    def counter(self, address: str) -> Any:
+        """A response body's stream callable that counts its bytes to ``address``."""
+        load = self.of(address)
+
+        def counted(chunk: bytes) -> bytes:
+            load.bytes += len(chunk)
+            return chunk
+
+        return counted
 
     def hold(self, address: str, connection: str, owner: int, size: int) -> int:
         """``owner`` (a buffer of ``connection``, from ``address``) now holds ``size`` bytes.

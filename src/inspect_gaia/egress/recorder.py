@@ -261,7 +261,9 @@ class Recorder:
             "id": flow.id,
             "t": round(float(flow.metadata.get(_STARTED) or request.timestamp_start), 3),
             "method": request.method,
-            "url": cut(request.authority if tunnel else flow.metadata.get(ASKED, request.pretty_url)),
+            "url": cut(
+                request.authority if tunnel else flow.metadata.get(ASKED, request.pretty_url)
+            ),
             "status": status,
             "bytes": 0,
             "sha256": None,
