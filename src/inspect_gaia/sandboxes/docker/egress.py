@@ -60,6 +60,15 @@ _READY = '{"inspect_gaia": {"up": '
 """The supervisor's line once the proxy answers (``egress/supervise.py``)."""
 MEMORY = "1g"
 """The proxy's memory limit: bodies stream, so it holds connections, not downloads."""
+SOCKET_BUFFERS = {
+    "net.ipv4.tcp_rmem": "4096 131072 1048576",
+    "net.ipv4.tcp_wmem": "4096 16384 1048576",
+}
+"""The kernel's TCP buffers in the proxy's container: 1 MiB per socket and direction at most
+(Linux grows them to 4-6 MiB, more on some hosts). A client that stops reading parks what is in
+flight there, not in the proxy (HTTP/1.1: ``egress/addon.py``); on a cgroup v2 host they count
+against the container's memory, so a sandbox's 64 stalled downloads hold at most 128 MiB of it.
+1 MiB of window is 20 MB/s per download at 50 ms from the server."""
 STREAM_ABOVE = "64k"
 """Bodies larger stream even where the addon cannot say so (a refused request's)."""
 _NO_PROXY = "localhost,127.0.0.1,::1"
@@ -180,6 +189,7 @@ def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
                     init=True,
                     mem_limit=MEMORY,
                     pids_limit=1024,
+                    sysctls=SOCKET_BUFFERS,
                 ),
             )["Id"]
         )
