@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from inspect_gaia.egress.web_record import ARCHIVE_KEY, from_store
-from inspect_gaia.sandboxes.docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
+from inspect_gaia.sandboxes.docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV, SAMPLE_CAP_ENV
 from support import answer_pages as web
 from support.scripted_model import Entry
 from support.standins import StandIns
@@ -52,6 +52,7 @@ def test_bodies_are_kept_by_hash_beside_the_log_within_their_caps(
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "elsewhere"))  # not --log-dir
     monkeypatch.setenv(BODY_CAP_ENV, str(2 * MIB))
     monkeypatch.setenv(RUN_CAP_ENV, str(5 * MIB // 2))
+    monkeypatch.setenv(SAMPLE_CAP_ENV, str(5 * MIB // 2))  # the run's cap, not a sample's share
     page = web.fetch(web.WEATHER_HOST, web.WEATHER_PATH)
     pages = f"{web.WAIT_FOR_STANDINS}; {page}; {page}"
     bulk = f"{_bulk(3)}; {_bulk(1)}; {_bulk(2)}"

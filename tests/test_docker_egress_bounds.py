@@ -11,8 +11,9 @@ and the supervisor's outage line blamed the last client in, the honest one (M2).
 
 Here, through the real proxy (mitmproxy with the addon, the bounds and the recorder):
 
-* the recorder writes the same bytes for a request however many are in flight, and caps a
-  sandbox's record (mitmproxy's own flows, in the proxy's image);
+* the recorder writes the same bytes for a request however many are in flight, caps a sandbox's
+  record, and keeps a sample's bodies within its share of the run's cap (L2: one sample filled
+  it for every later one), on mitmproxy's own flows in the proxy's image;
 * in a real run with the scripted model, one sandbox sends all of the above while another fetches
   a page every half second: every fetch is answered, no outage, the proxy's memory stays under
   ``PEAK_BOUND``, and the flooder's own record is read back whole up to its caps, its first,
@@ -120,6 +121,38 @@ print(json.dumps({"opened": opened, "lines": lines[:3], "count": len(lines),
 """
 
 
+BODIES_SHARE = r"""
+import json, os, sys
+sys.path.insert(0, "/egress")
+from mitmproxy import http
+from mitmproxy.test import taddons, tflow
+import recorder
+
+MIB = 1 << 20
+addon = recorder.Recorder()
+with taddons.context(addon) as context:
+    context.configure(
+        addon, gaia_record_dir="/tmp/record", gaia_bodies=True,
+        gaia_body_cap=4 * MIB, gaia_sample_cap=3 * MIB, gaia_run_cap=4 * MIB,
+    )
+    for address, sandbox in (("10.9.0.5", "greedy"), ("10.9.0.6", "later")):
+        with open(f"/tmp/record/clients/{address}", "w") as named:
+            named.write(sandbox)
+    for address, body in [("10.9.0.5", i) for i in range(4)] + [("10.9.0.6", 9)]:
+        made = tflow.tflow()
+        made.client_conn.peername = (address, 40000 + body)
+        made.request.url = f"http://bulk.example/bulk/{body}"
+        addon.requestheaders(made)
+        made.response = http.Response.make(200, bytes([body]) * MIB)
+        addon.response(made)
+fates = {}
+for sandbox in ("greedy", "later"):
+    with open(f"/tmp/record/{sandbox}.jsonl") as record:
+        fates[sandbox] = [json.loads(line)["body"] for line in record]
+print(json.dumps(fates))
+"""
+
+
 def _in_proxy_image(egress_image: str, tmp_path: Path, script: str, *args: object) -> str:
     """Run ``script`` in a container of the proxy's image, its programs in /egress (stdout)."""
     programs = tmp_path / "egress"
@@ -142,7 +175,7 @@ def test_a_request_costs_the_recorder_the_same_whatever_is_in_flight_and_a_recor
     egress_image: str, tmp_path: Path
 ) -> None:
     n, kib = 200, 30
-    out = json.loads(_in_proxy_image(egress_image, tmp_path, RECORDER_LOAD, n, kib, MAX_LINES))
+    out = _last_json(_in_proxy_image(egress_image, tmp_path, RECORDER_LOAD, n, kib, MAX_LINES))
     # each request appended its open line (its URL cut) and rewrote a 20-byte count: linear.
     # Rewriting the open file whole at each start wrote n²/2 URLs: 600 MB here.
     assert out["opened"] < n * 8 * 1024, out["opened"]
@@ -152,6 +185,15 @@ def test_a_request_costs_the_recorder_the_same_whatever_is_in_flight_and_a_recor
     # the cap: MAX_LINES requests, then one line saying the record is full, then nothing
     assert out["count"] == MAX_LINES + 1 and FULL in out["last"], out["last"]
     assert out["flying"] == 0
+
+
+def test_one_sample_keeps_at_most_its_share_of_the_run_s_bodies(
+    egress_image: str, tmp_path: Path
+) -> None:
+    """Four 1 MiB bodies of one sample's, then one of another's, in a run keeping 4 MiB."""
+    fates = _last_json(_in_proxy_image(egress_image, tmp_path, BODIES_SHARE))
+    share = f"over the sample's share of the run's cap ({3 << 20} bytes)"
+    assert fates == {"greedy": ["kept", "kept", "kept", share], "later": ["kept"]}
 
 
 def _tools(sample: EvalSample) -> list[str]:
