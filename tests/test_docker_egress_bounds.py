@@ -112,7 +112,7 @@ with taddons.context(addon) as context:
     with open(f"/tmp/record/{name}.jsonl") as record:
         lines = [json.loads(line) for line in record]
     try:  # the requests it counts in flight (none: no count at all)
-        with open(f"/tmp/record/open/{name}.n") as count:
+        with open(f"/tmp/record.open/{name}.n") as count:
             flying = int(count.read())
     except FileNotFoundError:
         flying = None

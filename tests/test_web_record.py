@@ -16,7 +16,7 @@ from inspect_gaia.egress.web_record import (
     MAX_BYTES,
     MAX_LINES,
     MAX_URL,
-    OPEN_FOLDER,
+    OPEN_SUFFIX,
     SHOWN,
     STORE_KEY,
     UNANSWERED,
@@ -132,7 +132,7 @@ def _constants(program: str) -> dict[str, object]:
 
 def test_the_proxy_writes_the_record_where_and_as_the_host_reads_it() -> None:
     files = _constants("record_files.py")
-    assert (files["OPEN"], files["FULL"]) == (OPEN_FOLDER, FULL)
+    assert (files["OPEN"], files["FULL"]) == (OPEN_SUFFIX, FULL)
     assert (files["MAX_URL"], files["MAX_LINES"], files["MAX_BYTES"]) == (
         MAX_URL,
         MAX_LINES,

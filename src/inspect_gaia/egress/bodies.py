@@ -65,11 +65,11 @@ class BodyFile:
         self.size += len(piece)
         if self.size > bodies.per_body:
             self.drop(f"over the per-body cap ({bodies.per_body} bytes)")
-        elif bodies.by_sample.get(self.sample, 0) + len(piece) > bodies.per_sample:
-            self.drop(f"over the sample's share of the run's cap ({bodies.per_sample} bytes)")
         elif bodies.run_full or bodies.kept + len(piece) > bodies.per_run:
             bodies.run_full = True
             self.drop(f"over the run's cap ({bodies.per_run} bytes)")
+        elif bodies.by_sample.get(self.sample, 0) + len(piece) > bodies.per_sample:
+            self.drop(f"over the sample's share of the run's cap ({bodies.per_sample} bytes)")
         else:
             self._count(len(piece))
             self.out.write(piece)

@@ -6,11 +6,13 @@ Runs elsewhere: in the proxy's container, beside the recorder; standard library 
 In ``<gaia_record_dir>`` (``RecordFiles``), for each sandbox (its record name, ``<sandbox>``):
 
 * ``<sandbox>.jsonl``: one line per request, once it is over (``line``);
-* ``open/<sandbox>.jsonl``: one line per request as it begins (``opened``), the line it ends as if
+* ``<gaia_record_dir>.open/<sandbox>.jsonl`` (beside the record, so that it is no part of the
+  run's archive of it): one line per request as it begins (``opened``), the line it ends as if
   it gets no answer, with the same ``id``; a request whose ``id`` has no line in the first file
   when the sample ends was never answered;
-* ``open/<sandbox>.n``: how many of its requests are in flight, rewritten in place (20 bytes) as
-  each begins and ends, so that the run can wait for them without reading the lines.
+* ``<gaia_record_dir>.open/<sandbox>.n``: how many of its requests are in flight, rewritten in
+  place (20 bytes) as each begins and ends, so that the run can wait for them without reading the
+  lines.
 
 Every write appends a line or rewrites 20 bytes: a request costs the same whatever else is in
 flight. (Until round 6 the open file was written whole at each request's start and end, each line
@@ -29,8 +31,9 @@ import os
 import time
 from typing import Any
 
-OPEN = "open"
-"""Where each sandbox's requests not yet answered are (the host's ``web_record.OPEN_FOLDER``)."""
+OPEN = ".open"
+"""After the record folder's path: the folder of each sandbox's requests in flight (the host's
+``web_record.OPEN_SUFFIX``)."""
 MAX_URL = 2048
 """Characters of a URL recorded (the host's ``web_record.MAX_URL``); a longer one is cut, and says
 its length."""
@@ -58,15 +61,16 @@ class RecordFiles:
     def __init__(self, directory: str) -> None:
         """Make the folders; in-flight counts left by an earlier mitmdump are stale: removed."""
         self.directory = directory
+        self.open = directory.rstrip("/") + OPEN
         self.used: dict[str, list[int]] = {}
         """A sandbox's record: lines and bytes written so far (read from disk at first use)."""
         self.full: set[str] = set()
         self.flying: dict[str, int] = {}
-        for folder in ("clients", OPEN):
-            os.makedirs(os.path.join(directory, folder), exist_ok=True)
-        for name in os.listdir(os.path.join(directory, OPEN)):
+        os.makedirs(os.path.join(directory, "clients"), exist_ok=True)
+        os.makedirs(self.open, exist_ok=True)
+        for name in os.listdir(self.open):
             if name.endswith(".n"):
-                os.unlink(os.path.join(directory, OPEN, name))
+                os.unlink(os.path.join(self.open, name))
 
     def line(self, sandbox: str, record: dict[str, Any]) -> None:
         """Append a request's line to ``sandbox``'s record, if it has room."""
@@ -78,7 +82,7 @@ class RecordFiles:
         """A request of ``sandbox``'s began (``record``: its line if unanswered); whether noted."""
         if sandbox in self.full:
             return False
-        self._append(os.path.join(OPEN, f"{sandbox}.jsonl"), json.dumps(record) + "\n")
+        self._append(os.path.join(self.open, f"{sandbox}.jsonl"), json.dumps(record) + "\n")
         self._count(sandbox, +1)
         return True
 
@@ -88,7 +92,7 @@ class RecordFiles:
 
     def _count(self, sandbox: str, change: int) -> None:
         flying = self.flying[sandbox] = max(self.flying.get(sandbox, 0) + change, 0)
-        path = os.path.join(self.directory, OPEN, f"{sandbox}.n")
+        path = os.path.join(self.open, f"{sandbox}.n")
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
         try:
             os.pwrite(descriptor, f"{flying:<20d}".encode(), 0)

@@ -20,12 +20,12 @@ connected). A tunnel refused before any request (a port, a raw TCP stream) is on
 URL ``host:port``. A response the guard made itself (a refusal) is hashed (and kept) as the body
 the sandbox read: its text.
 
-A request not yet answered has a line in ``open/<sandbox>.jsonl`` meanwhile, appended as it
-begins (the line it would end as if it got no answer: ``status`` ``None``, ``error``
-``UNANSWERED``, the same ``id`` as its final line), and ``open/<sandbox>.n`` counts those in
-flight. When a sample ends, its sandbox frozen, the run waits for the count to reach zero (for a
-moment), then reads both files: a request with no final line (a slow server, a body still
-streaming) is in the sample as such, never missing.
+A request not yet answered has a line in ``<gaia_record_dir>.open/<sandbox>.jsonl`` meanwhile,
+appended as it begins (the line it would end as if it got no answer: ``status`` ``None``,
+``error`` ``UNANSWERED``, the same ``id`` as its final line), and ``<sandbox>.n`` beside it
+counts those in flight. When a sample ends, its sandbox frozen, the run waits for the count to
+reach zero (for a moment), then reads both files: a request with no final line (a slow server, a
+body still streaming) is in the sample as such, never missing.
 
 Which sandbox a client is: the run writes ``<gaia_record_dir>/clients/<address>`` (the sandbox's
 container name) once the sandbox has its address on the run's network, and reads its file back

@@ -31,9 +31,10 @@ INFO_SOURCE = "inspect_gaia web"
 """The ``source`` of the info event that lists a sample's requests."""
 Decision = Literal["allowed", "refused", "blocked"]
 DECISIONS: tuple[Decision, ...] = ("allowed", "refused", "blocked")
-OPEN_FOLDER = "open"
-"""The proxy's folder of each sandbox's requests not yet answered (as ``egress/record_files.py``'s
-``OPEN``, which cannot import this: it runs in the proxy's container)."""
+OPEN_SUFFIX = ".open"
+"""After the path of the proxy's record folder: its folder of each sandbox's requests in flight
+(as ``egress/record_files.py``'s ``OPEN``, which cannot import this: it runs in the proxy's
+container)."""
 UNANSWERED = "unanswered when the sample ended"
 """The ``error`` of a request the proxy had not answered when its sample ended (as the proxy's)."""
 MAX_URL = 2048

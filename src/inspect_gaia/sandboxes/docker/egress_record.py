@@ -12,9 +12,9 @@ A sandbox's processes outlive its sample's last command: Chromium asks for a pag
 the page has loaded, a job left in the background may still fetch. So ``finish`` first freezes
 the container (``docker pause``; it is removed paused), so that it can start no request, waits up
 to ``UNANSWERED_WAIT`` seconds for the proxy to answer what it had in flight (its count in
-``open/<sandbox>.n`` at zero), then reads the sandbox's lines and its open lines: a request with
-no final line then (a slow server, a body still streaming) is in the sample with ``error``
-``web_record.UNANSWERED``.
+``<record>.open/<sandbox>.n`` at zero), then reads the sandbox's lines and its open lines: a
+request with no final line then (a slow server, a body still streaming) is in the sample with
+``error`` ``web_record.UNANSWERED``.
 
 The record is read as it streams out of the proxy, up to the proxy's own caps
 (``web_record.MAX_LINES``, ``MAX_BYTES``) and never past them, whatever the file holds: no
@@ -37,7 +37,7 @@ from ...egress.web_record import (
     INFO_SOURCE,
     MAX_BYTES,
     MAX_LINES,
-    OPEN_FOLDER,
+    OPEN_SUFFIX,
     STORE_KEY,
     WebRequest,
     summary,
@@ -101,9 +101,9 @@ class SandboxRecord:
             archive.put_file(self.egress.proxy, path, self.name.encode())
         return address
 
-    def read(self, folder: str = "") -> list[dict[str, Any]]:
+    def read(self, folder: str = RECORD_DIR) -> list[dict[str, Any]]:
         """The sandbox's lines so far, or its open ones (blocking; none: empty), up to the caps."""
-        path = f"{RECORD_DIR}/{folder}{self.name}.jsonl"
+        path = f"{folder}/{self.name}.jsonl"
         lines: list[dict[str, Any]] = []
         pending = b""
         try:
@@ -117,8 +117,8 @@ class SandboxRecord:
         return lines[:_READ_LINES]
 
     def in_flight(self) -> int:
-        """How many of the sandbox's requests the proxy has in flight (``open/<sandbox>.n``)."""
-        path = f"{RECORD_DIR}/{OPEN_FOLDER}/{self.name}.n"
+        """How many of the sandbox's requests the proxy has in flight (its ``.n`` file)."""
+        path = f"{RECORD_DIR}{OPEN_SUFFIX}/{self.name}.n"
         try:
             text = archive.get_file(self.egress.proxy, path, path)
         except FileNotFoundError:
@@ -138,7 +138,7 @@ class SandboxRecord:
         seen_before = {(r.t, r.method, r.url) for r in answered}  # records without ids
         unanswered = [
             request
-            for entry in self.read(f"{OPEN_FOLDER}/")
+            for entry in self.read(RECORD_DIR + OPEN_SUFFIX)
             if (request := WebRequest.of(entry)) is not None
             and str(entry.get("id")) not in seen
             and (entry.get("id") or (request.t, request.method, request.url) not in seen_before)
