@@ -38,7 +38,7 @@ from inspect_gaia.answer_sources.sources import load_answer_sources
 from inspect_gaia.egress.spec import EgressSpec
 from inspect_gaia.sandboxes.docker import egress
 from inspect_gaia.sandboxes.docker.cleanup import remove_run, run_state
-from inspect_gaia.sandboxes.docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
+from inspect_gaia.sandboxes.docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV, SAMPLE_CAP_ENV
 from inspect_gaia.sandboxes.docker.egress_record import SandboxRecord
 from inspect_gaia.shipped import Program
 from support.proxy_floods import SCRIPT as FLOODS
@@ -123,7 +123,8 @@ def one_proxy(
     recording = mode != "today"
     rules = EgressSpec(load_answer_sources().pairs, bodies=mode == "bodies")
     if mode == "bodies":
-        os.environ[BODY_CAP_ENV] = os.environ[RUN_CAP_ENV] = str(2 * (mib + 1) * MIB)
+        lifted = str(2 * (mib + 1) * MIB)
+        os.environ[BODY_CAP_ENV] = os.environ[RUN_CAP_ENV] = os.environ[SAMPLE_CAP_ENV] = lifted
     command = egress._command
     if not recording:
         egress._command = _without_recorder(command)
