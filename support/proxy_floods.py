@@ -4,7 +4,8 @@ Round 6 of the reliability review, in standard-library Python in the sandbox, on
 
 Each prints one JSON line (its last) that the test reads off the tool's output:
 
-* ``alpn``: a tunnel, TLS offering ``h2`` and ``http/1.1``; what the proxy chose;
+* ``alpn``: a tunnel, TLS offering ``h2`` and ``http/1.1``: what the proxy chose; and HTTP/2 with
+  prior knowledge (no TLS): the first line of the proxy's answer;
 * ``h2-nowindow URL``: the same, and if ``h2`` was chosen, an HTTP/2 GET of URL announcing a
   stream window of 0 (it never reads): the body would pile up in the proxy (H1);
 * ``forge``: ``Host`` naming another site than the tunnel, and than an absolute-form URL (M3);
@@ -91,6 +92,10 @@ if mode in ("alpn", "h2-nowindow"):
         except OSError:
             pass
         result["received"] = got
+    if mode == "alpn":  # HTTP/2 with prior knowledge, no TLS: the proxy's HTTP/1 reader reads it
+        s = connect()
+        s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + h2_frame(4, 0, 0, b""))
+        result["prior knowledge"] = answer(s).split("\r\n")[0]
 elif mode == "forge":
     s, status = tunnel(b"weather.example:80")
     s.sendall(b"GET /today.txt HTTP/1.1\r\nHost: en.wikipedia.nx\r\nConnection: close\r\n\r\n")

@@ -299,7 +299,8 @@ def test_one_sandbox_at_its_worst_takes_nothing_from_another_nor_its_own_record(
     said = _tools(flooder)
     assert WEATHER in said[0] and "inspect_gaia egress proxy refused" in said[0]
     alpn, forged, heads, hello, slow, erase = (_last_json(out) for out in said[1:7])
-    assert alpn == {"alpn": "http/1.1"}, alpn  # HTTP/2 is not offered: nothing to park a body in
+    # HTTP/2 is not offered, nor read with prior knowledge: nothing to park a body in
+    assert alpn == {"alpn": "http/1.1", "prior knowledge": "HTTP/1.1 400 Bad Request"}, alpn
     for answer in forged.values():  # one line the agent reads, and no page
         assert answer.startswith("HTTP/1.1 403"), forged
         assert (

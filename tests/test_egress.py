@@ -166,6 +166,7 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     # a replay: the recorded web in place of the guard (whose options it then has not)
     replay = _replay_command()
     assert [replay[i + 1] for i, arg in enumerate(replay) if arg == "-s"] == [
+        "/egress/bounds.py",  # the guard's caps and blame, without the guard
         "/egress/replay.py",
         "/egress/recorder.py",
     ]

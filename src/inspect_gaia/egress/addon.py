@@ -57,12 +57,13 @@ HTTP/2 with a cap of ours would mean bounding h2's send buffers, its flow-contro
 stream and per connection and its header blocks (CONTINUATION frames are held until
 ``END_HEADERS``: +587 MB for 400 connections) inside a library we pin but do not own, where one
 missed path is an outage for every sample. What a client loses: multiplexing (a browser opens up
-to 6 connections per host and 32 per proxy instead, which ``MAX_CONNECTIONS`` allows) and header
-compression; a page cannot tell, as browsers speak HTTP/1.1 to every proxy's tunnel setup anyway,
-and a client that offers HTTP/2 alone (gRPC, not a page) fails its handshake. Servers are offered
-HTTP/1.1 too: every public web server answers it, and HTTP/2 upstream would open the same paths
-into the proxy's memory to a hostile server (a page an agent opens) from the other side; a server
-that tells clients apart by protocol already sees the proxy's TLS, never the browser's.
+to 6 connections per host and 32 per proxy instead, which ``MAX_CONNECTIONS`` allows), header
+compression, and server push (which browsers dropped); a page reads as it would (its script can
+see ``nextHopProtocol`` say ``http/1.1``, nothing more), and a client that offers HTTP/2 alone
+(gRPC, not a page) fails its handshake. Servers are offered HTTP/1.1 too: every public web server
+answers it, and HTTP/2 upstream would open the same paths into the proxy's memory to a hostile
+server (a page an agent opens) from the other side; a server that tells clients apart by protocol
+already sees the proxy's TLS, never the browser's.
 
 Blocked requests that are not answer sources (a port, a private address, a raw tunnel) log
 ``{"blocked": ..., "why": ...}``: they are not counted as refusals.

@@ -251,3 +251,8 @@ def _address(client: Any) -> str:
 def _local(address: str) -> bool:
     """The container's own (its supervisor's probes): no sandbox's."""
     return address in ("127.0.0.1", "::1") or address.startswith("127.")
+
+
+addons = [Bounds(Loads())]
+"""As a script of its own (``-s bounds.py``): the replay's proxy, which has no guard. The guard's
+proxy loads ``Bounds`` through ``addon.py`` instead, sharing its counts (this one is then unused)."""

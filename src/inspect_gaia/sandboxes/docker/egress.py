@@ -234,9 +234,12 @@ def _command(subnet: str, deny: list[str], allow: list[str], bodies: bool) -> li
 
 
 def _replay_command() -> list[str]:
-    """A replay's proxy: the recorded web (``replay.py``) in place of the guard, recorded too."""
+    """A replay's proxy: the recorded web (``replay.py``) in place of the guard, recorded too.
+
+    Within the guard's bounds (``bounds.py``): the same caps per sandbox, the same blame.
+    """
     return _mitmdump(
-        *("-s", "/egress/replay.py", "-s", "/egress/recorder.py"),
+        *("-s", "/egress/bounds.py", "-s", "/egress/replay.py", "-s", "/egress/recorder.py"),
         *("--set", f"gaia_replay={REPLAY_DIR}", "--set", f"gaia_record_dir={RECORD_DIR}"),
     )
 
