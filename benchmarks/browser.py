@@ -37,7 +37,7 @@ from inspect_ai.event import ToolEvent
 from inspect_ai.log import EvalLog
 
 from inspect_gaia import gaia
-from inspect_gaia.sandboxes.docker import OFFLINE_BROWSER_TAG
+from inspect_gaia.image_layout import OFFLINE_BROWSER_TAG
 from inspect_gaia.sandboxes.docker.cleanup import OWNER_LABEL, owner
 from support.answer_pages import bridge_address
 from support.scripted_model import Entry, ScriptedModel, Step, serve

@@ -3,16 +3,16 @@
     python -m benchmarks.egress_stream --image inspect-gaia/sandbox:bookworm [--mib 1024]
     python -m benchmarks.egress_stream --detect-only
 
-Streaming: a run's proxy (``_docker.egress.ensure``, outside any run), the stand-in "internet" of
-the tests (``support/standins.py``), and one client container of ``--image`` on the proxy's
-internal network, as a sandbox is. The client downloads ``--mib`` MiB from the stand-in through
-the proxy with curl, once with a length and once as an endless response it stops reading at the
-same size (a ``docker exec`` each, whose ~0.1 s counts in the throughput); meanwhile the proxy's
+Streaming: a run's proxy (``sandboxes/docker/egress.ensure``, outside any run), the stand-in
+"internet" of the tests (``support/standins.py``), and one client container of ``--image`` on the
+proxy's internal network, as a sandbox is. The client downloads ``--mib`` MiB from the stand-in
+through the proxy with curl, once with a length and once as an endless response it stops reading at
+the same size (a ``docker exec`` each, whose ~0.1 s counts in the throughput); meanwhile the proxy's
 memory is read from the engine's stats stream (usage less the inactive page cache, as ``docker
 stats`` shows it). Reported: throughput, and the proxy's memory at rest and at its highest. Before
 the proxy streamed bodies, 500 MB killed it (a 1 GB limit, each body held whole and copied).
 
-Detection: ``_egress.urlrules.all_matches`` with the package's list, as the scorer runs it
+Detection: ``egress/urlrules.all_matches`` with the package's list, as the scorer runs it
 on each tool result, on 1 MiB texts: a page of prose and links, and three crafted ones (nested
 schemes, one long path under ``*final*assignment*``, one long host under ``*final-assignment*``):
 the median of ``--repeats`` runs each. The regex globs took 36.6 s on a crafted 16 KB result.

@@ -3,14 +3,14 @@
     python -m benchmarks.web_record --image inspect-gaia/sandbox:bookworm [--requests N] [--mib M]
         [--before REF] [--in-flight N]
 
-Two proxies, started in turn as a run starts them (``_docker.egress.ensure``, outside any run):
-today's proxy without the recorder (``mitmdump -s addon.py`` alone, as before #41) and the proxy
-as it runs now (``-s addon.py -s recorder.py``, the client named to it as a sample's sandbox is:
-``egress_record.SandboxRecord.start``). ``--before REF`` adds the proxy's programs as they were
-at the git commit REF (its addon, recorder and siblings, copied in as the run copies today's), to
-compare a change with what it replaced in one run. For each, one client container of ``--image``
-on the proxy's internal network, the stand-in "internet" of the tests (``support/standins.py``):
-nothing leaves the host.
+Two proxies, started in turn as a run starts them (``sandboxes/docker/egress.ensure``, outside any
+run): today's proxy without the recorder (``mitmdump -s addon.py`` alone, as before #41) and the
+proxy as it runs now (``-s addon.py -s recorder.py``, the client named to it as a sample's sandbox
+is: ``egress_record.SandboxRecord.start``). ``--before REF`` adds the proxy's programs as they
+were at the git commit REF (its addon, recorder and siblings, copied in as the run copies
+today's), to compare a change with what it replaced in one run. For each, one client container of
+``--image`` on the proxy's internal network, the stand-in "internet" of the tests
+(``support/standins.py``): nothing leaves the host.
 
 Measured per proxy, ``--rounds`` times alternating: ``--requests`` small requests in a row (a
 19-byte page), each timed by curl (``time_total``: the request through the proxy, not curl's

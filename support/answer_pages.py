@@ -182,11 +182,17 @@ class Handler(BaseHTTPRequestHandler):
             kind, body = "text/plain", b"slow"
         elif self.path == "/whoami":
             kind, body = "text/plain", self.connection.getsockname()[0].encode()
+        elif self.path == "/clock":  # another answer each time: a page that changes
+            kind, body = "text/plain", str(time.time_ns()).encode()
         elif self.path in ROUTES:
             kind, body = ROUTES[self.path][0], base64.b64decode(ROUTES[self.path][1])
         else:
             kind, body = "text/plain", b"not found"
-        found = self.path == "/whoami" or self.path in ROUTES or self.path.startswith("/slow/")
+        found = (
+            self.path in ("/whoami", "/clock")
+            or self.path in ROUTES
+            or self.path.startswith("/slow/")
+        )
         self.send_response(200 if found else 404)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
@@ -241,7 +247,8 @@ threading.Thread(target=tls, daemon=True).start()
 ThreadingHTTPServer(("", 80), Handler).serve_forever()
 """
 """Serves ``ROUTES`` on port 80 whatever the host name (``/whoami`` answers its own address,
-``/bulk/N`` N MiB of zeros, ``/endless`` zeros until the client leaves) and logs every HTTP request
+``/clock`` the time in nanoseconds, another answer each time, ``/bulk/N`` N MiB of zeros,
+``/endless`` zeros until the client leaves) and logs every HTTP request
 (a POST too, refused), every request it could not read, and every connection to port 443, as a
 JSON line."""
 

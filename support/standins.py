@@ -101,6 +101,20 @@ class StandIns:
 
 
 @contextmanager
+def allowing(network: str) -> Iterator[None]:
+    """Runs started meanwhile may reach ``network`` (added to ``TEST_NETWORKS_ENV``'s list)."""
+    before = os.environ.get(TEST_NETWORKS_ENV)
+    os.environ[TEST_NETWORKS_ENV] = ",".join(filter(None, [before, network]))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(TEST_NETWORKS_ENV, None)
+        else:
+            os.environ[TEST_NETWORKS_ENV] = before
+
+
+@contextmanager
 def standins(
     image: str,
     aliases: Sequence[str],
@@ -117,7 +131,6 @@ def standins(
     name = f"gaia-{label}-standins-{uuid.uuid4().hex[:6]}"
     network = docker("network", "create", "--internal", "--label", tag, name)
     made: StandIns | None = None
-    before = os.environ.get(TEST_NETWORKS_ENV)
     try:
         container = docker(
             *("run", "-d", "--label", tag, "--network", network),
@@ -125,13 +138,9 @@ def standins(
             *(image, "python3", "-u", "-c", script, routes),
         )
         made = StandIns(network, container)
-        os.environ[TEST_NETWORKS_ENV] = network
-        yield made
+        with allowing(network):
+            yield made
     finally:
-        if before is None:
-            os.environ.pop(TEST_NETWORKS_ENV, None)
-        else:
-            os.environ[TEST_NETWORKS_ENV] = before
         for proxy in made.attached if made else []:  # a kept run's proxy outlives the test
             subprocess.run(
                 ["docker", "network", "disconnect", "-f", network, proxy], capture_output=True

@@ -17,6 +17,8 @@ from huggingface_hub import constants
 
 from inspect_gaia.sandboxes.docker import TAG_VARIABLE
 from support.answer_pages import MIRROR_HOST, NOTES_HOST, WEATHER_HOST
+from support.real_web import RealWeb
+from support.real_web import real_web as start_real_web
 from support.scripted_model import Entry, ScriptedModel, serve
 from support.standins import StandIns, standins
 from tests.helpers import SANDBOX_IMAGE, MiniLogs, eval_gaia, quiet_handler, serve_http
@@ -80,6 +82,18 @@ STANDIN_HOSTS = [MIRROR_HOST, NOTES_HOST, WEATHER_HOST, "modelscope.cn", "bulk.e
 def internet(sandbox_image: str) -> Iterator[StandIns]:
     """The egress tests' stand-in "internet" (``support/standins.py``), allowed to their runs."""
     with standins(sandbox_image, STANDIN_HOSTS) as made:
+        yield made
+
+
+@pytest.fixture
+def real_web(sandbox_image: str) -> Iterator[RealWeb]:
+    """The stand-in web that speaks like the real web (``support/real_web.py``: its docstring lists
+    the hosts and behaviours): HTTP/2 and HTTP/1.1 over TLS 1.3, brotli, redirects, cookies, big
+    and slow bodies, pages whose scripts fetch. Runs started meanwhile may reach it and trust its
+    CA; ``real_web.attaching()`` connects their proxies, ``real_web.served()`` is what it answered,
+    ``real_web.client(image)`` and ``support.real_web.proxied`` give a container beside it or
+    behind a run's proxy."""
+    with start_real_web(sandbox_image) as made:
         yield made
 
 

@@ -15,9 +15,9 @@ from inspect_ai.log import EvalLog
 from inspect_ai.util import SandboxEnvironmentSpec
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, _params, gaia
+from inspect_gaia.defaults import PROVIDERS
 from inspect_gaia.options import GaiaParams
 from inspect_gaia.record import provenance_of
-from inspect_gaia.sandboxes.spec import PROVIDERS
 from inspect_gaia.task import gaia_questions, parameter_names
 from tests.helpers_runs import MODEL
 from tests.scenario import GAIA_TINY, VALIDATION_DIR

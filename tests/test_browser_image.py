@@ -8,6 +8,12 @@ from typing import Any
 import pytest
 
 import inspect_gaia._cli.image as cli_image
+from inspect_gaia.image_layout import (
+    OFFLINE_ATTACHMENTS_TAG,
+    OFFLINE_BROWSER_TAG,
+    REGISTRY_ATTACHMENTS_TAG,
+    REGISTRY_BROWSER_TAG,
+)
 from inspect_gaia.images.browser import (
     LABELS,
     NPM_PACKAGES,
@@ -17,13 +23,7 @@ from inspect_gaia.images.browser import (
     browser_tag,
 )
 from inspect_gaia.images.layer import base_tag
-from inspect_gaia.sandboxes.docker import (
-    OFFLINE_ATTACHMENTS_TAG,
-    OFFLINE_BROWSER_TAG,
-    REGISTRY_ATTACHMENTS_TAG,
-    REGISTRY_BROWSER_TAG,
-    engine,
-)
+from inspect_gaia.sandboxes.docker import engine
 from tests.helpers import invoke
 
 

@@ -1,6 +1,8 @@
 """`inspect-gaia report`: merged score tables of logs, with spread, cost and flags.
 
-On logs written here without a run; on logs of real runs in ``test_cli_report_runs.py``.
+On logs written here without a run, and a checked-in real run's (``tests/fixtures/real-logs``,
+where ``test_real_logs.py`` reads the rest); on logs of runs made by the test in
+``test_cli_report_runs.py``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 
+from support.real_logs import fixture
 from tests.helpers import MODEL, RUN_SAMPLES, invoke, overall, report_json, write_log
 
 ORACLE = "oracle retries, not pass@1 (max_attempts=2)"
@@ -207,7 +210,7 @@ def test_without_prices_the_cost_is_missing_not_zero(tmp_path: Path) -> None:
 
 
 def test_the_test_split_has_no_accuracy(tmp_path: Path) -> None:
-    log = write_log(tmp_path / "t.eval", RUN_SAMPLES, run_id="t", params={"split": "test"})
+    log = fixture("test")  # a real test-split run's log (tests/fixtures/real-logs)
     (group,) = report_json(str(log))["groups"]
     assert group["split"] == "test" and overall(group)["accuracy"] is None
     code, _, err = invoke("report", str(log), "--plot", str(tmp_path / "p.png"))

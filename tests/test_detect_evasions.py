@@ -21,7 +21,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall
 
 from inspect_gaia.answer_sources import detect, matching
-from inspect_gaia.answer_sources.detect import READ_KINDS
+from inspect_gaia.defaults import READ_KINDS
 from inspect_gaia.egress.urlrules import MAX_TARGET, REFUSAL, match_url
 from inspect_gaia.web.pages import PAGE_CHARS, Answer, page_text
 from tests.helpers_transcripts import (

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from inspect_gaia.answer_sources import detect, matching
-from inspect_gaia.answer_sources.detect import MAX_FLAGS, OMITTED
+from inspect_gaia.answer_sources.detect import MAX_FLAGS
+from inspect_gaia.defaults import OMITTED, READ_KINDS
 from inspect_gaia.logs.contamination import flagged, refusals
 from inspect_gaia.logs.results import SampleResult
 from tests.helpers import invoke, write_log
@@ -38,7 +39,7 @@ OWN = f"{TASK_ID}.pdf"
 
 
 def _read_kinds(flags: list[dict[str, Any]]) -> set[str]:
-    return {f["kind"] for f in flags if f["kind"] in detect.READ_KINDS}
+    return {f["kind"] for f in flags if f["kind"] in READ_KINDS}
 
 
 def _sample(flags: list[dict[str, Any]]) -> SampleResult:

@@ -18,7 +18,8 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia._compat import sandbox_lifecycle_state
-from inspect_gaia.sandboxes.docker import PROVIDER, TAG_LABEL, TAG_VARIABLE, cleanup
+from inspect_gaia.defaults import PROVIDER
+from inspect_gaia.sandboxes.docker import TAG_LABEL, TAG_VARIABLE, cleanup
 from inspect_gaia.sandboxes.docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandboxes.spec import gaia_compose
 from support.scripted_model import Entry

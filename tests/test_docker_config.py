@@ -16,9 +16,11 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.util import ComposeConfig, SandboxEnvironmentSpec
 from pydantic import ValidationError
 
+from inspect_gaia.defaults import SandboxKind
+from inspect_gaia.options import SandboxLimits
 from inspect_gaia.sandboxes.docker.config import GaiaComposeConfig, gaia_config
 from inspect_gaia.sandboxes.docker.service import create_kwargs, service_config
-from inspect_gaia.sandboxes.spec import COMPOSE_FILE, SandboxKind, SandboxLimits, gaia_sandbox
+from inspect_gaia.sandboxes.spec import COMPOSE_FILE, gaia_sandbox
 from tests.helpers import invoke, write_log
 
 EVERY_SETTING = SandboxLimits(cpus=1, memory="512m", pids=64, disk="10g")

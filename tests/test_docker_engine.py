@@ -15,13 +15,15 @@ import urllib3
 from docker.errors import DockerException, ImageNotFound
 
 from inspect_gaia import GaiaError
-from inspect_gaia.sandboxes.docker import OFFLINE_TAG, TAG_LABEL, TAG_VARIABLE, client, engine
+from inspect_gaia.image_layout import OFFLINE_TAG
+from inspect_gaia.options import SandboxLimits
+from inspect_gaia.sandboxes.docker import TAG_LABEL, TAG_VARIABLE, client, engine
 from inspect_gaia.sandboxes.docker.config import GaiaComposeConfig, gaia_config
 from inspect_gaia.sandboxes.docker.engine import DockerProblem, check_limits
 from inspect_gaia.sandboxes.docker.gaia_compose import GaiaComposeSandbox
 from inspect_gaia.sandboxes.docker.gaia_docker import GaiaDockerSandbox
 from inspect_gaia.sandboxes.docker.service import service_config
-from inspect_gaia.sandboxes.spec import SandboxLimits, gaia_compose
+from inspect_gaia.sandboxes.spec import gaia_compose
 from tests.helpers import SANDBOX_IMAGE, docker_leftovers
 
 

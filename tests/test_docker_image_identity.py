@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from inspect_gaia.defaults import SandboxKind
 from inspect_gaia.logs.provenance import GaiaProvenance
 from inspect_gaia.sandboxes.docker import engine
-from inspect_gaia.sandboxes.spec import SandboxKind
 from support.scripted_model import Entry
 from tests.helpers import Play, eval_gaia
 from tests.helpers_registry import pinned_image

@@ -8,13 +8,14 @@ import pytest
 from inspect_ai.util import ComposeConfig, ComposeService
 
 from inspect_gaia import GaiaError
+from inspect_gaia.options import SandboxLimits
 from inspect_gaia.sandboxes.docker.service import (
     SUPPORTED_FIELDS,
     create_kwargs,
     network_wanted,
     service_config,
 )
-from inspect_gaia.sandboxes.spec import COMPOSE_FILE, SandboxLimits, gaia_compose
+from inspect_gaia.sandboxes.spec import COMPOSE_FILE, gaia_compose
 
 
 def _config(**fields: object) -> ComposeConfig:

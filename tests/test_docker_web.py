@@ -18,7 +18,7 @@ from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessageTool, ContentImage
 
 from inspect_gaia.errors import GaiaParameterError
-from inspect_gaia.sandboxes.docker import OFFLINE_BROWSER_TAG
+from inspect_gaia.image_layout import OFFLINE_BROWSER_TAG
 from inspect_gaia.task import gaia
 from inspect_gaia.web import BROWSER_TOOLS
 from inspect_gaia.web.pages import PAGE_CHARS

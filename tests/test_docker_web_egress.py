@@ -22,7 +22,7 @@ from inspect_ai.model import ChatMessageTool
 from inspect_gaia.egress import PROXY_IMAGE
 from inspect_gaia.egress.urlrules import REFUSAL_MARKER
 from inspect_gaia.egress.web_record import from_store
-from inspect_gaia.sandboxes.docker import OFFLINE_BROWSER_TAG
+from inspect_gaia.image_layout import OFFLINE_BROWSER_TAG
 from inspect_gaia.sandboxes.docker.engine import local_image_id
 from support.web_pages import MIRROR_URL, web_agent
 from support.web_standin import WebStandIn, mine, web_standin

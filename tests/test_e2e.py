@@ -9,7 +9,7 @@ from inspect_ai import task_with
 from inspect_ai.scorer import NOANSWER
 
 from inspect_gaia import gaia
-from inspect_gaia.sandboxes.spec import SandboxKind
+from inspect_gaia.defaults import SandboxKind
 from support.scripted_model import Entry, ScriptedModel
 from tests.helpers import Play, cli_eval, docker_leftovers, eval_gaia, eval_task, metrics
 from tests.leak_scan import leak_scan

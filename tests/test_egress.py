@@ -172,3 +172,15 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     ]
     assert "gaia_replay=/egress/replay" in replay and not any("gaia_rules" in a for a in replay)
     assert "gaia_record_dir=/egress/record" in command
+
+
+def test_upstream_certificates_are_verified_and_only_a_tests_ca_changes_which() -> None:
+    """The stand-in web's CA (``TEST_CA_ENV``, tests only) replaces the public CAs; nothing turns
+    verification off."""
+    from inspect_gaia.sandboxes.docker.egress import _command
+
+    public = _command("10.0.0.0/24", [], [], False)
+    assert not any(arg.startswith(("ssl_verify_upstream", "ssl_insecure")) for arg in public)
+    tested = _command("10.0.0.0/24", [], [], False, test_ca=True)
+    assert "ssl_verify_upstream_trusted_ca=/egress/test-ca.pem" in tested
+    assert not any(arg.startswith("ssl_insecure") for arg in tested)

@@ -16,6 +16,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.util import SandboxUnavailableError
 
 from inspect_gaia import gaia
+from inspect_gaia.defaults import SandboxKind
 from inspect_gaia.sandboxes.docker.spares import is_spare
 from inspect_gaia.sandboxes.faults import (
     SandboxLostError,
@@ -25,7 +26,6 @@ from inspect_gaia.sandboxes.faults import (
     start_or_stand_in,
     unread_sample_file,
 )
-from inspect_gaia.sandboxes.spec import SandboxKind
 from support.scripted_model import Entry
 from tests.helpers import Play, docker_leftovers, eval_command, eval_task, inspect_cli, metrics
 from tests.scenario import GAIA_MEDIA, GAIA_TINY, LAGOON, VALIDATION

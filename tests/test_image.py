@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from inspect_gaia.image_layout import OFFLINE_ATTACHMENTS_TAG
 from inspect_gaia.images.sandbox import default_tag, dockerfile, is_image_name
-from inspect_gaia.sandboxes.docker import OFFLINE_ATTACHMENTS_TAG
 from inspect_gaia.sandboxes.docker.engine import local_image_id
 from support.scripted_model import Entry
 from tests.helpers import Play, eval_gaia

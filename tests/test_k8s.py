@@ -20,8 +20,9 @@ import pytest
 import yaml
 
 from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.options import SandboxLimits
 from inspect_gaia.sandboxes.k8s import OPERATOR_VALUES, k8s_image_identity, k8s_values
-from inspect_gaia.sandboxes.spec import VALUES_FILE, SandboxLimits, gaia_sandbox
+from inspect_gaia.sandboxes.spec import VALUES_FILE, gaia_sandbox
 
 CHART = Path(k8s_sandbox.__file__).parent / "resources" / "helm" / "agent-env"
 DIGEST = "sha256:" + "ab" * 32

@@ -13,7 +13,7 @@ import pytest
 from inspect_ai.event import SandboxEvent
 from inspect_ai.model import ChatMessageTool
 
-from inspect_gaia.sandboxes.spec import SandboxKind
+from inspect_gaia.defaults import SandboxKind
 from support.scripted_model import Entry
 from tests.helpers import Play, b64, eval_gaia
 from tests.scenario import GAIA_MEDIA, GAIA_MINI, MEDIA_FILES
@@ -244,7 +244,7 @@ MARKITDOWN = (
 def test_markitdown_converts_documents_inside_the_attachments_image(
     sandbox_image: str, scripted: Play, tmp_path: Path
 ) -> None:
-    from inspect_gaia.sandboxes.docker import OFFLINE_ATTACHMENTS_TAG
+    from inspect_gaia.image_layout import OFFLINE_ATTACHMENTS_TAG
 
     scripted([Entry("", [{"bash": MARKITDOWN}, {"submit_output": True}])])
     seen = {}

@@ -1,8 +1,9 @@
 """The parsed parameters' records: a tool toggle's path from ``gaia`` to the tools the agent gets.
 
 A toggle is written in ``gaia()`` (signature, docstring, pass-through), ``_params.parse_params``,
-one field of ``options.AgentOptions``, the tool list (``agent.gaia_tools`` and
-``AgentOptions.tools``) and the README: these tests hold the path between them.
+one field of ``options.AgentOptions`` (marked a tool option), the tool list
+(``agents/basic.gaia_tools`` and ``AgentOptions.tools``) and the README: these tests hold the path
+between them.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from inspect_ai.util import registry_info
 
 from inspect_gaia import gaia
 from inspect_gaia.agents.basic import gaia_agent, gaia_tools
+from inspect_gaia.image_layout import OFFLINE_BROWSER_TAG
 from inspect_gaia.options import AgentOptions
-from inspect_gaia.sandboxes.docker import OFFLINE_BROWSER_TAG
 from tests.helpers import SANDBOX_IMAGE, parse_params
 
 TOGGLES = {
@@ -30,6 +31,12 @@ TOGGLES = {
     "web_reader": ["fetch"],
 }
 """Each tool toggle of ``gaia()``, and tools it adds (the browser: its first and last)."""
+
+
+def test_every_boolean_tool_option_has_its_toggle_here() -> None:
+    """A new tool option of ``AgentOptions`` (``tool_options``) is tested through ``gaia()`` too."""
+    booleans = {o for o in AgentOptions.tool_options() if o != "mcp_servers"}
+    assert set(TOGGLES) - {"multimodal"} == booleans
 
 
 def _names(options: AgentOptions) -> list[str]:

@@ -16,8 +16,7 @@ from inspect_gaia import GaiaParameterError, gaia
 from inspect_gaia._params import parse_params as parse_raw
 from inspect_gaia._values import MCP_SHORTCUTS, parse_ids, parse_levels, parse_mcp_servers
 from inspect_gaia.egress.spec import EgressSpec
-from inspect_gaia.options import GaiaParams
-from inspect_gaia.sandboxes.spec import SandboxLimits
+from inspect_gaia.options import GaiaParams, SandboxLimits
 from inspect_gaia.task import parameter_names
 from tests.helpers import parse_params
 

@@ -14,9 +14,9 @@ from inspect_ai import eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageTool
 
+from inspect_gaia.defaults import SandboxKind
 from inspect_gaia.sandboxes.docker import TAG_LABEL, TAG_VARIABLE
 from inspect_gaia.sandboxes.signals import compose_command
-from inspect_gaia.sandboxes.spec import SandboxKind
 from support.scripted_model import Entry
 from tests.helpers import (
     Play,

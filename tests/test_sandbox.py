@@ -13,11 +13,10 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.util import ComposeConfig
 
 from inspect_gaia import gaia
+from inspect_gaia.defaults import SandboxKind
+from inspect_gaia.options import DEFAULT_IMAGE, SandboxLimits
 from inspect_gaia.sandboxes.spec import (
     COMPOSE_FILE,
-    DEFAULT_IMAGE,
-    SandboxKind,
-    SandboxLimits,
     docker_size,
     gaia_compose,
     gaia_sandbox,

@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from inspect_gaia import GaiaDatasetError, gaia
+from inspect_gaia.defaults import SandboxKind
 from inspect_gaia.questions.dataset import gaia_dataset
-from inspect_gaia.sandboxes.spec import SandboxKind
 from tests.helpers import rewrite_record
 from tests.scenario import CREW, VALIDATION_DIR, VISITS
 

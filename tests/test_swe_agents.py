@@ -3,11 +3,19 @@ the agents image's recipe (the runs themselves: ``test_docker_swe_agents.py``)."
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
+
 import pytest
 
-from inspect_gaia.agents.swe import CLIS, agent_versions, swe_agent
+from inspect_gaia.agents.swe import swe_agent
 from inspect_gaia.defaults import AGENTS
 from inspect_gaia.errors import GaiaParameterError
+from inspect_gaia.image_layout import (
+    AGENT_CLIS,
+    OFFLINE_AGENTS_TAG,
+    OFFLINE_ATTACHMENTS_TAG,
+    REGISTRY_AGENTS_TAG,
+)
 from inspect_gaia.images.agents import (
     LABELS,
     agents_dockerfile,
@@ -17,26 +25,19 @@ from inspect_gaia.images.agents import (
 )
 from inspect_gaia.logs.comparability import comparability_flags
 from inspect_gaia.logs.provenance import AgentRecord, GaiaProvenance
+from inspect_gaia.options import AgentOptions
 from inspect_gaia.record import provenance_of
-from inspect_gaia.sandboxes.docker import (
-    OFFLINE_AGENTS_TAG,
-    OFFLINE_ATTACHMENTS_TAG,
-    REGISTRY_AGENTS_TAG,
-)
 from tests.helpers import parse_params
+
+
+def _asked(option: str) -> object:
+    """A value of ``option`` that asks for its tool, as a user types it."""
+    return "fetch" if option == "mcp_servers" else True
 
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [
-        ("python", True),
-        ("web_search", True),
-        ("browser", True),
-        ("web_reader", True),
-        ("view_file", True),
-        ("multimodal", True),
-        ("mcp_servers", "fetch"),
-    ],
+    [(option, _asked(option)) for option in (*AgentOptions.tool_options(), "multimodal")],
 )
 def test_the_default_agents_tools_are_refused_beside_another_agent(
     option: str, value: object
@@ -74,7 +75,7 @@ def test_the_default_agent_is_unchanged() -> None:
 
 
 def test_each_agent_is_inspect_swes_with_the_cli_of_the_image() -> None:
-    for name in CLIS:
+    for name in AGENT_CLIS:
         agent = swe_agent(name, command_timeout=60)
         assert callable(agent)
     with pytest.raises(ValueError, match="no such agent"):
@@ -126,7 +127,7 @@ def test_the_image_pins_every_cli_and_downloads_nothing_at_run_time() -> None:
     text = agents_dockerfile(OFFLINE_ATTACHMENTS_TAG)
     assert text.startswith(f"FROM {OFFLINE_ATTACHMENTS_TAG}\n")
     assert "npm install" not in text and "curl" not in text and "--no-index" in text
-    for cli in CLIS.values():
+    for cli in AGENT_CLIS.values():
         assert f"/usr/local/bin/{cli}" in text
     for key, value in LABELS.items():
         assert f'{key}="{value}"' in text
@@ -136,10 +137,12 @@ def test_the_image_pins_every_cli_and_downloads_nothing_at_run_time() -> None:
     assert "LITELLM_LOCAL_MODEL_COST_MAP=True" in text
 
 
-def test_labels_say_which_agents_an_image_has() -> None:
-    assert agent_versions({**LABELS, "maintainer": "x"}) == {
-        "claude_code": "2.1.332",
-        "codex_cli": "0.171.0",
-        "mini_swe_agent": "2.4.6",
-    }
-    assert agent_versions({}) == {}
+def test_every_option_that_adds_a_tool_is_refused_beside_another_agent() -> None:
+    """A new tool toggle forgotten in ``tool_options`` would be accepted and never offered."""
+    default = AgentOptions()
+    for option in fields(AgentOptions):
+        if option.name == "name" or not isinstance(getattr(default, option.name), (bool, tuple)):
+            continue  # the agent itself, and limits (numbers) another agent may take
+        asked: object = True if option.type == "bool" else (("fetch",),)
+        adds = replace(default, **{option.name: asked}).tools != default.tools  # type: ignore[arg-type]
+        assert adds == (option.name in AgentOptions.tool_options()), option.name

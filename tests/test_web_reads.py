@@ -13,6 +13,7 @@ from inspect_gaia.logs.comparison import compare_document
 from inspect_gaia.logs.results import SampleResult
 from inspect_gaia.logs.sides import AnswerKey, Question, Side
 from inspect_gaia.logs.web_reads import RECORD_ONLY, host_differences, read_nothing, web_block
+from support.real_logs import fixture
 from tests.helpers import invoke, write_log
 
 
@@ -88,8 +89,8 @@ def test_report_counts_requests_and_hosts_per_level_and_lists_every_request(
     assert "What the samples requested on the web" in text and "read nothing: b (epoch 1)" in text
 
 
-def test_a_run_without_a_proxy_has_no_web_block(tmp_path: Path) -> None:
-    log = write_log(tmp_path / "run.eval", [{"id": "a", "level": 1, "target": "1", "value": "C"}])
+def test_a_run_without_a_proxy_has_no_web_block() -> None:
+    log = fixture("default")  # a real default run's log (tests/fixtures/real-logs)
     code, out, _ = invoke("report", str(log), "--format", "json")
     (group,) = json.loads(out)["groups"]
     assert code == 0 and group["web"] is None

@@ -116,6 +116,24 @@ def test_the_info_event_lists_requests_in_a_table_that_a_url_cannot_break() -> N
     assert "| method |" not in summary([])
 
 
+def test_a_replayed_samples_info_event_says_what_the_replay_served() -> None:
+    from inspect_gaia.egress.replay_match import OWN, POOLED, REFUSAL
+
+    served = [
+        WebRequest.of(line(why=OWN)),
+        WebRequest.of(line(why=OWN)),
+        WebRequest.of(line(why=POOLED)),
+        WebRequest.of(line(decision="refused", status=403, why=REFUSAL)),
+    ]
+    text = summary([r for r in served if r is not None])
+    assert (
+        "Replayed: 2 served from the sample's own recording, 1 from the pool (another sample's or "
+        "none's), 1 refused as not in the recorded web."
+    ) in text
+    live = WebRequest.of(line())
+    assert live is not None and "Replayed" not in summary([live])  # a live run's says nothing
+
+
 def _constants(program: str) -> dict[str, object]:
     """A proxy program's constants (it runs in the proxy's container: read, never imported)."""
     source = Path(inspect_gaia.egress.__file__).with_name(program).read_text(encoding="utf-8")

@@ -87,6 +87,27 @@ _State = TypeVar("_State", bound=TaskState)
 _LOADER = "inspect_ai._eval.loader"
 
 
+def sandbox_registered(name: str) -> bool:
+    """Whether inspect's registry holds this package's sandbox provider ``name``.
+
+    Asked without ``registry_find``, which loads every installed package's entry point when it
+    finds nothing (``sandboxes/docker/config.known_to_inspect`` exists to avoid exactly that). A
+    provider of ours is registered under its package's name, ``inspect_gaia/<name>``.
+    """
+    from inspect_ai._util.registry import registry_has
+
+    return registry_has("sandboxenv", f"inspect_gaia/{name}")
+
+
+def forget_sandbox(name: str, provider: object) -> None:
+    """Take ``provider`` out of inspect's registry again, if it is still the one under ``name``."""
+    from inspect_ai._util.registry import _registry, registry_key
+
+    key = registry_key("sandboxenv", f"inspect_gaia/{name}")
+    if _registry.get(key) is provider:
+        del _registry[key]
+
+
 def creating_one_task() -> bool:
     """Whether inspect is creating this task as the only task of a new run.
 
@@ -121,12 +142,12 @@ def creating_one_task() -> bool:
 def guard_task_state(state: TaskState, guarded: type[_State]) -> _State:
     """``state``, made an instance of ``guarded`` (a ``TaskState`` subclass adding behaviour only).
 
-    The one change of class in the package, and why it is one: ``basic_agent`` offers no hook in
-    its loop (inspect_ai 0.3.285, the newest, as every release before it), which runs ``while not
+    The one change of class in the package, and why it is one: ``basic_agent`` offers no hook in its
+    loop (inspect_ai 0.3.285, the newest, as every release before it), which runs ``while not
     state.completed:`` on the TaskState it was handed, reading ``completed`` again before every
-    model call, after it has answered a reply without a tool call with its "please proceed"
-    message. A subclass whose ``completed`` also sees a plain-text ``FINAL ANSWER:`` or empty
-    turns (``agent.idle_guard``) is the only way to end such a loop early while the agent stays
+    model call, after it has answered a reply without a tool call with its "please proceed" message.
+    A subclass whose ``completed`` also sees a plain-text ``FINAL ANSWER:`` or empty turns
+    (``agents/basic.idle_guard``) is the only way to end such a loop early while the agent stays
     ``basic_agent`` (the design card's; inspect_evals moved to ``react(on_continue=...)`` instead).
     tests/test_compat.py runs that loop and fails when it no longer re-reads ``completed``, or no
     longer appends the nudge the guard drops.

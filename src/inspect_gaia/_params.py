@@ -23,8 +23,9 @@ from ._values import (
 )
 from .agents.swe import check_agent_options
 from .answer_sources.sources import load_answer_sources
-from .defaults import AGENTS
-from .egress.replay_match import archive_index
+from .defaults import AGENTS, SANDBOX_KINDS
+from .egress.replay_source import checked
+from .egress.web_archive import ArchiveError
 from .errors import GaiaParameterError, one_of
 from .imageref import check_reference
 from .options import (
@@ -37,7 +38,6 @@ from .options import (
 from .questions.dataset import SPLITS
 from .questions.hub import HUBS
 from .questions.questionset import parse_question_set
-from .sandboxes.spec import SANDBOX_KINDS
 
 _MCP_EXTRA = "install it with `pip install 'inspect-gaia[mcp]'`"
 
@@ -151,18 +151,31 @@ def _web_record(value: object) -> bool:
 
 
 def _web_replay(value: object) -> str | None:
-    """``-T web_replay=ARCHIVE``: an archive ``web_record=bodies`` wrote, read whole now."""
+    """``-T web_replay=ARCHIVE``: an archive (``web_record=bodies``, ``web merge``) or a HAR.
+
+    Checked whole now, as data (``egress/web_archive.py``, ``egress/har_read.py``).
+    """
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise GaiaParameterError("web_replay must name an archive file", got=value)
     path = os.path.abspath(os.path.expanduser(value))
+    if os.path.isdir(path):
+        inside = sorted(
+            p for p in os.listdir(path) if p.startswith("gaia-web-") and p.endswith(".tar")
+        )
+        raise GaiaParameterError(
+            f"-T web_replay={value} is a folder",
+            fix=f"name the archive in it ({', '.join(inside[:3])})"
+            if inside
+            else "give the .tar a -T web_record=bodies run wrote beside its log, or a .har",
+        )
     try:
-        archive_index(path)
-    except ValueError as ex:
+        checked(path)
+    except ArchiveError as ex:
         raise GaiaParameterError(
             f"-T web_replay={value}: {ex}",
-            fix="give the .tar a -T web_record=bodies run wrote beside its log",
+            fix="give the .tar a -T web_record=bodies run wrote beside its log, or a .har",
         ) from None
     return path
 

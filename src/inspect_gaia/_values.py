@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from .errors import GaiaParameterError
+from .options import SandboxLimits
 from .questions.dataset import LEVELS, parse_level
 from .sandboxes.spec import (
     MAX_PIDS,
@@ -21,7 +22,6 @@ from .sandboxes.spec import (
     MIN_CPUS,
     MIN_MEMORY,
     MIN_PIDS,
-    SandboxLimits,
     docker_size,
     size_bytes,
 )

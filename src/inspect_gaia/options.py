@@ -13,30 +13,53 @@ recipe in docs/architecture.md names the other places.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, fields
 
 from .answer_sources.sources import AnswerSources, load_answer_sources
 from .defaults import (
     DEFAULT_AGENT,
     DEFAULT_COMMAND_TIMEOUT,
     DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_SANDBOX,
     DEFAULT_TOOLS,
     AgentName,
+    SandboxKind,
 )
 from .egress.spec import EgressSpec
 from .questions.dataset import DEFAULT_SPLIT, LEVELS, Split
 from .questions.hub import DEFAULT_HUB, Hub, resolved_revision
 from .questions.questionset import QuestionSet
-from .sandboxes.spec import (
-    DEFAULT_IMAGE,
-    DEFAULT_NETWORK,
-    DEFAULT_SANDBOX,
-    SandboxKind,
-    SandboxLimits,
-)
 from .web import BROWSER_TOOLS, READER_TOOLS
 
 DEFAULT_LEVEL: tuple[int, ...] = LEVELS
+DEFAULT_IMAGE = "python:3.11"
+DEFAULT_NETWORK = True
+DEFAULT_CPUS = 2.0
+DEFAULT_MEMORY = "4g"
+DEFAULT_PIDS = 1024
+"""Per-sandbox limits: a runaway command (fork bomb, memory hog) fails only its own sample."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """CPU, memory, process and disk limits of one sandbox; ``None`` lifts a limit.
+
+    Values are validated where task parameters are parsed (``_params``), against what Docker
+    accepts; sizes are held as ``docker_size`` spells them.
+    """
+
+    cpus: float | None = DEFAULT_CPUS
+    memory: str | None = DEFAULT_MEMORY
+    pids: int | None = DEFAULT_PIDS
+    disk: str | None = None
+    """Writable-layer size (Docker ``storage_opt: size``); only some storage drivers enforce it."""
+
+    def effective_cpus(self) -> float | None:
+        """The CPU limit, capped at this machine's CPUs (Docker refuses more)."""
+        if self.cpus is None:
+            return None
+        return min(float(self.cpus), float(os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)
@@ -70,21 +93,30 @@ class SandboxOptions:
     """``-T sandbox``: ``docker``, ``compose`` or ``k8s``."""
 
 
+_TOOL = {"tool": True}
+"""A field of ``AgentOptions`` that offers the default agent a tool (``tool_options``)."""
+
+
 @dataclass(frozen=True)
 class AgentOptions:
     """The agent's limits and the tools it is offered (``agent.build_agent``, ``gaia_tools``)."""
 
     command_timeout: int = DEFAULT_COMMAND_TIMEOUT
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
-    python: bool = False
-    web_search: bool = False
-    view_file: bool = False
+    python: bool = field(default=False, metadata=_TOOL)
+    web_search: bool = field(default=False, metadata=_TOOL)
+    view_file: bool = field(default=False, metadata=_TOOL)
     """Whether the agent gets ``view_file``: ``-T view_file``, or implied by ``-T multimodal``."""
-    mcp_servers: tuple[tuple[str, ...], ...] = ()
-    browser: bool = False
-    web_reader: bool = False
+    mcp_servers: tuple[tuple[str, ...], ...] = field(default=(), metadata=_TOOL)
+    browser: bool = field(default=False, metadata=_TOOL)
+    web_reader: bool = field(default=False, metadata=_TOOL)
     name: AgentName = DEFAULT_AGENT
-    """``-T agent``: ``basic`` (these tools), or an agent CLI with its own (``swe_agents``)."""
+    """``-T agent``: ``basic`` (these tools), or an agent CLI with its own (``agents/swe``)."""
+
+    @classmethod
+    def tool_options(cls) -> tuple[str, ...]:
+        """The default agent's opt-in tools (``-T`` names), refused beside another agent."""
+        return tuple(f.name for f in fields(cls) if f.metadata.get("tool"))
 
     @property
     def tools(self) -> list[str]:

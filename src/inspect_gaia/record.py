@@ -18,8 +18,8 @@ import importlib.metadata
 import os
 from typing import Any
 
-from .defaults import DEFAULT_AGENT, DEFAULT_MESSAGE_LIMIT
-from .egress.replay_match import file_sha256
+from .defaults import DEFAULT_AGENT, DEFAULT_MESSAGE_LIMIT, PROVIDERS
+from .egress.replay_source import checked
 from .logs.comparability import INSPECT_LIMITS
 from .logs.provenance import (
     SCHEMA_VERSION,
@@ -33,7 +33,6 @@ from .logs.provenance import (
 from .options import GaiaParams
 from .questions.dataset import DEFAULT_INPUT_PROMPT
 from .questions.questionset import QuestionSetRecord
-from .sandboxes.spec import PROVIDERS
 
 
 def provenance_of(
@@ -110,11 +109,18 @@ def provenance_of(
             cli_version=agent_version,
             inspect_swe_version=_version("inspect_swe"),
         ),
-        web_replay=None
-        if sources.web_replay is None
-        else WebReplayRecord(
-            archive=os.path.basename(sources.web_replay), sha256=file_sha256(sources.web_replay)
-        ),
+        web_replay=None if sources.web_replay is None else _replayed(sources.web_replay),
+    )
+
+
+def _replayed(path: str) -> WebReplayRecord:
+    """What a replay's record says of its archive (checked once, before: ``_params``)."""
+    archive = checked(path)
+    return WebReplayRecord(
+        archive=os.path.basename(path),
+        sha256=archive.sha256,
+        format="har" if archive.kind == "har" else "archive",
+        blocked_answer_sources=archive.blocked,
     )
 
 

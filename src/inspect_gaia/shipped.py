@@ -1,14 +1,13 @@
 """Programs that run elsewhere: standard-library modules shipped into another process as source.
 
-Some modules of the package never run in the host's Python: the command runner (in each sandbox,
-sent to the image's ``python3`` over its exec), the MCP relay (written into the sandbox), and the
-egress proxy's programs: the guard with its bounds and load count, the recorder with its files and
-bodies, the replay and its matcher, the fail-closed wrapper, the supervisor, the address policy and
-the URL rules (copied into the proxy's container, where mitmproxy runs the addons). Each says so in
-its docstring with one line that starts ``Runs elsewhere:``, imports only the standard library and
-its shipped siblings (and, for the addons, the mitmproxy they run in), and is read from the
-installed package the same way: ``source``. ``tests/test_shipped.py`` holds all three. A leaf:
-importing it loads nothing of the package.
+Some modules of the package never run in the host's Python (``PROGRAMS`` lists them all): the
+command runner (in each sandbox, sent to the image's ``python3`` over its exec), the MCP relay
+(written into the sandbox), and the egress proxy's programs (``PROXY_PROGRAMS``, copied into the
+proxy's container, where mitmproxy runs the addons: the guard and its bounds, the recorder, the
+replay). Each says so in its docstring with one line that starts ``Runs elsewhere:``, imports only
+the standard library and its shipped siblings (and, for the addons, the mitmproxy they run in),
+and is read from the installed package the same way: ``source``. ``tests/test_shipped.py`` holds
+all three. A leaf: importing it loads nothing of the package.
 """
 
 from __future__ import annotations

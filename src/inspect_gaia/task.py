@@ -4,8 +4,8 @@
 
 The task reads top-down as the design card: ``gaia`` parses its parameters once
 (``_params.parse_params``, into one record per builder: ``options``), then ``gaia_task`` hands
-each builder its record: the dataset (``dataset``, ``questionset``), the sandbox (``sandbox``),
-the agent (``agent``) and the scorer (``scorer``), and writes the run's typed record (``record``)
+each builder its record: the questions (``questions/``), the sandbox (``sandboxes/spec``), the
+agent (``agents/``) and the scorer (``scoring/``), and writes the run's typed record (``record``)
 into the log. Where the default run differs from inspect_evals' and EvalScope's GAIA is listed
 once, in the README's "Deviations" section.
 """
@@ -25,19 +25,30 @@ from ._compat import creating_one_task
 from ._param_names import check_unknown
 from ._params import parse_params
 from .agents.basic import build_agent
-from .agents.swe import require_agent_image
 from .defaults import (
     DEFAULT_AGENT,
     DEFAULT_COMMAND_TIMEOUT,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MESSAGE_LIMIT,
+    DEFAULT_SANDBOX,
     AgentName,
+    SandboxKind,
 )
 from .errors import GaiaParameterError
+from .image_layout import AGENTS_LAYER, WEB_LAYER
 from .logs.provenance import METADATA_KEY
 from .model_check import check_model
 from .next_steps import after_test_run
-from .options import DEFAULT_LEVEL, DatasetOptions, GaiaParams
+from .options import (
+    DEFAULT_CPUS,
+    DEFAULT_IMAGE,
+    DEFAULT_LEVEL,
+    DEFAULT_MEMORY,
+    DEFAULT_NETWORK,
+    DEFAULT_PIDS,
+    DatasetOptions,
+    GaiaParams,
+)
 from .questions.dataset import (
     DEFAULT_INPUT_PROMPT,
     DEFAULT_SPLIT,
@@ -48,20 +59,10 @@ from .questions.dataset import (
 from .questions.hub import DEFAULT_HUB, Hub
 from .questions.questionset import QuestionSetRecord, apply_question_set
 from .record import provenance_of
-from .sandboxes.docker.engine import image_identity
+from .sandboxes.docker.engine import image_identity, require_layer
 from .sandboxes.k8s import k8s_image_identity
-from .sandboxes.spec import (
-    DEFAULT_CPUS,
-    DEFAULT_IMAGE,
-    DEFAULT_MEMORY,
-    DEFAULT_NETWORK,
-    DEFAULT_PIDS,
-    DEFAULT_SANDBOX,
-    SandboxKind,
-    gaia_sandbox,
-)
+from .sandboxes.spec import gaia_sandbox
 from .scoring.scorer import gaia_scorer
-from .web.image_check import require_web_image
 
 TASK_VERSION = "1.0.0"
 """Bumped when results stop being comparable with earlier versions (see the README changelog)."""
@@ -256,16 +257,17 @@ def gaia_questions(options: DatasetOptions) -> tuple[Dataset, QuestionSetRecord 
 def gaia_task(params: GaiaParams) -> Task:
     """The Task for parsed parameters: each builder gets its record (``options``)."""
     box, agent = params.sandbox, params.agent
+    # the image holds the tools asked for (a cluster's image is its own: not checked here)
+    web_tools = [tool for tool in WEB_LAYER.tools if getattr(agent, tool)]
     web_versions = (
-        require_web_image(box.image, agent.browser, agent.web_reader)
-        if (agent.browser or agent.web_reader) and box.kind != "k8s"
-        else None
+        require_layer(box.image, WEB_LAYER, web_tools) if web_tools and box.kind != "k8s" else None
     )
-    agent_version = (
-        require_agent_image(box.image, agent.name)
+    agent_versions = (
+        require_layer(box.image, AGENTS_LAYER, [agent.name])
         if agent.name != DEFAULT_AGENT and box.kind != "k8s"
         else None
     )
+    agent_version = None if agent_versions is None else agent_versions.get(agent.name)
     dataset, question_set = gaia_questions(params.dataset)
     sandbox = gaia_sandbox(
         box.image, box.network, box.limits, box.kind, egress=params.sources.egress

@@ -2,7 +2,8 @@
 
 * ``main``: the group, and ``COMMANDS``, where each command's module is named;
 * the commands: ``doctor`` (its checks in ``_checks``), ``download``, ``image``, ``report``,
-  ``compare`` and ``submission``;
+  ``compare``, ``submission`` and the group ``web`` (its commands ``web_export``, ``web_merge``,
+  ``web_verify``);
 * the renderers: ``_output`` (tables fitted to the terminal, Markdown, CSV, JSON), ``_sanitise``
   (a log's text shown, never obeyed), ``_failures`` (``report --breakdown``), ``_judge``
   (``--judge`` and ``--question-set`` beside the official score), ``_web`` (what the samples

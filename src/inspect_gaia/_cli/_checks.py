@@ -16,8 +16,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._flags import flag
 from ..errors import GaiaError
+from ..flags import flag
+from ..image_layout import ImageLayer
 from ..imageref import pinned_digest, shorten
 from ..questions.dataset import metadata_file
 from ..questions.hub import (
@@ -28,7 +29,7 @@ from ..questions.hub import (
     hub_endpoint,
     unreachable,
 )
-from ..sandboxes.docker import OFFLINE_BROWSER_TAG, client, engine
+from ..sandboxes.docker import client, engine
 from ..sandboxes.docker.cleanup import unverifiable
 
 MIN_FREE_GB = 10.0
@@ -182,36 +183,23 @@ def _engine_reason(problem: str | None) -> str | None:
     return said.group(1) if said else problem
 
 
-def check_web_tools(image: str) -> Check:
-    """The image has the browser and the page reader (``-T browser``, ``-T web_reader``)."""
-    from ..web.image_check import missing_web_tools, web_versions
+def check_layer(image: str, layer: ImageLayer) -> Check:
+    """The image has every tool of ``layer``, by the labels the run's check reads.
 
+    ``--browser``: the browser and the page reader; ``--agents``: the agent CLIs. The run makes the
+    same check from the same ``ImageLayer`` (``engine.require_layer``).
+    """
     labels = engine.local_image_labels(image)
-    build = f"`inspect-gaia image build --offline --browser`, then --image {OFFLINE_BROWSER_TAG}"
+    build = f"`inspect-gaia image build --offline --{layer.name}`, then --image {layer.offline_tag}"
     if labels is None:
-        return Check("browser", False, f"{image} is not on this machine", f"build one with {build}")
-    missing = missing_web_tools(labels, browser=True, reader=True)
+        return Check(
+            layer.name, False, f"{image} is not on this machine", f"build one with {build}"
+        )
+    missing = layer.missing(labels, layer.tools)
     if missing:
-        lacks = " or ".join("page reader" if m == "web_reader" else m for m in missing)
-        return Check("browser", False, f"{image} has no {lacks}", build)
-    versions = web_versions(labels)
-    return Check("browser", True, ", ".join(f"{k} {v}" for k, v in versions.items()))
-
-
-def check_agents(image: str) -> Check:
-    """The image has the agent CLIs of ``-T agent=`` (``claude``, ``codex``, ``mini``)."""
-    from ..agents.swe import CLIS, agent_versions
-    from ..images.agents import agents_tag
-
-    labels = engine.local_image_labels(image)
-    build = f"`inspect-gaia image build --offline --agents`, then --image {agents_tag(True)}"
-    if labels is None:
-        return Check("agents", False, f"{image} is not on this machine", f"build one with {build}")
-    versions = agent_versions(labels)
-    missing = [f"`{cli}`" for agent, cli in CLIS.items() if agent not in versions]
-    if missing:
-        return Check("agents", False, f"{image} has no {', '.join(missing)}", build)
-    return Check("agents", True, ", ".join(f"{k} {v}" for k, v in versions.items()))
+        return Check(layer.name, False, f"{image} has no {layer.lacks(missing)}", build)
+    versions = layer.versions(labels)
+    return Check(layer.name, True, ", ".join(f"{k} {v}" for k, v in versions.items()))
 
 
 def check_leftovers() -> Check:

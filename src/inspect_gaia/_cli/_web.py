@@ -17,6 +17,7 @@ WEB_COLUMNS = (
     "blocked",
     "read nothing",
 )
+REPLAY_COLUMNS = ("level", "samples", "requests", "own", "pooled", "not recorded", "coverage")
 SHOWN_SAMPLES = 10
 """Samples that read nothing a terminal table's note names (the JSON has them all)."""
 
@@ -29,13 +30,34 @@ def web_table(web: Mapping[str, Any], fmt: str) -> str:
     if idle:
         more = f" and {len(idle) - SHOWN_SAMPLES} more" if len(idle) > SHOWN_SAMPLES else ""
         note.append("read nothing: " + ", ".join(idle[:SHOWN_SAMPLES]) + more)
-    return render(
+    table = render(
         rows,
         WEB_COLUMNS,
         fmt,
         title="What the samples requested on the web (the run's egress proxy)",
         note="\n".join(note),
         keep=("requests", "hosts", "read nothing"),
+    )
+    return table if not web.get("replay") else table + "\n" + replay_table(web["replay"], fmt)
+
+
+def replay_table(replay: Mapping[str, Any], fmt: str) -> str:
+    """A replayed group's coverage: a row per level, then its one line."""
+    rows = [
+        {
+            **level,
+            "not recorded": level["not_recorded"],
+            "coverage": "—" if level["coverage"] is None else f"{level['coverage']:.0%}",
+        }
+        for level in replay["levels"]
+    ]
+    return render(
+        rows,
+        REPLAY_COLUMNS,
+        fmt,
+        title="What the replay served: own recording, the pool, or refused as not recorded",
+        note=f"ⓘ {replay['note']}",
+        keep=("requests", "coverage"),
     )
 
 

@@ -13,19 +13,20 @@ from dataclasses import asdict
 
 import click
 
+from ..image_layout import AGENTS_LAYER, WEB_LAYER
+from ..options import DEFAULT_IMAGE
 from ..questions.dataset import DEFAULT_SPLIT, SPLITS
 from ..questions.hub import DEFAULT_HUB, HUBS
-from ..sandboxes.spec import DEFAULT_IMAGE, size_bytes
+from ..sandboxes.spec import size_bytes
 from ._checks import (
     MIN_FREE_GB,
     Check,
-    check_agents,
     check_dataset,
     check_docker,
     check_free_disk,
+    check_layer,
     check_local_dataset,
     check_networks,
-    check_web_tools,
 )
 from ._output import terminal_width
 
@@ -151,9 +152,9 @@ def doctor(
     """
     checks = check_docker(image, disk, sandbox == "compose")
     if browser:
-        checks.append(check_web_tools(image))
+        checks.append(check_layer(image, WEB_LAYER))
     if agents:
-        checks.append(check_agents(image))
+        checks.append(check_layer(image, AGENTS_LAYER))
     if dataset_path:
         checks.append(check_local_dataset(dataset_path, split))
     else:

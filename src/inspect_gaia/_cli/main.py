@@ -12,7 +12,7 @@ from typing import IO, Any
 
 import click
 
-from .._flags import mark_cli
+from ..flags import mark_cli
 
 COMMANDS: dict[str, str] = {
     "doctor": "Check, before a long run, that it would start.",
@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "report": "Accuracy, its spread and its cost per model and level, from GAIA LOGS.",
     "compare": "Put two GAIA runs A and B side by side on the questions both answered.",
     "submission": "Write the GAIA leaderboard file for test-split LOGS, and a note beside it.",
+    "web": "The recorded web: HAR out of a log, archives merged, an archive verified.",
 }
 """Each command (module ``_cli/<name>.py``, function ``<name>``) and its one-line help, in the
 order of a user's path; a test keeps the lines equal to the commands' own."""

@@ -185,7 +185,7 @@ def gaia_agent(
 def build_agent(options: AgentOptions) -> Solver:
     """``gaia_agent`` for a parsed record (``task.gaia_task`` hands it ``params.agent``).
 
-    With ``-T agent`` naming another agent, that agent's CLI in the sandbox (``swe_agents``).
+    With ``-T agent`` naming another agent, that agent's CLI in the sandbox (``swe``).
     """
     if options.name != DEFAULT_AGENT:
         return swe_agent_solver(options.name, command_timeout=options.command_timeout)

@@ -1,18 +1,18 @@
 """Other agents on GAIA (``-T agent=``): Claude Code, Codex CLI, mini-swe-agent, from inspect_swe.
 
 Each runs inside the sample's own sandbox, as its vendor ships it: the CLI from the agents image
-(``agents_image``; inspect_swe's ``version="sandbox"``, so nothing is downloaded when a sample
+(``images/agents``; inspect_swe's ``version="sandbox"``, so nothing is downloaded when a sample
 runs), its model calls carried by inspect's ``sandbox_agent_bridge`` to the run's ``--model``
 (the bridge's proxy listens on the sandbox's localhost, which the egress proxy's ``NO_PROXY``
 leaves direct; nothing of the model's traffic leaves the sandbox but through inspect).
 
-What each gets is what the default agent gets: GAIA's prompt (the question, its answer rules and
-the attachment's path, unchanged), the sample's limits (inspect's message, token and time limits
-apply to the bridged conversation as to any other), the command timeout where the CLI has one,
-and the same way to answer. The answer is ``FINAL ANSWER: <answer>`` in the agent's last message
-(the GAIA paper's convention, which the scorer already reads: ``scorer.final_answer``), not a
-bridged ``submit`` tool: every CLI ends with a message of its own, while a bridged tool is an MCP
-server each CLI would have to be configured for and might decline to call.
+What each gets is what the default agent gets: GAIA's prompt (the question, its answer rules and the
+attachment's path, unchanged), the sample's limits (inspect's message, token and time limits apply
+to the bridged conversation as to any other), the command timeout where the CLI has one, and the
+same way to answer. The answer is ``FINAL ANSWER: <answer>`` in the agent's last message (the GAIA
+paper's convention, which the scorer already reads: ``scoring/scorer.final_answer``), not a bridged
+``submit`` tool: every CLI ends with a message of its own, while a bridged tool is an MCP server
+each CLI would have to be configured for and might decline to call.
 
 The vendors' server-side tools are off: Claude Code's ``WebSearch`` and ``WebFetch`` (the fetch
 runs in the CLI but asks Anthropic's API about each domain first), Codex's hosted ``web_search``,
@@ -23,7 +23,6 @@ network and, with ``-T block_answer_sources=true``, its proxy: flagged like any 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..defaults import DEFAULT_AGENT
@@ -34,14 +33,6 @@ if TYPE_CHECKING:
     from inspect_ai.solver import Solver
 
     from ..options import AgentOptions
-
-CLIS: dict[str, str] = {"claude_code": "claude", "codex_cli": "codex", "mini_swe_agent": "mini"}
-"""The command each agent runs, as the agents image puts it on ``PATH``."""
-DISPLAY: dict[str, str] = {
-    "claude_code": "Claude Code",
-    "codex_cli": "Codex CLI",
-    "mini_swe_agent": "mini-swe-agent",
-}
 
 ANSWER_RULES = """\
 You are answering a question from the GAIA benchmark. Use the shell in this machine to find the \
@@ -63,10 +54,6 @@ MINI_EXIT = (
 """mini-swe-agent ends on a command, not on a message without one (its own convention)."""
 
 
-_DEFAULT_AGENT_ONLY = ("python", "web_search", "mcp_servers", "browser", "web_reader", "view_file")
-"""The default agent's opt-in tools (``-T`` names, ``AgentOptions`` fields)."""
-
-
 def check_agent_options(agent: AgentOptions, multimodal: bool) -> None:
     """Another agent brings its own tools: the default agent's options are refused with it.
 
@@ -78,7 +65,7 @@ def check_agent_options(agent: AgentOptions, multimodal: bool) -> None:
     """
     if agent.name == DEFAULT_AGENT:
         return
-    asked = [name for name in _DEFAULT_AGENT_ONLY if getattr(agent, name)]
+    asked = [name for name in agent.tool_options() if getattr(agent, name)]
     for name in ["multimodal"] if multimodal else asked:
         hosted = " (hosted search stays off for every agent)" if name == "web_search" else ""
         raise GaiaParameterError(
@@ -92,45 +79,6 @@ def check_agent_options(agent: AgentOptions, multimodal: bool) -> None:
             "once, in its last message",
             fix="drop -T max_attempts, or drop -T agent",
         )
-
-
-def agent_versions(labels: Mapping[str, str]) -> dict[str, str]:
-    """The agent CLIs' versions an image's labels record, by agent name."""
-    from ..images.agents import LABEL_PREFIX
-
-    return {
-        key.removeprefix(LABEL_PREFIX): value
-        for key, value in sorted(labels.items())
-        if key.startswith(LABEL_PREFIX)
-    }
-
-
-def require_agent_image(image: str, agent: str) -> str | None:
-    """The version of ``agent``'s CLI in ``image``, when the image is here; refuses one without it.
-
-    An image that is not here (no engine, or one to pull) is not checked: the provider refuses a
-    missing image itself, and a pulled one without the CLI fails at the sample's start (inspect_swe
-    finds no CLI on ``PATH``) with the same advice in its error.
-
-    Raises:
-        GaiaParameterError: The image is here and lacks the CLI; the line names the build.
-    """
-    from .._flags import flag
-    from ..images.agents import agents_tag
-    from ..sandboxes.docker.engine import local_image_labels
-
-    labels = local_image_labels(image)
-    if labels is None:
-        return None
-    version = agent_versions(labels).get(agent)
-    if version is None:
-        use = flag("image", agents_tag(offline=True))
-        raise GaiaParameterError(
-            f"-T agent={agent}: the sandbox image {image} has no `{CLIS[agent]}`",
-            fix="build one with `inspect-gaia image build --offline --agents`"
-            + (f" and pass `{use}`" if use else ""),
-        )
-    return version
 
 
 CLAUDE_IDENTITY = "claude-sonnet-4-5"
@@ -148,7 +96,7 @@ def swe_agent(name: str, *, command_timeout: int, served: str = "") -> Agent:
     """inspect_swe's agent ``name`` with GAIA's answer rules, the image's CLI, no hosted tools.
 
     Args:
-        name: The agent (one of ``CLIS``).
+        name: The agent (one of ``image_layout.AGENT_CLIS``).
         command_timeout: Seconds one shell command may run, where the agent lets it be set.
         served: The name of the model the run serves (``get_model().name``).
     """

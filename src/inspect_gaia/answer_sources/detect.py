@@ -50,7 +50,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ContentToolUse
 from inspect_ai.solver import TaskState
 
-from ..defaults import SUBMIT_TOOL
+from ..defaults import OMITTED, SUBMIT_TOOL
 from ..egress.urlrules import MAX_TARGET, REFUSAL, Rule, all_matches, find_urls, normalise
 from ..questions.dataset import DEFAULT_INPUT_PROMPT
 from .matching import (
@@ -72,12 +72,6 @@ from .ownfile import (
 from .parts import Pages, continues, result_text, unscanned
 from .sources import AnswerSources
 
-KINDS = ("answer_source", "question_with_answer", "dataset_reference", "refused", "unscanned")
-READ_KINDS = frozenset(KINDS) - {"refused", "unscanned"}
-"""Kinds that say the sample saw (or asked for, unrefused) an answer source."""
-OMITTED = "omitted"
-"""The kind of the entry that counts a kind's flags beyond ``MAX_FLAGS`` (``of``, ``where``,
-``count``)."""
 MAX_FLAGS = 25
 """Flags kept per kind and place (the first ones); ``omitted`` entries count the rest."""
 MAX_ATTACHMENT = 16 << 20

@@ -1,20 +1,37 @@
-"""The egress proxy of a run that cannot look its answers up (``-T block_answer_sources=true``).
+"""The run's egress: block, record, replay — the proxy's programs and the web record they write.
 
-``egress_image`` (a module above, as it builds on ``image``) builds the proxy's image (mitmproxy,
-from PyPI); ``addon.py`` is the mitmproxy addon that refuses known answer sources and private
-addresses (``netpolicy.py``), every hook of it wrapped to fail closed (``failclosed.py``), within
-the bounds of ``bounds.py`` (what a connection and a sandbox may make mitmproxy hold), counting
-what each sandbox holds (``load.py``); ``recorder.py`` records every request per sandbox
-(``record_files.py``: its files, appended to and capped; ``bodies.py``: the bodies, hashed and
-kept), ``replay.py`` serves a recorded web in place of the guard (``-T web_replay``; matched by
-``replay_match.py``, which the run reads archives with too), ``supervise.py`` keeps mitmdump
-answering and names the sandbox that held most of it when it does not; all are copied into each
-run's proxy container (``shipped.PROXY_PROGRAMS``: none is in the image, which holds mitmproxy
-alone, so changing them needs no new image) with ``urlrules.py``: the URL rules, standard library
-only, which the scorer's detection (``answer_sources/``) and the in-sandbox page reader (``web/``)
-import too, so the proxy refuses exactly what the detection flags. The container's lifecycle is
-the Docker provider's: ``sandboxes/docker/egress.py``, watched by
-``sandboxes/docker/egress_watch.py``.
+With ``-T block_answer_sources``, ``-T web_record`` or ``-T web_replay``, a run's sandboxes reach
+the network only through a proxy of the run's own (mitmproxy). Its programs are here; none is in
+its image, which holds mitmproxy alone, so changing them needs no new image: each is copied into
+the run's proxy container (``shipped.PROXY_PROGRAMS``) and imports only the standard library and
+its siblings. The container's lifecycle is the Docker provider's (``sandboxes/docker/egress.py``,
+watched by ``egress_watch``; each sample's part of the record read by ``egress_record``, the bodies
+kept by ``egress_archive``); the proxy's image is ``images/egress``.
+
+The map (a test holds it to the folder: every module is named here):
+
+* block: ``addon`` (the guard: refuses the known answer sources and, by ``netpolicy``, the host's
+  and private addresses; every hook wrapped by ``failclosed`` to fail closed) with ``urlrules``
+  (the URL rules, standard library only, which the detection and the page reader import too, so
+  the proxy refuses exactly what is flagged);
+* bound: ``bounds`` (what one connection and one sandbox may make mitmproxy hold: heads, unread
+  input, handshakes, connections; HTTP/1.1 only, as the guard's docstring argues) and ``load``
+  (what each sandbox holds of the proxy, published for the supervisor's blame);
+* record: ``recorder`` (every request per sandbox, hashed as it streams) with ``record_files``
+  (its per-sandbox files: appended to only, and capped) and ``bodies`` (the bodies it hashes and
+  keeps, within their caps), and ``web_record`` (a recorded request as a log holds it: the host's
+  side, shared by the run and the readers);
+* replay: ``replay`` (a recorded web served in place of the guard) with ``replay_match`` (its
+  match key and index, which the host keys archives with too);
+* ``supervise``: keeps mitmdump answering, restarting it in place, and names the sandbox that held
+  most of it when it does not;
+* ``spec``: what the task hands the provider about all this: one typed record, ``EgressSpec``.
+
+Host-side, never shipped: the recorded web as data. ``web_archive`` reads an archive as data
+(regular files under ``record/``, nothing hidden, every body its hash) and writes what a replay's
+proxy receives; ``har_read`` reads a HAR the same way, ``replay_source`` tells them apart (once per
+file), ``har_write`` writes HAR 1.2 (``web export``), ``web_merge`` combines archives and HARs
+(``web merge``).
 """
 
 MITMPROXY_VERSION = "11.0.2"

@@ -255,4 +255,4 @@ def _local(address: str) -> bool:
 
 addons = [Bounds(Loads())]
 """As a script of its own (``-s bounds.py``): the replay's proxy, which has no guard. The guard's
-proxy loads ``Bounds`` through ``addon.py`` instead, sharing its counts (this one is then unused)."""
+proxy loads ``Bounds`` through ``addon.py`` instead, sharing its counts (this one is unused)."""

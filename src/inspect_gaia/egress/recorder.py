@@ -49,6 +49,7 @@ from __future__ import annotations
 import os
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
 
@@ -257,6 +258,10 @@ class Recorder:
         request = flow.request
         tunnel = request.method == "CONNECT"
         server = request.authority if tunnel else f"{request.host}:{request.port}"
+        asked = flow.metadata.get(ASKED)
+        if asked is not None and SERVER not in flow.metadata:  # pointed elsewhere (a replay's body)
+            parts = urlsplit(asked)
+            server = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
         return {
             "id": flow.id,
             "t": round(float(flow.metadata.get(_STARTED) or request.timestamp_start), 3),

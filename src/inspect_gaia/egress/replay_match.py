@@ -1,36 +1,53 @@
-"""The recorded web of a ``-T web_record=bodies`` archive, and how a request is matched to it.
+"""How a replayed request is matched to the recorded web (``-T web_replay``).
 
 Runs elsewhere: in the proxy's container, beside ``replay.py``; standard library only
-(``shipped``). The run reads an archive here before any sandbox starts (``archive_index``: a
-missing, truncated or foreign file is a ``ValueError`` the parameters turn into one line), and the
-proxy reads the same record from the archive unpacked into its container (``directory_index``).
+(``shipped``). The host imports it too: the archive's checks (``web_archive.py``), the HAR reader
+(``har_read.py``) and ``web merge`` key responses as the proxy does.
 
-A request matches a recorded response by its method and its normalised URL (``match_key``): the
-scheme and host in lower case, the default port dropped, an empty path as ``/``, the fragment
-dropped, and the query's parameters sorted with the cache-busting ones left out
-(``IGNORED_PARAMETERS``). Headers (their order, cookies, user agents) are not compared: a page
-is what its URL names. Only responses whose body the archive kept can be served.
+**The key** (``match_key``): method and normalised URL — the scheme and host in lower case, the
+default port dropped, an empty path as ``/``, the fragment dropped, and the query's parameters
+sorted with the cache-busting ones left out (``IGNORED_PARAMETERS``). Headers (their order,
+cookies, user agents) and request bodies are not compared: a page is what its URL names.
+
+**The choice** (``Index.find``), among the responses recorded under the request's key, in this
+order (the first tier that has one wins):
+
+1. the exact URL (the same string, method included) before a merely normalised one;
+2. within each, the sample's own recording (its question, its epoch; then its question's other
+   epochs) before another sample's or one recorded with no sample (a HAR from elsewhere);
+3. within the sample's own, the n-th time it asks gets the n-th response it recorded (a page
+   polled twice replays both answers), the last one again after that; within the pool, the first
+   in the archive's order (a merge: its first input's; an archive: the earliest).
+
+So a sample replaying what it recorded gets exactly what it recorded, whatever another sample read
+under a URL that normalises the same (``today.txt`` and ``today.txt?_=123``), and a new request is
+served the closest recording there is. ``find`` says which (``OWN`` or ``POOLED``), and the
+recorder writes it down as the ``why`` of the request.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import tarfile
-from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 REFUSAL = "not in the recorded web"
 """What a sandbox reads for a request the archive lacks (its response's body begins with it)."""
+OWN = "replayed"
+"""The ``why`` of a request served from its own sample's recording."""
+POOLED = "replayed from the pool"
+"""The ``why`` of a request served from another sample's recording, or from one with no sample."""
 IGNORED_PARAMETERS = frozenset(
     {"_", "cb", "cachebuster", "cache_buster", "nocache", "rand", "random", "timestamp", "ts"}
 )
 """Query parameters that only defeat caches (a random number, the time): left out of a match."""
+INDEX = "index.jsonl"
+"""The replay's index in the proxy's replay folder: one ``Recorded.as_json`` line per response,
+in the archive's order; written by the host from what it checked (``web_archive.py``)."""
+BODIES = "bodies"
+"""The folder beside it holding each body under its SHA-256."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-RECORD = "record/"
-BODIES = "record/bodies/"
 
 
 def match_key(method: str, url: str) -> str:
@@ -38,7 +55,10 @@ def match_key(method: str, url: str) -> str:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
-    port = parts.port
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
     netloc = host if port in (None, _DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
     query = sorted(
         (k, v)
@@ -49,61 +69,118 @@ def match_key(method: str, url: str) -> str:
     return f"{method.upper()} {urlunsplit((scheme, netloc, path, urlencode(query), ''))}"
 
 
-def index(lines: Iterable[str], has_body: Callable[[str], bool]) -> dict[str, dict[str, Any]]:
-    """The servable responses of record ``lines``: match key to status, headers and body hash.
+@dataclass(frozen=True)
+class Recorded:
+    """One servable response: what was asked, what came back, and whose recording it is."""
 
-    A line whose body was kept (and is there: ``has_body``) is servable; the first of a key wins.
-    """
-    found: dict[str, dict[str, Any]] = {}
-    for line in lines:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(entry, dict) or entry.get("body") != "kept":
-            continue
-        method, url, sha256 = entry.get("method"), entry.get("url"), entry.get("sha256")
-        status, headers = entry.get("status"), entry.get("headers")
-        if not (isinstance(method, str) and isinstance(url, str) and isinstance(sha256, str)):
-            continue
-        if not isinstance(status, int) or not isinstance(headers, list):
-            continue
-        if not has_body(sha256):
-            continue
-        found.setdefault(
-            match_key(method, url), {"status": status, "headers": headers, "sha256": sha256}
+    method: str
+    url: str
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    sha256: str
+    bytes: int
+    sample: str | None = None
+    """The sample (its id) whose sandbox recorded it; ``None``: no sample (a HAR's entry)."""
+    epoch: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The index line's fields."""
+        return {
+            "method": self.method,
+            "url": self.url,
+            "status": self.status,
+            "headers": [list(h) for h in self.headers],
+            "sha256": self.sha256,
+            "bytes": self.bytes,
+            "sample": self.sample,
+            "epoch": self.epoch,
+        }
+
+    @classmethod
+    def of(cls, data: object) -> Recorded | None:
+        """A response from an index line (or a record line whose body was kept); else ``None``."""
+        if not isinstance(data, dict):
+            return None
+        method, url, status = data.get("method"), data.get("url"), data.get("status")
+        sha256, size, headers = data.get("sha256"), data.get("bytes"), data.get("headers")
+        sample, epoch = data.get("sample"), data.get("epoch")
+        if not (isinstance(method, str) and isinstance(url, str) and _is_sha256(sha256)):
+            return None
+        if not (isinstance(status, int) and isinstance(size, int)) or not (
+            _is_int(status) and 100 <= status <= 999 and _is_int(size) and size >= 0
+        ):
+            return None
+        if not isinstance(headers, list) or not all(
+            isinstance(h, list) and len(h) == 2 and all(isinstance(x, str) for x in h)
+            for h in headers
+        ):
+            return None
+        return cls(
+            method=method,
+            url=url,
+            status=status,
+            headers=tuple((str(k), str(v)) for k, v in headers),
+            sha256=str(sha256),
+            bytes=size,
+            sample=sample if isinstance(sample, str) else None,
+            epoch=epoch if _is_int(epoch) else None,
         )
-    return found
 
 
-def archive_index(path: str) -> dict[str, dict[str, Any]]:
-    """The servable responses of the archive file at ``path`` (read whole, streamed).
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
-    Raises:
-        ValueError: It is missing, not a tar, truncated, or holds no servable response.
-    """
-    if not os.path.isfile(path):
-        raise ValueError(f"there is no file {path}")
-    lines: list[str] = []
-    bodies: set[str] = set()
-    size = os.path.getsize(path)
-    try:
-        with tarfile.open(path, "r:") as tar:
-            for member in tar:
-                if member.offset_data + member.size > size:
-                    raise tarfile.ReadError(f"{member.name} is cut short")
-                if member.isfile() and member.name.startswith(BODIES):
-                    bodies.add(member.name[len(BODIES) :])
-                elif member.isfile() and member.name.startswith(RECORD):
-                    if member.name.endswith(".jsonl"):
-                        got = tar.extractfile(member)
-                        lines += (got.read() if got else b"").decode("utf-8", "replace").split("\n")
-    except (tarfile.TarError, EOFError, OSError) as ex:
-        raise ValueError(f"{path} is not a whole web_record=bodies archive ({ex})") from ex
-    found = index(lines, bodies.__contains__)
-    if not found:
-        raise ValueError(f"{path} holds no recorded response with its body")
-    return found
+
+def _is_sha256(value: object) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )
+
+
+class Index:
+    """The recorded web, by key; ``find`` picks a request's response (the module docstring)."""
+
+    def __init__(self) -> None:
+        """Empty."""
+        self.by_key: dict[str, list[Recorded]] = {}
+        self.turns: dict[tuple[str | None, int | None, str, str], int] = {}
+        """Times each sample asked for an exact URL (its own recordings served in turn)."""
+
+    def add(self, recorded: Recorded) -> None:
+        """One more response, after every one added before it in the archive's order."""
+        self.by_key.setdefault(match_key(recorded.method, recorded.url), []).append(recorded)
+
+    def __len__(self) -> int:
+        """Responses held."""
+        return sum(len(found) for found in self.by_key.values())
+
+    def find(
+        self, method: str, url: str, sample: str | None = None, epoch: int | None = None
+    ) -> tuple[Recorded, str] | None:
+        """The response for a request of ``sample`` (``None``: unknown), and ``OWN``/``POOLED``."""
+        candidates = self.by_key.get(match_key(method, url))
+        if not candidates:
+            return None
+        turn_key = (sample, epoch, method.upper(), url)
+        turn = self.turns.get(turn_key, 0)
+        self.turns[turn_key] = turn + 1
+        exact = [c for c in candidates if c.method.upper() == method.upper() and c.url == url]
+        for group in (exact, candidates):
+            for rank in (0, 1, 2):
+                found = [c for c in group if _ownership(c, sample, epoch) == rank]
+                if not found:
+                    continue
+                if rank == 2:
+                    return found[0], POOLED
+                return found[min(turn, len(found) - 1)], OWN
+        return None  # unreachable: every candidate has a rank
+
+
+def _ownership(recorded: Recorded, sample: str | None, epoch: int | None) -> int:
+    """0: the same sample and epoch; 1: the same sample, another epoch; 2: anyone else's."""
+    if sample is None or recorded.sample != sample:
+        return 2
+    return 0 if recorded.epoch == epoch else 1
 
 
 def file_sha256(path: str) -> str:
@@ -113,15 +190,3 @@ def file_sha256(path: str) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def directory_index(directory: str) -> dict[str, dict[str, Any]]:
-    """The servable responses of an archive unpacked into ``directory`` (its ``record/``)."""
-    record = os.path.join(directory, RECORD)
-    lines: list[str] = []
-    for name in sorted(os.listdir(record)):
-        if name.endswith(".jsonl"):
-            with open(os.path.join(record, name), encoding="utf-8", errors="replace") as f:
-                lines += f.read().split("\n")
-    bodies = os.path.join(directory, BODIES)
-    return index(lines, lambda sha256: os.path.isfile(os.path.join(bodies, sha256)))

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
+from .replay_match import OWN, POOLED, REFUSAL
+
 STORE_KEY = "inspect_gaia/web_requests"
 """The sample store's key for its requests (a list of ``WebRequest.as_dict``)."""
 ARCHIVE_KEY = "inspect_gaia/web_archive"
@@ -181,6 +183,14 @@ def summary(requests: Sequence[WebRequest]) -> str:
         f"to {n['hosts']} host(s); {n['refused']} refused (answer source), {n['blocked']} "
         f"blocked (network policy). Every field is in the store (`{STORE_KEY}`)."
     )
+    own = sum(r.decision == "allowed" and r.why == OWN for r in requests)
+    pooled = sum(r.decision == "allowed" and r.why == POOLED for r in requests)
+    missing = sum(r.decision == "refused" and r.why == REFUSAL for r in requests)
+    if own or pooled or missing:  # a replay (-T web_replay): its coverage, in the transcript
+        head += (
+            f" Replayed: {own} served from the sample's own recording, {pooled} from the pool "
+            f"(another sample's or none's), {missing} refused as not in the recorded web."
+        )
     if not requests:
         return head
     rows = ["| method | URL | status | bytes | decision |", "| --- | --- | --- | --- | --- |"]

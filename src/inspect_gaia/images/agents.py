@@ -16,7 +16,7 @@ the offline path needs no container registry, and nothing is downloaded when a s
 
 The npm tarballs are fetched by the host's ``npm pack`` and the wheels by the host's pip (their
 registries, proxies and certificates), as for the browser image. The versions are image labels
-(``LABELS``), read back into each run's provenance (``agent_versions``).
+(``LABELS``), read back into each run's provenance (``image_layout.AGENTS_LAYER``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,14 @@ import platform
 from importlib import resources
 
 from ..errors import GaiaError
-from ..sandboxes.docker import OFFLINE_AGENTS_TAG, REGISTRY_AGENTS_TAG
+from ..image_layout import (
+    AGENTS_LAYER,
+    CLAUDE_DIR,
+    CODEX_DIR,
+    MINI_DIR,
+    OFFLINE_AGENTS_TAG,
+    REGISTRY_AGENTS_TAG,
+)
 from .layer import build_layer
 from .sandbox import Log
 
@@ -34,22 +41,12 @@ CLAUDE_CODE_VERSION = "2.1.332"
 CODEX_VERSION = "0.171.0"
 MINI_SWE_AGENT_VERSION = "2.4.6"
 
-LABEL_PREFIX = "inspect_gaia.agents."
-"""Every version label of the agents image starts so (``agent_versions`` reads them)."""
-CLI_LABELS = {
-    "claude_code": f"{LABEL_PREFIX}claude_code",
-    "codex_cli": f"{LABEL_PREFIX}codex_cli",
-    "mini_swe_agent": f"{LABEL_PREFIX}mini_swe_agent",
-}
-"""The label an image has only when it holds that agent's CLI (what the run's check looks for)."""
 LABELS = {
-    CLI_LABELS["claude_code"]: CLAUDE_CODE_VERSION,
-    CLI_LABELS["codex_cli"]: CODEX_VERSION,
-    CLI_LABELS["mini_swe_agent"]: MINI_SWE_AGENT_VERSION,
+    AGENTS_LAYER.tools["claude_code"]: CLAUDE_CODE_VERSION,
+    AGENTS_LAYER.tools["codex_cli"]: CODEX_VERSION,
+    AGENTS_LAYER.tools["mini_swe_agent"]: MINI_SWE_AGENT_VERSION,
 }
-MINI_DIR = "/opt/mini-swe-agent"
-CLAUDE_DIR = "/opt/claude-code"
-CODEX_DIR = "/opt/codex"
+"""The agents image's labels: each CLI's version, under the label the run's check looks for."""
 _ARCH = {"x86_64": ("x64", "x86_64"), "aarch64": ("arm64", "aarch64")}
 """The machine's architecture as npm names it and as Codex's vendor folder does."""
 
@@ -127,7 +124,7 @@ def agents_dockerfile(base: str) -> str:
 
 
 def build_agents(tag: str, offline: bool, log: Log) -> None:
-    """Build ``tag``, the agents image, over the path's attachments image (``layer_image``)."""
+    """Build ``tag``, the agents image, over the path's attachments image (``layer``)."""
     what = f"claude {CLAUDE_CODE_VERSION}, codex {CODEX_VERSION}, mini {MINI_SWE_AGENT_VERSION}"
     wheels, npm = mini_wheels(), npm_packages()
     build_layer(tag, offline, log, what=what, npm=npm, wheels=wheels, dockerfile=agents_dockerfile)

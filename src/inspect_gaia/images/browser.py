@@ -31,13 +31,14 @@ import subprocess
 from ..errors import GaiaError
 from ..image_layout import (
     BROWSER_LABEL,
-    LABEL_PREFIX,
+    OFFLINE_BROWSER_TAG,
     PLAYWRIGHT_MCP_CLI,
     PLAYWRIGHT_MCP_DIR,
     READER_DIR,
     READER_LABEL,
+    REGISTRY_BROWSER_TAG,
+    WEB_PREFIX,
 )
-from ..sandboxes.docker import OFFLINE_BROWSER_TAG, REGISTRY_BROWSER_TAG
 from .layer import build_layer
 from .sandbox import DEBIAN_SUITE, Log, build_dockerfile
 
@@ -103,7 +104,7 @@ APT_PACKAGES = ("chromium", "nodejs", "libnss3-tools", "fonts-liberation")
 
 LABELS = {
     BROWSER_LABEL: PLAYWRIGHT_MCP_VERSION,
-    f"{LABEL_PREFIX}playwright": PLAYWRIGHT_VERSION,
+    f"{WEB_PREFIX}playwright": PLAYWRIGHT_VERSION,
     READER_LABEL: MCP_SERVER_FETCH_VERSION,
 }
 """The pinned versions; ``chromium`` and ``nodejs`` (Debian's, as installed) are added after the
@@ -188,7 +189,7 @@ def _label_debian_versions(tag: str, log: Log) -> None:
         raise GaiaError(f"reading the browser image's versions failed: {out.stderr.strip()}")
     versions = dict(line.split("=", 1) for line in out.stdout.split())
     labels = " ".join(
-        f"{LABEL_PREFIX}{package}={json.dumps(version)}" for package, version in versions.items()
+        f"{WEB_PREFIX}{package}={json.dumps(version)}" for package, version in versions.items()
     )
     build_dockerfile(
         tag,

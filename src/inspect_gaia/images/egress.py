@@ -1,6 +1,6 @@
 """The egress proxy's image: mitmproxy from PyPI, with a registry (``docker build``) or without.
 
-Without a registry it is built as the sandbox image is (``image.debootstrap_image``): Debian
+Without a registry it is built as the sandbox image is (``sandbox.debootstrap_image``): Debian
 bookworm's Python and certificates, and mitmproxy's wheels pinned below, fetched by the host's pip
 and installed without their dependencies. The pins are mitmproxy 11.0.2's requirements as pip
 resolved them for CPython 3.11 on Linux; ``pyperclip`` 1.9.0, which mitmproxy pins, has no wheel

@@ -1,6 +1,6 @@
 """An image layered over the attachments image, from npm tarballs and wheels the host fetches.
 
-The browser image (``browser_image``) and the agents image (``agents_image``) are built the same
+The browser image (``browser``) and the agents image (``agents``) are built the same
 way: the attachments image of the path (built first when missing) as the base of one ``docker
 build``, whose context holds npm tarballs fetched by the host's ``npm pack`` and wheels fetched by
 the host's pip (their registries, proxies and certificates), pinned, for the image's Python (3.11)
@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import GaiaError
-from ..sandboxes.docker import OFFLINE_ATTACHMENTS_TAG, REGISTRY_ATTACHMENTS_TAG
+from ..image_layout import OFFLINE_ATTACHMENTS_TAG, REGISTRY_ATTACHMENTS_TAG
 from .sandbox import Log, run_step
 
 PLATFORMS = (

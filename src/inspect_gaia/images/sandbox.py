@@ -22,13 +22,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import GaiaError
-from ..sandboxes.docker import (
+from ..image_layout import (
     OFFLINE_ATTACHMENTS_TAG,
     OFFLINE_TAG,
     REGISTRY_ATTACHMENTS_TAG,
     REGISTRY_TAG,
 )
-from ..sandboxes.spec import DEFAULT_IMAGE
+from ..options import DEFAULT_IMAGE
 
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
 DEBIAN_SUITE = "bookworm"

@@ -16,7 +16,9 @@ never runs a task, and imports nothing of the task's wing but the record's vocab
   reached); ``latest``: a folder's newest complete run.
 * ``stats`` (accuracy, interval, tokens, cost), ``vote`` (maj@k), ``nearmiss`` and
   ``breakdown`` (where a run fails), ``contamination`` (flagged samples in reports), ``web_reads``
-  (what the samples requested on the web, ``-T web_record``).
+  (what the samples requested on the web, ``-T web_record``, and what a replay served).
+* ``web_export`` (a log's recorded web, with its archive's bodies, as HAR: ``web export``) and
+  ``web_verify`` (the archive beside a log is the one it names, whole: ``web verify``).
 * ``judged`` (answers re-scored by an LLM judge: cache, calls, cost, judged numbers) and
   ``subset`` (a run's official score on a named question set), beside the official score.
 * ``report``: the document ``inspect-gaia report`` renders; ``sidecar``: the note ``inspect-gaia

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..answer_sources.detect import OMITTED, READ_KINDS
+from ..defaults import OMITTED, READ_KINDS
 from .results import SampleResult
 from .stats import summarise
 

@@ -8,7 +8,7 @@ endpoint down, a refused key) says so with the command that reruns it, instead o
 0.000 the harness produced. ``report`` ranks the groups that cover their split apart from those
 that do not (``partial``).
 
-The questions a run was asked are inspect's own record (the log's ``dataset.samples``: the
+The questions a run was asked are inspect's own record (the log's ``questions/dataset.samples``: the
 task's questions after ``-T level``/``ids``, before ``--limit``); the levels are the run's
 ``GaiaProvenance``. A sample a stop cancelled is no answer at all: ``read`` leaves it out of the
 samples and counts it (``CoveredRun.cancelled``), and the group is flagged incomplete.

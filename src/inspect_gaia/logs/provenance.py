@@ -12,10 +12,16 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
 ``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
 versions; 5: ``web_record``; 6: ``agent``, another agent than the default and its versions; 7:
-``web_replay``); a record newer than this reader knows is refused with the fix (upgrade), never
-half-read. An older record reads with ``final_answer_ends`` false, ``image_digest`` unknown
-(``None``), no ``web_tools``, no ``web_record`` and no ``web_replay``; one before 6 ran the default
-agent.
+``web_replay``; 8: ``web_archive``, the hash of a ``web_record=bodies`` run's archive, and a
+replay's ``format`` and ``blocked_answer_sources``); a record newer than this reader knows is
+refused with the fix (upgrade), never half-read. An older record reads with ``final_answer_ends``
+false, ``image_digest`` unknown (``None``), no ``web_tools``, no ``web_record``, no ``web_replay``
+and no ``web_archive``; one before 6 ran the default agent.
+
+One field is written after the run: ``web_archive`` (the archive is closed after inspect's last
+write of the header), by an edit of inspect's own (``edit_eval_log``: the log's ``log_updates``
+say who and why), so a log's current record (``EvalLog.metadata``) has it and the record as the
+run began (``eval.metadata``) does not.
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -31,15 +37,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..defaults import PROVIDERS, SandboxKind
 from ..errors import GaiaError, short, validation_problem
 from ..imageref import identity, pinned_digest
 from ..questions.dataset import LEVELS, Split
 from ..questions.questionset import QuestionSetRecord, describe
-from ..sandboxes.spec import PROVIDERS, SandboxKind
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -84,6 +90,21 @@ class WebReplayRecord(_Record):
     archive: str
     """Its file name (where it was is the user's machine's)."""
     sha256: str
+    format: Literal["archive", "har"] = "archive"
+    """A ``web_record=bodies`` archive (or a merge of them), or a HAR recorded elsewhere."""
+    blocked_answer_sources: bool | None = None
+    """Whether the run that recorded it refused answer sources (a replay applies no rule of its
+    own: an archive of a run that did not block serves the pages it read); ``None``: the archive
+    does not say (a HAR, or an archive from before schema 8 that refused nothing)."""
+
+
+class WebArchiveRecord(_Record):
+    """The archive of bodies a ``-T web_record=bodies`` run wrote beside its log."""
+
+    archive: str
+    """Its file name, in the log's folder."""
+    sha256: str
+    bytes: int = Field(ge=0)
 
 
 class WebToolsRecord(_Record):
@@ -146,7 +167,7 @@ class GaiaProvenance(_Record):
     answer_sources: AnswerSourcesRecord | None = None
     """``None``: a record from before version 3 (nothing blocked)."""
     final_answer_ends: bool = False
-    """A plain-text ``FINAL ANSWER:`` (no tool call) ended the sample (``agent.idle_guard``);
+    """A plain-text ``FINAL ANSWER:`` (no tool call) ended the sample (``agents/basic.idle_guard``);
     ``False``: a record from before version 4, whose agent nudged such a sample to the message
     limit. Not a pooling setting: the answer scored is the same, only the cost differs (README,
     Deviations)."""
@@ -154,7 +175,7 @@ class GaiaProvenance(_Record):
     """``None`` (not written): no browser or reader in the sandbox (and every record before 4)."""
     web_record: bool | None = None
     """``True``: the sandboxes reached the web only through the run's egress proxy, which put each
-    sample's requests into its store (``web_record.STORE_KEY``): ``-T web_record`` (recording
+    sample's requests into its store (``egress/web_record.STORE_KEY``): ``-T web_record`` (recording
     only) or ``-T block_answer_sources``. ``None`` (not written): no record (and every record
     before 5). The counts are the samples' (a log's header is written before any request)."""
     agent: AgentRecord | None = None
@@ -162,6 +183,9 @@ class GaiaProvenance(_Record):
     web_replay: WebReplayRecord | None = None
     """The sandboxes read a recorded web, not the live one (``-T web_replay``); ``None`` (not
     written): the live web (and every record before 7). Never pooled with a live run."""
+    web_archive: WebArchiveRecord | None = None
+    """The archive this run wrote (``-T web_record=bodies``), once it was closed: written by a
+    post-eval edit (module docstring); ``None``: none, not yet, or a record before 8."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -212,6 +236,7 @@ class GaiaProvenance(_Record):
             "web_record": self.web_record,
             "agent": self.agent,
             "web_replay": self.web_replay,
+            "web_archive": self.web_archive,
         }
         return self.model_dump(
             mode="json", exclude={name for name, value in unset.items() if value is None} or None

@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from .._compat import each_eval_sample
 from ..errors import GaiaError, short
+from ..sandboxes.docker.config import known_to_inspect
 from .budget import ReadBudget, command_budget, counter
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
 from .files import UnsafeFile, check_log, said_size
@@ -127,7 +128,9 @@ def _read_all(paths: Iterable[str | Path], budget: ReadBudget) -> LogsRead:
         if not Path(path).is_dir():
             add(str(path), named=True)
             continue
-        found = [_shown(path, info.name) for info in list_eval_logs(str(path), recursive=True)]
+        with known_to_inspect():  # inspect reads the header of a log it cannot tell by name
+            listed = list_eval_logs(str(path), recursive=True)
+        found = [_shown(path, info.name) for info in listed]
         if not found:
             raise GaiaError(
                 f"no inspect logs (*.eval, *.json) in directory {path}",
@@ -229,7 +232,8 @@ def _read_open(path: str | Path, source: str) -> RunResults:
     whole = Path(path).suffix != ".eval"
     header = _inspect_log(path, header_only=not whole, source=source)
     try:
-        provenance = GaiaProvenance.from_metadata(header.eval.metadata)
+        # the current record: the run's, with inspect's post-eval edits (``web_archive``)
+        provenance = GaiaProvenance.from_metadata(header.metadata or header.eval.metadata)
     except ProvenanceError as ex:
         raise LogProblem(path, ex.problem, ex.fix or _DAMAGED) from ex
     if provenance is None and not is_inspect_evals_gaia(header):
@@ -326,9 +330,10 @@ def _inspect_log(
     """A log as inspect reads it (from ``source``: the open file), without ``exclude``'s fields."""
     kind: Literal["eval", "json"] = "eval" if Path(path).suffix == ".eval" else "json"
     try:
-        return read_eval_log(
-            source or str(path), header_only=header_only, format=kind, exclude_fields=exclude
-        )
+        with known_to_inspect():  # a config our providers wrote reads back without the task
+            return read_eval_log(
+                source or str(path), header_only=header_only, format=kind, exclude_fields=exclude
+            )
     except ValidationError as ex:
         raise LogProblem(path, _invalid(ex), fix=_fix(ex)) from ex
     except FileNotFoundError as ex:

@@ -22,7 +22,7 @@ from .coverage import partial
 from .paired import CONFIDENCE
 from .results import RunGroup
 from .stats import INTERVAL_METHOD, priced, summarise
-from .web_reads import record_only, web_block
+from .web_reads import record_only, replay_block, replayed, web_block
 
 REPORT_SCHEMA = 1
 
@@ -69,10 +69,14 @@ def report_document(
         overall_cost = levels[-1]["cost"]
         contamination = contamination_block(samples, graded=group.split != "test")
         web = web_block(samples, record_only=any(record_only(run) for run in group.runs))
+        archive = next((a for run in group.runs if (a := replayed(run)) is not None), None)
+        if web is not None and archive is not None:  # the archive is a pooling setting: one
+            web["replay"] = replay_block(samples, archive)
         repriced = bool(prices) and any(m in (prices or {}) for s in samples for m in s.usage)
         label = [_settings_text(named)] if named else []
         label += [group.run] if group.run else []  # runs of equal settings kept apart
-        notes = (contamination["note"], web and web["note"])
+        replay = web and web.get("replay")
+        notes = (contamination["note"], web and web["note"], replay and replay["note"])
         flags = group.flags + [note for note in notes if note]
         entries.append(
             {

@@ -15,7 +15,7 @@ ran. It is read here, and decides (``provenance.comparable_settings``):
 * a run whose provider got another config than the task's says that the task's image, limits
   and network were not applied; so does one of the task's own provider given a config of the
   user's (``--sandbox k8s:allowlist.yaml``), told apart from the task's own by its form (a compose
-  config built in memory; a values file named as ``k8s.write_values`` names them).
+  config built in memory; a values file named as ``sandboxes/k8s.write_values`` names them).
 
 Decision: another package's provider is handed the task's compose config and recorded, never
 refused: the task cannot see an eval-level ``--sandbox`` before its samples start, and a provider
@@ -32,7 +32,7 @@ from typing import Any
 from inspect_ai.log import EvalLog
 from pydantic import BaseModel
 
-from ..sandboxes.k8s import WRITTEN_NAME
+from ..defaults import WRITTEN_VALUES
 
 REPLACED = " (inspect --sandbox)"
 """How the ``sandbox`` setting marks a provider that replaced the task's."""
@@ -73,7 +73,7 @@ def _own_config(ran: SandboxRan, kind: str) -> bool:
     """Whether the provider ran the config the task built (not one given with ``--sandbox``)."""
     if kind == "k8s":  # a values file the task wrote under its cache
         return ran.config_file is not None and bool(
-            WRITTEN_NAME.fullmatch(PurePath(ran.config_file).name)
+            WRITTEN_VALUES.fullmatch(PurePath(ran.config_file).name)
         )
     return ran.config_file is None and ran.config_image is not None
 

@@ -6,6 +6,12 @@ group: per level the samples recorded, requests, distinct hosts, refusals and bl
 samples that read nothing (no request a server answered); every sample's hosts; with ``--format
 json`` every request, with its sample and epoch; and the one line a reader sees. ``compare`` lists
 the questions whose two sides read from different sets of hosts.
+
+A replayed group (``-T web_replay``) gets its **coverage** too (``replay_block``): per level and
+per sample, the requests served from the sample's own recording, from the pool (another sample's,
+or a HAR's with no sample), and refused as not recorded, so a reader sees whether a replayed
+score is one of a frozen web or of a starved agent; its note names the archive and whether the
+run that recorded it blocked answer sources.
 """
 
 from __future__ import annotations
@@ -13,7 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..egress.replay_match import OWN, POOLED, REFUSAL
 from ..egress.web_record import WebRequest, counts, hosts
+from .provenance import WebReplayRecord
 from .results import RunResults, SampleResult
 
 RECORD_ONLY = (
@@ -32,6 +40,69 @@ def record_only(run: RunResults) -> bool:
     )
     replayed = record is not None and record.web_replay is not None  # its own flag says it
     return record is not None and bool(record.web_record) and not blocked and not replayed
+
+
+def replayed(run: RunResults) -> WebReplayRecord | None:
+    """The archive a run replayed (``-T web_replay``), or ``None``."""
+    return run.provenance.web_replay if run.provenance is not None else None
+
+
+def served(requests: Sequence[WebRequest]) -> dict[str, int]:
+    """A replay's requests: all, served from its own recording or the pool, or not recorded."""
+    return {
+        "requests": len(requests),
+        "own": sum(r.decision == "allowed" and r.why == OWN for r in requests),
+        "pooled": sum(r.decision == "allowed" and r.why == POOLED for r in requests),
+        "not_recorded": sum(r.decision == "refused" and r.why == REFUSAL for r in requests),
+    }
+
+
+def _coverage(n: dict[str, int]) -> float | None:
+    return round((n["own"] + n["pooled"]) / n["requests"], 4) if n["requests"] else None
+
+
+def replay_block(
+    samples: Sequence[SampleResult], archive: WebReplayRecord
+) -> dict[str, Any] | None:
+    """A replayed group's coverage (module docstring); ``None`` when no sample was recorded."""
+    recorded = [s for s in samples if s.web is not None]
+    if not recorded:
+        return None
+    levels = []
+    for label in [*sorted({str(s.level) for s in recorded}), "all"]:
+        members = [s for s in recorded if label == "all" or str(s.level) == label]
+        n = served([r for s in members for r in s.web or ()])
+        levels.append({"level": label, "samples": len(members), **n, "coverage": _coverage(n)})
+    per_sample = []
+    for s in recorded:
+        n = served(s.web or ())
+        per_sample.append(
+            {
+                "task_id": s.task_id,
+                "epoch": s.epoch,
+                "level": str(s.level),
+                **n,
+                "coverage": _coverage(n),
+            }
+        )
+    overall = served([r for s in recorded for r in s.web or ()])
+    blocked = {
+        True: "its run blocked answer sources",
+        False: "its run did not block answer sources",
+        None: "whether its run blocked answer sources is not recorded",
+    }
+    note = (
+        f"replayed web {archive.archive} ({archive.format}, sha256 {archive.sha256[:12]}; "
+        f"{blocked[archive.blocked_answer_sources]}): {overall['own'] + overall['pooled']} of "
+        f"{overall['requests']} requests served ({overall['pooled']} from the pool: another "
+        f"sample's recording or none's), {overall['not_recorded']} refused as not recorded"
+    )
+    return {
+        "archive": archive.model_dump(mode="json"),
+        "levels": levels,
+        "samples": per_sample,
+        "note": note,
+    }
 
 
 def read_nothing(requests: Sequence[WebRequest]) -> bool:

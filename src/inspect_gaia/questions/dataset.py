@@ -195,7 +195,7 @@ def record_to_sample(
     metadata says how it was sent, or why not.
 
     The sandbox copy is inspect's, from the host path, when the sample starts; a file that is gone
-    by then ends the sample as a set-up failure (``_faults.unread_sample_file``).
+    by then ends the sample as a set-up failure (``sandboxes/faults.unread_sample_file``).
     """
     sandbox_path = f"{SHARED_FILES_DIR}/{record.file_name}"
     prompt = input_prompt.format(

@@ -22,8 +22,8 @@ from typing import Literal, get_args
 
 from filelock import FileLock
 
-from .._flags import either, flag
 from ..errors import GaiaDatasetError
+from ..flags import either, flag
 
 Hub = Literal["huggingface", "modelscope"]
 HUBS: tuple[Hub, ...] = get_args(Hub)

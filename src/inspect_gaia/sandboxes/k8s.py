@@ -33,13 +33,13 @@ import copy
 import hashlib
 import logging
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ..defaults import WRITTEN_VALUES
 from ..errors import GaiaParameterError
 from ..imageref import pinned_digest
 
@@ -132,16 +132,12 @@ def k8s_values(
     return values
 
 
-WRITTEN_NAME = re.compile(r"values-[0-9a-f]{16}\.yaml")
-"""The name of a values file the task wrote (``write_values``): a log's config tells it apart."""
-
-
 def write_values(values: Mapping[str, Any], directory: Path) -> Path:
     """Write ``values`` under ``directory``, named by their hash; returns the file's path."""
     text = yaml.safe_dump(dict(values), sort_keys=False)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     path = directory / f"values-{digest}.yaml"
-    assert WRITTEN_NAME.fullmatch(path.name)
+    assert WRITTEN_VALUES.fullmatch(path.name)
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.is_file():
         path.write_text(text)

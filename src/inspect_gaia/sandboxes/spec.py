@@ -3,24 +3,22 @@
 ``compose.yaml`` (and ``values.yaml`` for inspect-k8s-sandbox) are read as written, then the task's
 image, network setting and resource limits are applied to a copy: in memory for Docker, as a file
 under the cache directory for Kubernetes (its provider takes a path; what goes into it, for either
-kind of cluster, is ``k8s``'s). The Docker providers themselves are in ``_docker``; this module
+kind of cluster, is ``k8s``'s). The Docker providers themselves are in ``docker``; this module
 only names them.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, get_args
 
 import yaml
 from inspect_ai.util import SandboxEnvironmentSpec, parse_compose_yaml
 
+from ..defaults import PROVIDERS, SandboxKind
 from ..egress.spec import EGRESS_KEY, EgressSpec
+from ..options import DEFAULT_IMAGE, DEFAULT_NETWORK, SandboxLimits
 from ..questions.hub import cache_dir
-from .docker import COMPOSE_PROVIDER, PROVIDER
 from .docker.config import GaiaComposeConfig, gaia_config
 from .k8s import k8s_values, operator_values, write_values
 
@@ -28,20 +26,6 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 COMPOSE_FILE = PACKAGE_DIR / "compose.yaml"
 """The compose file shipped in the package (a link to the repository root's in a checkout)."""
 VALUES_FILE = PACKAGE_DIR / "values.yaml"
-
-SandboxKind = Literal["docker", "compose", "k8s"]
-SANDBOX_KINDS: tuple[SandboxKind, ...] = get_args(SandboxKind)
-DEFAULT_SANDBOX: SandboxKind = "docker"
-"""This package's ``gaia-docker`` provider on compose.yaml."""
-PROVIDERS: dict[str, str] = {"docker": PROVIDER, "compose": COMPOSE_PROVIDER, "k8s": "k8s"}
-"""The inspect sandbox provider each ``-T sandbox=`` kind runs on."""
-
-DEFAULT_IMAGE = "python:3.11"
-DEFAULT_NETWORK = True
-DEFAULT_CPUS = 2.0
-DEFAULT_MEMORY = "4g"
-DEFAULT_PIDS = 1024
-"""Per-sandbox limits: a runaway command (fork bomb, memory hog) fails only its own sample."""
 
 MIN_CPUS = 0.01
 """Docker's smallest CPU limit (below it the kernel refuses the CFS quota and no sample starts)."""
@@ -53,27 +37,6 @@ MAX_PIDS = 4_194_304
 """Linux's most (``PID_MAX_LIMIT``): the kernel refuses a larger ``pids.max``."""
 MAX_SIZE = 2**63 - 1
 """Docker reads sizes as signed 64-bit byte counts."""
-
-
-@dataclass(frozen=True)
-class SandboxLimits:
-    """CPU, memory, process and disk limits of one sandbox; ``None`` lifts a limit.
-
-    Values are validated where task parameters are parsed (``_params``), against what Docker
-    accepts; sizes are held as ``docker_size`` spells them.
-    """
-
-    cpus: float | None = DEFAULT_CPUS
-    memory: str | None = DEFAULT_MEMORY
-    pids: int | None = DEFAULT_PIDS
-    disk: str | None = None
-    """Writable-layer size (Docker ``storage_opt: size``); only some storage drivers enforce it."""
-
-    def effective_cpus(self) -> float | None:
-        """The CPU limit, capped at this machine's CPUs (Docker refuses more)."""
-        if self.cpus is None:
-            return None
-        return min(float(self.cpus), float(os.cpu_count() or 1))
 
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?) ?([kmgt]?)b?", re.IGNORECASE)
@@ -113,7 +76,7 @@ def gaia_compose(
     """``compose.yaml`` with its ``default`` service's image, network and limits set as asked.
 
     Every value is validated into a ``GaiaComposeConfig``, the model both Docker providers read
-    back from a log (``_docker.config``). ``egress`` asks gaia-docker to reach the network only
+    back from a log (``docker/config``). ``egress`` asks gaia-docker to reach the network only
     through the run's egress proxy (``sandboxes/docker/egress.py``), under ``EGRESS_KEY``.
     """
     limits = limits or SandboxLimits()

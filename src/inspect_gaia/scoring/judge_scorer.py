@@ -26,8 +26,6 @@ from ..questions.dataset import question_text
 from .judge import JUDGE_SCORER, ask, judge_model, load_prompt
 from .scorer import final_answer
 
-"""The official scorer's name in a log: the answer it scored is the answer judged."""
-
 
 @scorer(metrics=[accuracy(), stderr()], name=JUDGE_SCORER)
 def gaia_judge(model: str | None = None, prompt: str | None = None) -> Scorer:

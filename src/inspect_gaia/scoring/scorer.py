@@ -1,6 +1,6 @@
 """GAIA scoring: the inspect_ai scorer around the official GAIA rules.
 
-The rules themselves are in ``_official_scorer`` (a port of the leaderboard's scorer, kept diffable
+The rules themselves are in ``official`` (a port of the leaderboard's scorer, kept diffable
 against upstream). Here: which answer is scored (``final_answer``), what the transcript says about
 how the sample ended (``how_it_ended``), what it looked up (``answer_sources.detect``),
 and the metrics, overall and per GAIA level.

@@ -6,17 +6,18 @@ The map (a test holds it to the folder: every module is named here):
   SandboxEnvironment, one container per sample through the Engine API: its lifecycle and
   inspect's API) and ``gaia_compose`` (``gaia-compose``: inspect's compose sandbox with GAIA's
   checks and start guard);
-* what a container is: ``service`` (compose service -> container arguments), ``config`` (the
-  compose config a log holds), ``cleanup`` (labels, the run's state and network, run-scoped
-  removal, the orphan sweep);
+* what a container is: ``service`` (compose service -> container arguments), ``config`` (the compose
+  config a log holds, and how the readers read it back without the providers), ``cleanup`` (labels,
+  the run's state and network, run-scoped removal, the orphan sweep);
 * talking to the engine: ``client`` (the docker SDK's calls, on worker threads), ``archive``
   (files in and out; with ``client``, the modules that use docker-py internals), ``exec_stream``
   (the Engine's exec protocol, spoken once and asynchronously: the engine's address, an exec's
   start, its framing),
   ``engine`` (every engine and image check and diagnosis, shared by the task, both providers and
   ``doctor``);
-* ``egress``, ``egress_watch``, ``egress_record`` and ``egress_archive``: the run's egress proxy
-  (``-T block_answer_sources=true``, ``-T web_record=true``), a feature, not an optimisation: its
+* ``egress``, ``egress_watch``, ``egress_record`` and ``egress_archive``: the Docker side of the
+  run's egress proxy (``-T block_answer_sources``, ``web_record``, ``web_replay``; its programs are
+  the ``egress`` wing's), a feature, not an optimisation: its
   container's lifecycle, the watch that ends a sample whose command ran while the proxy was down,
   each sample's part of its record of requests, and the run's archive of the bodies
   (``-T web_record=bodies``).
@@ -33,18 +34,12 @@ Two optimisations, each with what it falls back to:
 ``INSPECT_GAIA_PLAIN_DOCKER=1`` turns both off for a run (read by ``gaia-docker``'s task_init):
 an exec per command, no spares, every start at once. What a sample sees is the same either way
 (the conformance suite runs both), so a failure that goes away when plain is the optimisations',
-and one that stays is the provider's. This module only names the providers, the switch and the
-images ``inspect-gaia image build`` makes, so the spec builders, the image builder and the engine
-checks can name them without importing the SDK or each other.
+and one that stays is the provider's. This module only names the switch and the run's tag (the
+providers' names are the record's: ``defaults``), so the provider's modules share them without
+the SDK.
 """
 
 import os
-
-PROVIDER = "gaia-docker"
-"""One container per sample, through the Docker Engine API (the default, ``-T sandbox=docker``)."""
-
-COMPOSE_PROVIDER = "gaia-compose"
-"""inspect's ``docker compose`` sandbox behind the start guard (``-T sandbox=compose``)."""
 
 TAG_LABEL = "inspect_gaia.tag"
 """On every resource of a run started with ``INSPECT_GAIA_TAG`` set (value: that variable): its
@@ -58,20 +53,3 @@ PLAIN_ENV = "INSPECT_GAIA_PLAIN_DOCKER"
 def plain_requested() -> bool:
     """Whether ``INSPECT_GAIA_PLAIN_DOCKER`` asks for plain gaia-docker (any value but 0/empty)."""
     return os.environ.get(PLAIN_ENV, "").strip().lower() not in ("", "0", "false", "no")
-
-
-OFFLINE_TAG = "inspect-gaia/sandbox:bookworm"
-"""The image built without a registry (``inspect-gaia image build --offline``)."""
-OFFLINE_ATTACHMENTS_TAG = "inspect-gaia/sandbox:bookworm-attachments"
-REGISTRY_TAG = "inspect-gaia/sandbox:py3.11"
-"""The registry build without attachment readers: ``python:3.11`` plus the sandbox's command. Never
-``python:3.11`` itself, which a build would shadow for everything else on the host."""
-REGISTRY_ATTACHMENTS_TAG = "inspect-gaia/sandbox:py3.11-attachments"
-OFFLINE_BROWSER_TAG = "inspect-gaia/sandbox:bookworm-browser"
-"""The attachments image plus a headless browser and a page reader (``--offline --browser``)."""
-REGISTRY_BROWSER_TAG = "inspect-gaia/sandbox:py3.11-browser"
-"""The registry build of the same (``image build --browser``)."""
-OFFLINE_AGENTS_TAG = "inspect-gaia/sandbox:bookworm-agents"
-"""The attachments image plus the agent CLIs of ``-T agent=`` (``--offline --agents``)."""
-REGISTRY_AGENTS_TAG = "inspect-gaia/sandbox:py3.11-agents"
-"""The registry build of the same (``image build --agents``)."""

@@ -32,8 +32,9 @@ from functools import cache
 from typing import Any, Generic, TypeVar
 
 from ..._compat import sandbox_lifecycle_state
+from ...defaults import PROVIDER
 from ...errors import GaiaError
-from . import PROVIDER, TAG_LABEL, TAG_VARIABLE, client
+from . import TAG_LABEL, TAG_VARIABLE, client
 
 _T = TypeVar("_T")
 

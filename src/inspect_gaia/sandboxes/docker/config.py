@@ -6,14 +6,28 @@ refused when the log is read, so ``inspect view``, ``eval-retry`` and ``report``
 ``GaiaComposeConfig`` is inspect's model with the fields it lacks declared, validated when made,
 and read back by both providers' ``config_deserialize`` (inspect tries its own model first, then
 asks the provider), so a log keeps every sandbox setting and ``eval-retry`` reapplies it.
+
+Reading a log back asks inspect's registry for the provider a config names. Where the registry
+has none, inspect loads every installed package's entry point, and ours imports the task, the
+agents and the scorers (nearly a hundred modules) only to read back a config. So the readers
+first make both names known, while they read (``known_to_inspect``), with a provider that reads
+configs and does nothing else. Argued against the alternative, an entry point that registers only
+the providers: inspect finds ``inspect_gaia/gaia`` through the same entry point, so it must register
+the task, and a provider module that stood alone would still load the whole provider (docker-py,
+its channel, spares and proxy) for a reader that needs one pydantic model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from inspect_ai.util import ComposeConfig, ComposeService
-from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
+from inspect_ai.util import ComposeConfig, ComposeService, SandboxEnvironment, sandboxenv
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+
+from ..._compat import forget_sandbox, sandbox_registered
+from ...defaults import COMPOSE_PROVIDER, PROVIDER
 
 
 class GaiaComposeService(ComposeService):
@@ -57,3 +71,39 @@ def gaia_config(config: ComposeConfig, service: str, **fields: Any) -> GaiaCompo
 def deserialize(config: dict[str, Any]) -> GaiaComposeConfig:
     """A config as a log holds it (the providers' ``config_deserialize``)."""
     return GaiaComposeConfig.model_validate(config)
+
+
+class _ReadsConfigs(SandboxEnvironment):
+    """A provider known to inspect only so that a log's config reads back (``known_to_inspect``).
+
+    Its configs are what both real providers' are; it starts nothing (and is never asked to: the
+    real provider replaces it before any task runs).
+    """
+
+    @classmethod
+    def is_docker_compatible(cls) -> bool:
+        """As both real providers: configs are compose files."""
+        return True
+
+    @classmethod
+    def config_deserialize(cls, config: dict[str, Any]) -> BaseModel:
+        """A config as a log holds it (the real providers' own reading)."""
+        return deserialize(config)
+
+
+@contextmanager
+def known_to_inspect() -> Iterator[None]:
+    """While a log is read, a config reader under each provider name inspect does not know yet.
+
+    Only while: the readers' providers start nothing, so none may stay where a run could find it.
+    """
+    added: list[tuple[str, type[SandboxEnvironment]]] = []
+    for name in (PROVIDER, COMPOSE_PROVIDER):
+        if not sandbox_registered(name):
+            reader = type(f"ReadsConfigs_{name}", (_ReadsConfigs,), {"__module__": __name__})
+            added.append((name, sandboxenv(name=name)(reader)))  # as inspect_gaia/<name>
+    try:
+        yield
+    finally:
+        for name, reader in added:
+            forget_sandbox(name, reader)

@@ -1,4 +1,4 @@
-"""The egress proxy of a gaia-docker run that blocks answer sources (``block_answer_sources``).
+"""The egress proxy of a gaia-docker run: it blocks, records or replays (``egress.spec``).
 
 Per run (and per list of rules), started by ``task_init`` before any sample:
 
@@ -6,12 +6,13 @@ Per run (and per list of rules), started by ``task_init`` before any sample:
   and no address of the host's on it (Docker's ``inhibit_ipv4``: a host service listening on all
   addresses is no way out), so a sandbox reaches nothing but what is on that network;
 * an ordinary bridge network, the proxy's way out;
-* the proxy: mitmproxy (``_egress``) on both networks, with the run's rules and a CA it generates
-  on its first start, so a fresh CA per run; kept answering by its supervisor, which restarts it
-  in place (same addresses, same CA), and watched by the run (``egress_watch``);
+* the proxy: mitmproxy (the ``egress`` wing's programs) on both networks, with the run's rules and a
+  CA it generates on its first start, so a fresh CA per run; kept answering by its supervisor, which
+  restarts it in place (same addresses, same CA), and watched by the run (``egress_watch``);
 * what it may not reach besides the answer sources: the host's addresses (every bridge network's
   gateway, the host's interfaces) and every private one (``egress/netpolicy.py``), but the
-  stand-in networks a test names in ``TEST_NETWORKS_ENV``.
+  stand-in networks a test names in ``TEST_NETWORKS_ENV`` (whose certificates it verifies
+  against the test's CA, ``TEST_CA_ENV``, in place of the public ones).
 
 Each sandbox of the run joins the internal network with ``HTTP(S)_PROXY`` pointing at the proxy,
 and the run's CA written into its trust store before it starts (``sample_kwargs``,
@@ -45,7 +46,7 @@ from ...shipped import PROXY_PROGRAMS, source
 from . import archive, client
 from .cleanup import RUN_LABEL, RunScoped
 from .cleanup import labels as run_labels
-from .egress_archive import body_options
+from .egress_archive import body_options, manifest, send_replay
 from .egress_watch import SampleCommands, Watch
 
 EGRESS_LABEL = "inspect_gaia.egress"
@@ -76,6 +77,11 @@ TEST_NETWORKS_ENV = "INSPECT_GAIA_EGRESS_TEST_NETWORKS"
 """Test-only: Docker networks (names or ids, comma-separated) whose addresses a run's proxy may
 reach although they are private (their gateways, the host's, stay refused). The egress tests and
 benchmark set it for the stand-in "internet" they build; it is no user setting."""
+TEST_CA_ENV = "INSPECT_GAIA_EGRESS_TEST_CA"
+"""Test-only: a PEM file naming the CA that signed the stand-in web's certificates
+(``support/real_web.py``). A run's proxy then trusts that CA, and it alone, for the servers it
+connects to: it still verifies each certificate and its name. No user setting."""
+_TEST_CA = "/egress/test-ca.pem"
 
 
 @dataclass
@@ -95,6 +101,8 @@ class Egress:
     """The file name of the run's archive of bodies (``egress_archive``); ``None``: none kept."""
     log_location: str | None = None
     """The run's log, as inspect names it to its samples: the archive goes beside it."""
+    logs: set[str] = field(default_factory=set)
+    """Every log whose samples it served (the archive's hash goes into each one's record)."""
 
 
 @dataclass
@@ -171,11 +179,12 @@ def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
         subnet = api.inspect_network(network)["IPAM"]["Config"][0]["Subnet"]
         replayed = spec.replay
         allow, test_gateways = _test_networks()
+        test_ca = os.environ.get(TEST_CA_ENV)
         deny = _host_addresses(outside) + test_gateways
         proxy = str(
             api.create_container(
                 PROXY_IMAGE,
-                command=_command(subnet, deny, allow, spec.bodies)
+                command=_command(subnet, deny, allow, spec.bodies, bool(test_ca))
                 if replayed is None
                 else _replay_command(),
                 # its log is how the run knows it listens (and counts refusals): unbuffered
@@ -194,16 +203,19 @@ def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
             )["Id"]
         )
         created.append(("container", proxy))
+        if replayed is not None:  # what the host checked of it, never the archive's own bytes
+            send_replay(proxy, replayed, REPLAY_DIR)
+        # the programs after it: the package's, whatever the archive held
         files = {f"/egress/{p.name}": source(p).encode() for p in PROXY_PROGRAMS}
         files["/egress/rules.json"] = json.dumps({"rules": spec.as_json()["rules"]}).encode()
-        if replayed is not None:  # the archive, unpacked as Docker unpacks a tar (streamed)
-            files[f"{REPLAY_DIR}/.archive"] = os.path.basename(replayed).encode()
+        if replayed is None:
+            files[f"{RECORD_DIR}/run.json"] = manifest(spec)
+        if test_ca:
+            with open(test_ca, "rb") as pem:
+                files[_TEST_CA] = pem.read()
         api.put_archive(proxy, "/", client.tar_of(files))
         if replayed is None:
             api.connect_container_to_network(proxy, network)
-        else:
-            with open(replayed, "rb") as unpacked:
-                api.put_archive(proxy, REPLAY_DIR, unpacked)
         api.start(proxy)
         _wait_ready(proxy)
         address = api.inspect_container(proxy)["NetworkSettings"]["Networks"]
@@ -222,7 +234,9 @@ def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
         raise
 
 
-def _command(subnet: str, deny: list[str], allow: list[str], bodies: bool) -> list[str]:
+def _command(
+    subnet: str, deny: list[str], allow: list[str], bodies: bool, test_ca: bool = False
+) -> list[str]:
     return _mitmdump(
         # the guard decides, then the recorder writes down what it decided (in this order)
         *("-s", "/egress/addon.py", "-s", "/egress/recorder.py"),
@@ -230,6 +244,7 @@ def _command(subnet: str, deny: list[str], allow: list[str], bodies: bool) -> li
         *("--set", f"gaia_deny={','.join(deny)}", "--set", f"gaia_allow={','.join(allow)}"),
         *("--set", f"gaia_record_dir={RECORD_DIR}"),
         *(body_options() if bodies else []),
+        *(("--set", f"ssl_verify_upstream_trusted_ca={_TEST_CA}") if test_ca else ()),
     )
 
 

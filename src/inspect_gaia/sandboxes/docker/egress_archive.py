@@ -12,6 +12,17 @@ The caps (bytes): ``INSPECT_GAIA_WEB_BODY_CAP`` per body, ``INSPECT_GAIA_WEB_SAM
 sample's bodies together (its share of the run's: one sample cannot fill the run's cap for every
 later one), ``INSPECT_GAIA_WEB_RUN_CAP`` for the run's; a body over one is recorded (hash, size)
 but not kept, and ``not_kept`` gives the run's end one line about them.
+
+What makes an archive speak for itself: the run writes ``record/run.json`` (``manifest``: whether
+it refused answer sources) when its proxy starts, and ``record/samples/<sandbox>`` (``name_sample``:
+the sample and epoch of each sandbox) as each sample starts, so an archive alone says whose each
+request was. Once the archive is closed, its SHA-256 goes into the log's provenance (``stamp``):
+inspect writes a log's header before any sample runs and once more when the eval ends, both before
+a sandbox provider's last cleanup, so the hash is added afterwards as inspect's own post-eval edit
+(``edit_eval_log``, header only: the samples are not rewritten), recorded in the log's
+``log_updates`` with its author and reason.
+
+A replay's proxy receives what the host checked (``web_archive.proxy_stream``), never the file.
 """
 
 from __future__ import annotations
@@ -21,6 +32,9 @@ import json
 import os
 from pathlib import Path
 
+from ...egress.replay_source import checked
+from ...egress.spec import EgressSpec
+from ...egress.web_archive import ArchiveError, proxy_stream
 from ...errors import GaiaError
 from . import client
 
@@ -71,8 +85,45 @@ def archive_dir(log_location: str | None = None) -> Path:
     return Path(os.environ.get("INSPECT_LOG_DIR") or "./logs")
 
 
-def export(proxy: str, name: str, record_dir: str, log_location: str | None) -> list[str]:
-    """Stream the proxy's record and bodies into the archive ``name`` (blocking): its lines."""
+def manifest(spec: EgressSpec) -> bytes:
+    """``record/run.json``: what the archive's run did with answer sources (a replay reads it)."""
+    return json.dumps(
+        {
+            "format": "inspect_gaia web archive",
+            "blocked_answer_sources": bool(spec.rules),
+            "rules": len(spec.rules),
+        }
+    ).encode()
+
+
+def name_sample(proxy: str, record_dir: str, name: str, sample: object, epoch: int) -> None:
+    """Tell the proxy which sample sandbox ``name`` is (blocking): ``samples/<name>``."""
+    data = json.dumps({"id": str(sample), "epoch": epoch}).encode()
+    client.api().put_archive(proxy, "/", client.tar_of({f"{record_dir}/samples/{name}": data}))
+
+
+def send_replay(proxy: str, path: str, folder: str) -> None:
+    """Send the proxy what the host checked of the archive at ``path`` into ``folder``.
+
+    Raises:
+        GaiaError: The archive changed since it was checked (or no longer reads).
+    """
+    try:
+        client.api().put_archive(proxy, "/", proxy_stream(checked(path), folder.strip("/")))
+    except ArchiveError as ex:
+        raise GaiaError(
+            f"-T web_replay: {ex}", fix="keep the archive unchanged while the run starts"
+        ) from None
+
+
+def export(
+    proxy: str, name: str, record_dir: str, log_location: str | None
+) -> tuple[list[str], str | None]:
+    """Stream the proxy's record and bodies into the archive ``name`` (blocking).
+
+    Returns:
+        The run's lines about it, and its SHA-256 (``None``: not written).
+    """
     target = archive_dir(log_location) / name
     part = target.with_name(name + ".part")
     digest = hashlib.sha256()
@@ -87,11 +138,55 @@ def export(proxy: str, name: str, record_dir: str, log_location: str | None) -> 
         target.with_name(name + ".sha256").write_text(f"{digest.hexdigest()}  {name}\n")
     except Exception as ex:
         part.unlink(missing_ok=True)
-        return [f"The run's web archive could not be written to {target}: {client.first_line(ex)}"]
+        return [
+            f"The run's web archive could not be written to {target}: {client.first_line(ex)}"
+        ], None
     return [
         f"The web the samples read (record and bodies) is in {target}, SHA-256 "
         f"{digest.hexdigest()}: as sensitive as the log"
-    ]
+    ], digest.hexdigest()
+
+
+async def stamp(logs: set[str], name: str, sha256: str, log_location: str | None) -> list[str]:
+    """Write the closed archive's name, hash and size into each log's provenance (``gaia``).
+
+    An edit of inspect's (``edit_eval_log``), header only; a log that cannot be edited is one
+    line (the archive's ``.sha256`` beside it still names it).
+    """
+    from inspect_ai.log import (
+        MetadataEdit,
+        ProvenanceData,
+        edit_eval_log,
+        read_eval_log_async,
+        write_eval_log_async,
+    )
+
+    size = (archive_dir(log_location) / name).stat().st_size
+    lines = []
+    for location in sorted(logs):
+        try:
+            log = await read_eval_log_async(location, header_only=True)
+            record = (log.metadata or {}).get("gaia")
+            if not isinstance(record, dict):
+                continue
+            edit = MetadataEdit(
+                metadata_set={
+                    "gaia": {
+                        **record,
+                        "web_archive": {"archive": name, "sha256": sha256, "bytes": size},
+                    }
+                }
+            )
+            why = ProvenanceData(
+                author="inspect_gaia", reason="the run's web archive, hashed once it was closed"
+            )
+            await write_eval_log_async(edit_eval_log(log, [edit], why), location, header_only=True)
+        except Exception as ex:
+            lines.append(
+                f"The web archive's hash could not be written into {location}: "
+                f"{client.first_line(ex)} (its .sha256 file names it)"
+            )
+    return lines
 
 
 def not_kept(proxy: str) -> list[str]:

@@ -12,13 +12,14 @@ import os
 import re
 import socket
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
-from ..._flags import flag
-from ...errors import GaiaError
+from ...errors import GaiaError, GaiaParameterError
+from ...flags import flag
+from ...image_layout import OFFLINE_TAG, ImageLayer
 from ...imageref import pinned_digest, registry_digest
-from . import OFFLINE_TAG, client
+from . import client
 from .exec_stream import address_problem, engine_address
 from .service import limit_flags, limits_host_config
 
@@ -248,6 +249,32 @@ def local_image_labels(image: str) -> dict[str, str] | None:
         return dict(client.image_config(image).get("Labels") or {})
     except Exception:  # no engine, or the image went between the two calls
         return None
+
+
+def require_layer(image: str, layer: ImageLayer, wanted: Sequence[str]) -> dict[str, str] | None:
+    """The versions ``image``'s labels record for ``layer``, when it is here; refuses one without.
+
+    The one check that a run's image holds the tools it asks for (``-T browser``, ``-T web_reader``,
+    ``-T agent=``); ``doctor`` makes the same one from the same ``ImageLayer``. An image that is not
+    here (no engine, or one to pull) is not checked: the provider refuses a missing image itself,
+    and a pulled one without the tool says so at the sample's first use of it.
+
+    Raises:
+        GaiaParameterError: The image is here and lacks a tool asked for; the line names the build.
+    """
+    labels = local_image_labels(image)
+    if labels is None:
+        return None
+    missing = layer.missing(labels, wanted)
+    if missing:
+        use = flag("image", layer.offline_tag)
+        raise GaiaParameterError(
+            f"{' '.join(layer.asked[tool] for tool in missing)}: the sandbox image {image} has no "
+            f"{layer.lacks(missing)}",
+            fix=f"build one with `inspect-gaia image build --offline --{layer.name}`"
+            + (f" and pass `{use}`" if use else ""),
+        )
+    return layer.versions(labels)
 
 
 def image_status(image: str) -> ImageStatus:

@@ -5,17 +5,17 @@ so that it keeps the promises the default ``gaia-docker`` keeps:
 
 * the engine, the image and the limits are checked with the same one-line errors before any
   sample starts;
-* a sample whose sandbox fails to start is still scored (``_faults``);
+* a sample whose sandbox fails to start is still scored (``sandboxes/faults``);
 * a command whose engine stopped answering ends its sample (scored, and rerun by
   ``inspect eval-retry``) instead of handing the agent docker's error as the command's output
   (``EngineCheckedSandbox``);
-* SIGTERM/SIGHUP clean up as Ctrl-C does, and stop the sandboxes' commands (``_signals``);
+* SIGTERM/SIGHUP clean up as Ctrl-C does, and stop the sandboxes' commands (``sandboxes/signals``);
 * with ``INSPECT_GAIA_TAG`` set, its containers and network carry the tag's label as gaia-docker's
   do (``TAG_LABEL``), so two jobs on one engine tell their compose projects apart (the
   config inspect writes for ``docker compose`` gets it, not the one the log records).
 
 inspect builds the started environments itself (plain ``DockerSandboxEnvironment`` objects); they
-are wrapped (``_faults.PassThrough``), never re-classed, so the engine check is on every
+are wrapped (``sandboxes/faults.PassThrough``), never re-classed, so the engine check is on every
 environment inspect hands over, whatever its type.
 """
 
@@ -38,10 +38,11 @@ from pydantic import BaseModel
 from typing_extensions import override
 
 from ..._compat import DockerSandboxEnvironment, compose_project
+from ...defaults import COMPOSE_PROVIDER
 from ...errors import GaiaError
 from .. import signals
 from ..faults import PassThrough, start_or_stand_in, started
-from . import COMPOSE_PROVIDER, TAG_LABEL, TAG_VARIABLE, client, engine
+from . import TAG_LABEL, TAG_VARIABLE, client, engine
 from .config import deserialize
 
 

@@ -40,11 +40,12 @@ from pydantic import BaseModel
 from typing_extensions import override
 
 from ..._compat import sample_active
+from ...defaults import PROVIDER
 from ...egress.spec import EgressSpec
 from ...egress.web_record import sample_named
 from .. import signals
 from ..faults import start_or_stand_in, started
-from . import PLAIN_ENV, PROVIDER, archive, client, egress, egress_archive, engine, plain_requested
+from . import PLAIN_ENV, archive, client, egress, egress_archive, engine, plain_requested
 from .channel import Commands
 from .cleanup import (
     keep_run,
@@ -172,6 +173,15 @@ class GaiaDockerSandbox(SandboxEnvironment):
             proxy = await client.call(egress.ensure, task_name, spec)
             if active is not None:  # the run's log: its archive of bodies goes beside it
                 proxy.log_location = proxy.log_location or active.log_location
+                proxy.logs.add(active.log_location)
+                await client.call(
+                    egress_archive.name_sample,
+                    proxy.proxy,
+                    egress.RECORD_DIR,
+                    name,
+                    active.sample.id,
+                    active.epoch,
+                )
             kwargs = egress.sample_kwargs(create_kwargs(service, None), proxy)
             files = await client.call(egress.sample_files, proxy, service["image"])
             watched = egress.commands(proxy)
@@ -242,13 +252,18 @@ class GaiaDockerSandbox(SandboxEnvironment):
                     if proxy.archive is not None:
                         for line in await client.call(egress_archive.not_kept, proxy.proxy):
                             print(line)
-                        for line in await client.call(
+                        lines, digest = await client.call(
                             egress_archive.export,
                             proxy.proxy,
                             proxy.archive,
                             egress.RECORD_DIR,
                             proxy.log_location,
-                        ):
+                        )
+                        if digest is not None:
+                            lines += await egress_archive.stamp(
+                                proxy.logs, proxy.archive, digest, proxy.log_location
+                            )
+                        for line in lines:
                             print(line)
                 egress.forget(proxies)
                 await client.call(remove_run, state.run_id)

@@ -13,8 +13,8 @@ from typing import Any, Literal, NamedTuple
 
 from inspect_ai.util import ComposeConfig, SandboxEnvironmentConfigType, parse_compose_yaml
 
+from ...defaults import PROVIDER
 from ...errors import GaiaError
-from . import PROVIDER
 
 
 class _Field(NamedTuple):

@@ -37,7 +37,8 @@ from typing import Any
 import anyio
 
 from ..._compat import sandbox_limiters
-from . import PROVIDER, client
+from ...defaults import PROVIDER
+from . import client
 from .cleanup import RunScoped, run_state
 
 logger = logging.getLogger(__name__)
