@@ -6,8 +6,9 @@ Each prints one JSON line (its last) that the test reads off the tool's output:
 
 * ``alpn``: a tunnel, TLS offering ``h2`` and ``http/1.1``: what the proxy chose; and HTTP/2 with
   prior knowledge (no TLS): the first line of the proxy's answer;
-* ``h2-nowindow URL``: the same, and if ``h2`` was chosen, an HTTP/2 GET of URL announcing a
-  stream window of 0 (it never reads): the body would pile up in the proxy (H1);
+* ``h2-nowindow URL SECONDS``: the same to ``web.example`` (the real stand-in web's), then if
+  ``h2`` was chosen an HTTP/2 GET of URL announcing a stream window of 0, read for SECONDS (the
+  body piles up in the proxy: H1); over HTTP/1.1, the same GET, not read for SECONDS;
 * ``forge``: ``Host`` naming another site than the tunnel, and than an absolute-form URL (M3);
 * ``heads N KIB SECONDS``: N connections, each with a head of KIB KiB that never ends, held
   SECONDS (M1); how many the proxy refused at once, and how many it cut meanwhile;
@@ -17,9 +18,16 @@ Each prints one JSON line (its last) that the test reads off the tool's output:
   KIB KiB (H2's flood of the recorder);
 * ``erase N KIB CONNECTIONS``: N requests with URLs of KIB KiB (over the proxy's 32 KiB: blocked),
   on CONNECTIONS keep-alive connections (M4: a record too large to read back).
+
+``ProxyWatch`` follows the run's proxy meanwhile: its memory at its highest, and its log.
 """
 
 from __future__ import annotations
+
+import subprocess
+import threading
+
+from support.standins import StandIns, docker
 
 SCRIPT = r"""
 import json, os, socket, ssl, struct, sys, threading, time
@@ -92,6 +100,12 @@ if mode in ("alpn", "h2-nowindow"):
         except OSError:
             pass
         result["received"] = got
+    elif mode == "h2-nowindow":  # HTTP/1.1: the same download, asked for and never read
+        url = args[0].encode()
+        path = url.split(b"/", 3)[3] if url.count(b"/") >= 3 else b""
+        t.sendall(b"GET /" + path + b" HTTP/1.1\r\nHost: web.example\r\n\r\n")
+        time.sleep(float(args[1]) if len(args) > 1 else 30)
+        result["received"] = len(t.recv(65536))  # one read: the rest waits in TCP's buffers
     if mode == "alpn":  # HTTP/2 with prior knowledge, no TLS: the proxy's HTTP/1 reader reads it
         s = connect()
         s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + h2_frame(4, 0, 0, b""))
@@ -185,3 +199,43 @@ def flood(mode: str, *args: object) -> str:
     """The bash command that runs ``mode`` with ``args`` (see the module docstring)."""
     words = " ".join(str(arg) for arg in args)
     return f"python3 - {mode} {words} <<'PY'\n{SCRIPT}\nPY"
+
+
+class ProxyWatch:
+    """The run's proxy (attached to the stand-ins), its memory's peak and its log, until stopped.
+
+    Read every half second: the container's cgroup peak (v2's ``memory.peak``, v1's
+    ``memory.max_usage_in_bytes``) and its whole log (the supervisor's ``up`` and ``down`` lines).
+    """
+
+    def __init__(self, internet: StandIns) -> None:
+        """Watch the proxies attached to ``internet`` (once started: ``with``)."""
+        self.internet = internet
+        self.peaks = [0]
+        self.log = ""
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        read = "cat /sys/fs/cgroup/memory.peak /sys/fs/cgroup/memory/memory.max_usage_in_bytes"
+        while not self.stop.wait(0.5):
+            for proxy in self.internet.attached:  # cgroup v2, or v1
+                try:
+                    peak = docker("exec", proxy, "sh", "-c", f"{read} 2>/dev/null || true")
+                    self.peaks.append(int(peak.split()[0]))
+                except (subprocess.CalledProcessError, ValueError, IndexError):  # not up, gone
+                    pass
+                try:
+                    self.log = docker("logs", proxy)
+                except subprocess.CalledProcessError:
+                    pass
+
+    def __enter__(self) -> ProxyWatch:
+        """Start watching."""
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        """Stop watching (the last readings stay)."""
+        self.stop.set()
+        self.thread.join()

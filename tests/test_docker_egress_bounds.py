@@ -46,7 +46,7 @@ from support.answer_pages import (
     WEATHER,
     WEATHER_PATH,
 )
-from support.proxy_floods import flood
+from support.proxy_floods import ProxyWatch, flood
 from support.scripted_model import Entry
 from support.standins import StandIns, docker
 from tests.helpers import Play, eval_task
@@ -202,39 +202,6 @@ def _tools(sample: EvalSample) -> list[str]:
 
 def _last_json(output: str) -> dict[str, Any]:
     return dict(json.loads(output.strip().splitlines()[-1]))
-
-
-class ProxyWatch:
-    """The run's proxy (attached to the stand-ins), its memory's peak and its log, until stopped."""
-
-    def __init__(self, internet: StandIns) -> None:
-        self.internet = internet
-        self.peaks = [0]
-        self.log = ""
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._watch, daemon=True)
-
-    def _watch(self) -> None:
-        read = "cat /sys/fs/cgroup/memory.peak /sys/fs/cgroup/memory/memory.max_usage_in_bytes"
-        while not self.stop.wait(0.5):
-            for proxy in self.internet.attached:  # cgroup v2, or v1
-                try:
-                    peak = docker("exec", proxy, "sh", "-c", f"{read} 2>/dev/null || true")
-                    self.peaks.append(int(peak.split()[0]))
-                except (subprocess.CalledProcessError, ValueError, IndexError):  # not up, gone
-                    pass
-                try:
-                    self.log = docker("logs", proxy)
-                except subprocess.CalledProcessError:
-                    pass
-
-    def __enter__(self) -> ProxyWatch:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.stop.set()
-        self.thread.join()
 
 
 def test_one_sandbox_at_its_worst_takes_nothing_from_another_nor_its_own_record(
