@@ -12,6 +12,8 @@ resident set size under ``/usr/bin/time -v``:
   that the file unpacks within the per-file caps (``files``: 200 times its size, at most 4 GiB).
   ``--sample-mib 0``: many small samples instead (the fixture's, padded).
 * ``--folder N``: a folder of N copies of such a log (``--size``, ``--samples``, ``--sample-mib``).
+* ``--messages N``: one log whose one sample holds N tiny messages (a few bytes of JSON each, a
+  pydantic object each once parsed: the parse, not the bytes, is the cost), small on disk.
 
 With ``--before SRC`` the same ``report`` also runs on another checkout's ``src`` (the code before
 a change: ``git archive <commit> src | tar -x -C <dir>``), in the same run, and the table gives
@@ -20,6 +22,7 @@ both and their ratio. A command the reader refuses exits 1 with one line, which 
     python -m benchmarks.reader_memory --events 12 --mib 4
     python -m benchmarks.reader_memory --hostile --before /tmp/before/src
     python -m benchmarks.reader_memory --folder 10 --size 4 --sample-mib 48
+    python -m benchmarks.reader_memory --messages 1200000 --before /tmp/before/src
 """
 
 from __future__ import annotations
@@ -101,6 +104,31 @@ def hostile_log(path: Path, *, size_mb: float, samples: int, sample_mib: float) 
                     member.write(b'"function": "bash"}, {"content": ')
                 member.write(b'"' + base64.b64encode(rng.randbytes(pad * 3 // 4)) + b'"')
                 member.write(tail.encode())
+        made.writestr("header.json", log.model_copy(update={"samples": None}).model_dump_json())
+    return path
+
+
+def messages_log(path: Path, messages: int) -> Path:
+    """An ``.eval`` whose one sample (the fixture's first) holds ``messages`` tiny messages.
+
+    Each message is a distinct one (inspect shares equal messages on writing): a user or an
+    assistant turn of a few characters; the sample is streamed into the archive.
+    """
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(FIXTURE))
+    shape = (log.samples or [])[0]
+    data = json.loads(shape.model_dump_json(exclude={"events", "attachments"}))
+    data.update(events=[], attachments={}, messages="@@")
+    head, tail = json.dumps(data).split('"@@"', 1)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as made:
+        with made.open(f"samples/{shape.id}_epoch_{shape.epoch}.json", "w") as member:
+            member.write(head.encode() + b"[")
+            for n in range(messages):
+                role = "user" if n % 2 else "assistant"
+                sep = b"," if n else b""
+                member.write(sep + f'{{"role":"{role}","content":"m{n}"}}'.encode())
+            member.write(b"]" + tail.encode())
         made.writestr("header.json", log.model_copy(update={"samples": None}).model_dump_json())
     return path
 
@@ -199,6 +227,26 @@ def hostile_table(args: argparse.Namespace) -> None:
         print(f"\nratio before / now: {before.mb / after.mb:.1f}x")
 
 
+def messages_table(messages: int, before: str | None) -> None:
+    """One sample of ``messages`` tiny messages: ``report`` here, and before if asked."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = messages_log(Path(tmp) / "messages.eval", messages)
+        on_disk = path.stat().st_size / 1e6
+        unpacked = unpacked_mib([path])
+        after = measured(report(path))
+        earlier = measured(report(path), before) if before else None
+    print(
+        f"one log, one sample of {messages:,} tiny messages: {on_disk:.1f} MB on disk, "
+        f"{unpacked:.0f} MiB unpacked\n"
+    )
+    print("| `inspect-gaia report` | peak RSS |\n| --- | --- |")
+    if earlier is not None:
+        print(f"| before | {_shown(earlier)} |")
+    print(f"| now | {_shown(after)} |")
+    if earlier is not None:
+        print(f"\nratio before / now: {earlier.mb / after.mb:.1f}x")
+
+
 def main() -> None:
     """Write the log(s), measure, print a Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -212,8 +260,11 @@ def main() -> None:
         "--sample-mib", type=float, default=240.0, help="tool output of each sample, MiB"
     )
     parser.add_argument("--before", help="another checkout's src, measured in the same run")
+    parser.add_argument("--messages", type=int, default=0, help="one sample of this many messages")
     args = parser.parse_args()
-    if args.hostile or args.folder:
+    if args.messages:
+        messages_table(args.messages, args.before)
+    elif args.hostile or args.folder:
         hostile_table(args)
     else:
         events_table(args.events, args.mib)

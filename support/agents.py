@@ -2,7 +2,8 @@
 
 ``inspect eval inspect_gaia/gaia --solver support/agents.py@gaia_react`` replaces the task's
 ``basic_agent``; the report must then pool it with nothing else and name it. The submission stays in
-the messages, where the task's scorer looks for it.
+the messages (the task's scorer also finds one ``react`` drops, in the transcript: the README's own
+agent is that case).
 """
 
 from __future__ import annotations

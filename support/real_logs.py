@@ -229,17 +229,19 @@ def log_format() -> dict[str, Any]:
 
     inspect's log format version; the ``gaia`` record's ``SCHEMA_VERSION`` and its fields (one
     changed without the version bumped is caught too); a web request's fields and the store keys
-    they are kept under.
+    they are kept under; the judge's default prompt (the judged log's verdicts are its).
     """
     from inspect_ai.log import EvalLog
 
     from inspect_gaia.egress.web_record import ARCHIVE_KEY, STORE_KEY, WebRequest
     from inspect_gaia.logs.provenance import SCHEMA_VERSION, GaiaProvenance
+    from inspect_gaia.scoring.judge import load_prompt
 
     return {
         "inspect_log_version": EvalLog.model_fields["version"].default,
         "gaia_schema_version": SCHEMA_VERSION,
         "gaia_record_sha256": _sha256_json(_records(GaiaProvenance)),
+        "judge_prompt_sha256": load_prompt(None).sha256,
         "web_request_sha256": _sha256_json(
             [STORE_KEY, ARCHIVE_KEY, *[f"{f.name}: {f.type}" for f in fields(WebRequest)]]
         ),

@@ -9,8 +9,9 @@ import os
 import shutil
 import subprocess
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from huggingface_hub import constants
@@ -21,7 +22,7 @@ from support.real_web import RealWeb
 from support.real_web import real_web as start_real_web
 from support.scripted_model import Entry, ScriptedModel, serve
 from support.standins import StandIns, standins
-from tests.helpers import SANDBOX_IMAGE, MiniLogs, eval_gaia, quiet_handler, serve_http
+from tests.helpers import SANDBOX_IMAGE, MiniLogs, Play, eval_gaia, quiet_handler, serve_http
 from tests.scenario import GAIA_MINI, GAIA_TINY, MINI_TEST, MINI_VALIDATION, TEST, VALIDATION
 
 # Every sandbox this session's runs create (in this process or an `inspect` it starts) carries
@@ -112,27 +113,33 @@ def scripted_server() -> Iterator[ScriptedModel]:
 
 
 @pytest.fixture
-def scripted(scripted_server: ScriptedModel) -> Callable[[list[Entry]], ScriptedModel]:
-    """Set the scenario the scripted model plays in this test."""
+def scripted(scripted_server: ScriptedModel) -> Play:
+    """Set the scenario the scripted model plays in this test, and how it talks (``options``).
 
-    def play(entries: list[Entry]) -> ScriptedModel:
+    By default it talks like a real model: prose beside every tool call. A test that needs a
+    quiet model says so: ``scripted(entries, prose=False)``.
+    """
+
+    def play(entries: list[Entry], **options: Any) -> ScriptedModel:
         scripted_server.entries = entries
+        scripted_server.options = dict(options)
         scripted_server.calls.clear()
         scripted_server.tools_offered.clear()
         scripted_server.requests.clear()
+        scripted_server.tries.clear()
         return scripted_server
 
     return play
 
 
 @pytest.fixture
-def scripted_validation(scripted: Callable[[list[Entry]], ScriptedModel]) -> ScriptedModel:
+def scripted_validation(scripted: Play) -> ScriptedModel:
     """The scripted model answering gaia-tiny's validation questions."""
     return scripted(VALIDATION)
 
 
 @pytest.fixture
-def scripted_test_split(scripted: Callable[[list[Entry]], ScriptedModel]) -> ScriptedModel:
+def scripted_test_split(scripted: Play) -> ScriptedModel:
     """The scripted model answering gaia-tiny's test questions."""
     return scripted(TEST)
 
@@ -187,6 +194,7 @@ def mini_logs(
 
     def run(entries: list[Entry], directory: Path, **params: object) -> Path:
         scripted_server.entries = entries
+        scripted_server.options = {}
         log = eval_gaia(directory, dataset_path=str(GAIA_MINI), image=sandbox_image, **params)
         assert log.status == "success"
         return Path(log.location)

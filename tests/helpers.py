@@ -49,6 +49,7 @@ from tests.helpers_runs import (
     metrics,
     run_eval_cli,
     sample_asking,
+    silent_endpoint,
 )
 from tests.helpers_samples import RUN_SAMPLES, TWO_SAMPLES
 from tests.helpers_stubs import RecordingHandler, StandInDownload, quiet_handler, serve_http
@@ -86,6 +87,7 @@ __all__ = [
     "rewrite_record",
     "run_eval_cli",
     "sample_asking",
+    "silent_endpoint",
     "running_containers",
     "scored_once",
     "serve_http",

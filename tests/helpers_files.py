@@ -166,7 +166,11 @@ def write_log(
                 model_usage={model: usage},
                 total_time=float(sample.get("working_time", 1.0)),
                 working_time=float(sample.get("working_time", 1.0)),
-                error=EvalError(message=sample["error"], traceback="", traceback_ansi="")
+                error=EvalError(
+                    message=sample["error"],
+                    traceback=sample.get("traceback", ""),
+                    traceback_ansi="",
+                )
                 if sample.get("error")
                 else None,
                 limit=EvalSampleLimit(type=sample["limit"], limit=100)

@@ -7,10 +7,9 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
@@ -24,8 +23,11 @@ SANDBOX_IMAGE = os.environ.get("INSPECT_GAIA_TEST_IMAGE", "inspect-gaia/sandbox:
 """Image the Docker tests run. CI builds it without a registry (`inspect-gaia image build --offline`)."""
 MODEL = "openai-api/scripted/gaia-bot"
 
-Play = Callable[[list[Entry]], ScriptedModel]
-"""The ``scripted`` fixture: set the scenario the scripted model plays."""
+
+class Play(Protocol):
+    """The ``scripted`` fixture: set the scenario the scripted model plays, and how it talks."""
+
+    def __call__(self, entries: list[Entry], **options: Any) -> ScriptedModel: ...
 
 
 # -- running evals ---------------------------------------------------------------------------------

@@ -24,7 +24,14 @@ from huggingface_hub import constants as hf_constants
 
 from inspect_gaia._cli.main import cli
 from inspect_gaia.questions.hub import HF_REVISION
-from tests.helpers import TWO_SAMPLES, invoke, run_eval_cli, write_log
+from tests.helpers import (
+    TWO_SAMPLES,
+    eval_command,
+    invoke,
+    run_eval_cli,
+    silent_endpoint,
+    write_log,
+)
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY, MINI_CREW
 
 
@@ -57,6 +64,38 @@ def test_a_refused_parameter_stops_inspect_eval_in_one_line(
     )
     _assert_refused(run.stdout + run.stderr, run.returncode, message, tmp_path)
     assert not list((tmp_path / "cache").glob("**/.inspect_gaia-complete-*"))
+
+
+@pytest.mark.slow  # a new inspect process: seconds each
+@pytest.mark.parametrize("display", ["none", "plain", "rich"])
+@pytest.mark.parametrize(
+    ("args", "base_url", "line"),
+    [
+        (["levle=1"], None, "unknown parameter levle — did you mean level?"),
+        (
+            ["level=1"],
+            "http://127.0.0.1:9/v1",
+            "cannot reach the model openai-api/scripted/gaia-bot at http://127.0.0.1:9/v1 "
+            "(connection refused) — start the endpoint or fix its address",
+        ),
+    ],
+)
+def test_a_refusal_reaches_stderr_under_every_display(
+    display: str, args: list[str], base_url: str | None, line: str, tmp_path: Path
+) -> None:
+    """Issue #50: under --display none (scripts, CI) a refusal printed nothing: exit 1, no output.
+    inspect printed it on stdout through its console, which --display none silences."""
+    command = eval_command([*args, f"dataset_path={GAIA_TINY}"], tmp_path / "logs")
+    command[command.index("--display") + 1] = display
+    env = {**os.environ, "SCRIPTED_API_KEY": "x", "SCRIPTED_BASE_URL": silent_endpoint()}
+    if base_url:
+        env["SCRIPTED_BASE_URL"] = base_url
+    run = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert run.returncode == 1
+    assert run.stdout.strip() == ""
+    (said,) = run.stderr.strip().splitlines()
+    assert said.startswith(line), run.stderr
+    assert not list(tmp_path.glob("**/*.eval"))
 
 
 @pytest.mark.slow  # a new inspect/inspect-gaia process: seconds each

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from inspect_ai.log import read_eval_log
 
-from benchmarks.reader_memory import hostile_log
-from inspect_gaia.logs import budget
+from benchmarks.reader_memory import hostile_log, messages_log
+from inspect_gaia.logs import budget, parsed
 from inspect_gaia.logs.budget import FEWER, OverBudget, ReadBudget, command_budget
 from inspect_gaia.logs.files import check_log
 from inspect_gaia.logs.read import read_inspect_log, read_inspect_logs
@@ -156,3 +156,36 @@ def test_the_records_of_leaderboard_files_count_against_the_same_budget(
     monkeypatch.setattr(budget, "MAX_KEPT", 150 * budget.RECORD)  # one side's lines, not both
     code, out, err = invoke("compare", *map(str, sides))
     _one_line(code, out, err, "b.jsonl: the samples read so far come to more than", FEWER)
+
+
+def test_a_sample_of_many_small_messages_is_read_without_its_transcript_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #49 (M6): inspect builds an object of about a kilobyte per message, so a 6.2 MB log of
+    2.4 million tiny messages took `report` to 3 GB. Here 20,000 messages (60,000 values) against
+    a cap lowered to 30,000: read without them, in one line, and within a small peak."""
+    monkeypatch.setattr(parsed, "MAX_VALUES", 30_000)
+    log = messages_log(tmp_path / "messages.eval", 20_000)
+    code, out, err = invoke("report", str(log), "--format", "json")
+    assert code == 0, err
+    (line,) = err.splitlines()
+    assert line.startswith(f"note: {log}: sample ") and "60,001 values in its messages" in line
+    assert "read without its transcript (its score counts" in line
+    (group,) = json.loads(out)["groups"]
+    assert group["levels"][-1]["samples"] == 1
+    tracemalloc.start()
+    try:
+        run = read_inspect_log(log)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(run.samples) == 1 and run.samples[0].trace == ""
+    assert peak < 12 * MiB, f"{peak / MiB:.0f} MiB"  # parsed, the messages alone took ~25 MiB
+
+
+def test_a_sample_over_the_cap_without_its_transcript_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parsed, "MAX_VALUES", 60)  # the fixture's sample holds more besides
+    log = messages_log(tmp_path / "messages.eval", 10)
+    _one_line(*invoke("report", str(log)), "JSON values, more than the 60 a reader parses")

@@ -120,6 +120,8 @@ def test_no_difference_is_said_in_words(tmp_path: Path, fmt: str) -> None:
     code, out, _ = invoke("compare", str(log), str(EVALSCOPE_RUN), *SNAPSHOT, "--format", fmt)
     assert code == 0 and "no question answered differently" in out
     assert "not distinguishable from noise at 5%" in out
+    # issue #50: it ended `task ids: the first 8: no question answered differently`
+    assert "task ids" not in out
     document = compare_json(str(log), str(EVALSCOPE_RUN), *SNAPSHOT)
     assert document["differences"] == [] and document["only_in_one"] == {"a": [], "b": []}
     assert all(isinstance(row["level"], str) for row in document["levels"])

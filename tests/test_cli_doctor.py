@@ -10,6 +10,7 @@ import huggingface_hub
 import pytest
 from huggingface_hub import constants
 
+from inspect_gaia._cli.doctor import LAST_STEP
 from tests.helpers import invoke, quiet_handler, serve_http
 from tests.helpers_errors import one_of_each
 
@@ -43,6 +44,12 @@ def test_doctor_passes_with_the_engine_up(sandbox_image: str, gaia_tiny: Path) -
     }
     assert all(c["ok"] for c in checks.values())
     assert "is a local build (id sha256:" in checks["image pin"]["detail"]
+    # in words, the last line names the probe: the last step before a published run
+    code, text, _ = invoke(
+        *("doctor", "--image", sandbox_image, "--dataset-path", str(gaia_tiny)),
+        *("--max-sandboxes", "4", "--min-free-gb", "1"),
+    )
+    assert code == 0 and text.rstrip().splitlines()[-1] == LAST_STEP
     # this engine stores containers on overlay2 over ext4: doctor warns, and refuses -T disk=
     assert "a sandbox can write until the host's disk is full" in checks["disk limit"]["detail"]
     code, out, _ = invoke(
@@ -246,3 +253,31 @@ def test_doctor_says_whether_the_image_is_pinned(
     monkeypatch.setattr(engine, "image_identity", lambda reference: identity)
     check = doctor.check_pinned(image)
     assert check.ok and check.name == "image pin" and says in check.detail
+
+
+@pytest.mark.docker
+def test_doctor_checks_the_egress_proxy_image_when_asked(
+    egress_image: str, gaia_tiny: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #50: doctor had no check for the image web_record and web_replay run."""
+    from inspect_gaia._cli import _checks
+
+    args = ["doctor", "--dataset-path", str(gaia_tiny), "--min-free-gb", "1", "--json"]
+    code, out, _ = invoke(*args, "--egress-proxy")
+    checks = {c["name"]: c for c in json.loads(out)}
+    assert checks["egress proxy image"] == {
+        "name": "egress proxy image",
+        "ok": True,
+        "detail": f"{egress_image} present",
+        "fix": "",
+        "warning": False,
+    }
+    code, out, _ = invoke(*args)
+    assert "egress proxy image" not in {c["name"] for c in json.loads(out)}
+    monkeypatch.setattr(_checks, "PROXY_IMAGE", "inspect-gaia/egress-proxy:not-built")
+    code, out, _ = invoke(*args, "--egress-proxy")
+    missing = {c["name"]: c for c in json.loads(out)}["egress proxy image"]
+    assert code == 1 and not missing["ok"] and "web_record and web_replay" in missing["detail"]
+    assert missing["fix"].startswith("build it with `inspect-gaia image build --egress-proxy")
+    code, out, _ = invoke("image", "build", "--help")
+    assert "-T web_record and -T web_replay run it" in " ".join(out.split())

@@ -274,6 +274,12 @@ def test_report_names_bad_prices(tmp_path: Path) -> None:
     prices.write_text("m: {input: 1}\n")
     code, _, err = invoke("report", str(log), "--model-cost-config", str(prices))
     assert code == 1 and err.count("\n") == 1 and "the prices of m are missing output" in err
+    # the cache prices are optional (issue #50: the fix still asked for them)
+    assert err.rstrip().endswith(
+        "— give input and output in $ per million tokens "
+        "(input_cache_write and input_cache_read too if the model has them; they default to "
+        "input's)"
+    ), err
 
 
 def test_a_generation_setting_given_on_the_command_line_splits_groups(tmp_path: Path) -> None:
@@ -284,3 +290,37 @@ def test_a_generation_setting_given_on_the_command_line_splits_groups(tmp_path: 
     write_eval_log(log, str(hot))
     groups = {g["group"] for g in report_json(str(tmp_path))["groups"]}
     assert groups == {MODEL, f"{MODEL} [temperature=0.7]"}
+
+
+def test_the_overview_shows_short_flags_and_names_an_agent_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #50: at 100 columns a recorded run's flag was a 25-line cell of the overview, and an
+    agent group named its agent three times (two in its label, once in its flag)."""
+    from inspect_gaia.egress.web_record import STORE_KEY
+    from inspect_gaia.logs.web_reads import RECORD_ONLY
+
+    read = {"t": 1.0, "method": "GET", "url": "https://a.example/", "status": 200, "bytes": 3}
+    read |= {"sha256": "00" * 32, "type": "text/plain", "decision": "allowed", "why": None}
+    recorded = [{**s, "store": {STORE_KEY: [{**read, "error": None}]}} for s in RUN_SAMPLES]
+    write_log(tmp_path / "plain.eval", RUN_SAMPLES, run_id="p")
+    write_log(tmp_path / "web.eval", recorded, run_id="w", params={"web_record": True})
+    write_log(
+        tmp_path / "agent.eval",
+        RUN_SAMPLES,
+        run_id="a",
+        params={"agent": "codex_cli"},
+        offered_tools=["agent:codex_cli"],
+    )
+    for width in (100, 80):
+        monkeypatch.setenv("COLUMNS", str(width))
+        code, out, err = invoke("report", str(tmp_path))
+        assert code == 0, err
+        overview, groups = out.split("GAIA scores:", 1)
+        # (a cell's words wrap within the cell)
+        assert "recorded" in overview and "443" not in overview
+        assert len(overview.splitlines()) < 30, overview  # 44 lines at 100 columns before
+        # the sentences, whole, under the group's own level table
+        assert RECORD_ONLY in " ".join(groups.split())
+        assert "tools=+agent" not in out
+        assert overview.count("codex_cli") == 1 and "another" in overview

@@ -264,7 +264,7 @@ def test_archives_and_hars_merge_with_the_first_input_kept_and_each_conflict_lis
     index = Index()
     for response in archive.responses:
         index.add(response)
-    found = index.find("GET", "http://tides.example/today.html", "a", 1)
+    found = index.find("GET", "http://tides.example/today.html", "a", 1, "gzip, deflate")
     assert found is not None and found[0].sha256 == _sha(GZ)
     found = index.find("GET", "http://tides.example/tomorrow.html", "c", 1)
     assert found is not None and found[0].sha256 == _sha(changed) and found[1] == POOLED

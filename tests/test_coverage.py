@@ -74,13 +74,65 @@ def test_a_model_never_reached_is_flagged_with_the_retry(tmp_path: Path) -> None
     log = write_log(tmp_path / "down.eval", _samples("abc", error=error), status="error")
     (group,) = report_json(str(log))["groups"]
     assert group["flags"] == [
-        f"model never reached: 3 of 3 samples errored on it — inspect eval-retry {log}"
+        f"model calls failed: 3 of 3 samples errored on their model call ({error}) — "
+        f"inspect eval-retry {log}"
     ]
     one_down = write_log(
         tmp_path / "some.eval", _samples("ab", error=error) + _samples("c", right="c")
     )
     (group,) = report_json(str(one_down))["groups"]
     assert group["flags"] == [], "a model that answered some questions was reached"
+
+
+GENERATE_FRAME = (
+    '  File "/venv/lib/python3.11/site-packages/inspect_ai/model/_model.py", line 1046, in '
+    "generate\n    output, event = await self._generate(\n"
+)
+SERVER_ERROR = (
+    "Traceback (most recent call last):\n"
+    + GENERATE_FRAME
+    + '  File "/venv/lib/python3.11/site-packages/openai/_base_client.py", line 1875, in request\n'
+    "openai.InternalServerError: Error code: 501 - {'error': 'Unsupported method'}\n\n"
+    "The above exception was the direct cause of the following exception:\n\n"
+    "Traceback (most recent call last):\n"
+    + GENERATE_FRAME
+    + "tenacity.RetryError: RetryError[<Future at 0x7f state=finished raised "
+    "InternalServerError>]\n"
+)
+"""A sample's traceback as inspect records it for a server that answers 501 (a real run's, cut)."""
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "ModuleNotFoundError(\"No module named 'inspect_swe'\")",
+        "FileNotFoundError(2, 'No such file or directory')",
+    ],
+)
+def test_an_error_that_only_ends_in_a_model_errors_name_is_not_a_model_call(
+    tmp_path: Path, error: str
+) -> None:
+    """``NotFoundError`` is matched as a whole name: a missing module or file is not the model."""
+    log = write_log(tmp_path / "run.eval", _samples("abc", error=error), status="error")
+    (group,) = report_json(str(log))["groups"]
+    assert not any("model" in flag for flag in group["flags"]), group["flags"]
+    assert overall(group)["errored"] == 3
+
+
+def test_a_server_that_answers_only_errors_is_flagged_with_the_first_errors_line(
+    tmp_path: Path,
+) -> None:
+    """A 501 from the wrong server (or an overloaded server's 5xx): the class is no matter, the
+    traceback says the error came out of the model call."""
+    error = "RetryError(<Future at 0x7f state=finished raised InternalServerError>)"
+    samples = _samples("ab", error=error, traceback=SERVER_ERROR)
+    log = write_log(tmp_path / "run.eval", samples, status="error")
+    (group,) = report_json(str(log))["groups"]
+    assert group["flags"] == [
+        "model calls failed: 2 of 2 samples errored on their model call (openai."
+        "InternalServerError: Error code: 501 - {'error': 'Unsupported method'}) — "
+        f"inspect eval-retry {log}"
+    ]
 
 
 def test_the_samples_an_egress_outage_ended_are_flagged_with_the_sample_it_followed(

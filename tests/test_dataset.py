@@ -149,11 +149,29 @@ def test_loads_the_jsonl_layout_like_the_parquet_one(gaia_tiny: Path, tmp_path: 
 def test_not_a_snapshot(tmp_path: Path) -> None:
     with pytest.raises(
         GaiaDatasetError,
-        match=r"is not a GAIA snapshot: expected .*2023/validation/metadata\.parquet",
+        match=r"is not a GAIA snapshot: no 2023/validation/metadata\.parquet .*in it — pass the "
+        r"folder that holds 2023/$",
     ):
         metadata_file(tmp_path, "validation")
     with pytest.raises(GaiaDatasetError, match="is not a directory"):
         metadata_file(tmp_path / "nope", "validation")
+
+
+@pytest.mark.parametrize("off", ["2023", "2023/validation", ".."])
+def test_a_path_one_level_off_is_named_with_the_snapshot_it_means(
+    gaia_tiny: Path, tmp_path: Path, off: str
+) -> None:
+    """Issue #50: `-T dataset_path=…/2023` said `expected …/2023/2023/validation/…`."""
+    given = gaia_tiny / off if off != ".." else tmp_path
+    if off == "..":
+        (tmp_path / "GAIA").symlink_to(gaia_tiny)
+        (tmp_path / "notes").mkdir()
+    with pytest.raises(GaiaDatasetError) as raised:
+        metadata_file(given, "validation")
+    message = str(raised.value)
+    assert "2023/2023" not in message and "validation/2023" not in message
+    near = tmp_path / "GAIA" if off == ".." else gaia_tiny
+    assert message.endswith(f"— pass the folder that holds 2023/: {near}"), message
 
 
 @pytest.mark.parametrize(

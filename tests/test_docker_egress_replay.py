@@ -4,7 +4,8 @@ Reliability review round 6, M5 and item 1: a hostile archive ran its own replay.
 (the host checked the tar, then Docker unpacked more of it), and the replay held every body whole
 in memory (16 unread requests for a recorded 60 MiB body: +2 GB). Here the proxy receives only
 what the host wrote, a large body streams from its file while its clients read nothing, and two
-samples asking for the same URL each get the answer their own sandbox recorded.
+samples asking for the same URL each get the answer their own sandbox recorded, and a client that
+does not accept a recorded response's content coding is served it decoded.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import brotli  # type: ignore[import-untyped,unused-ignore]
 import pytest
 
 from inspect_gaia.egress.spec import EgressSpec
@@ -31,6 +33,9 @@ pytestmark = pytest.mark.docker
 MIB = 1 << 20
 BIG = bytes(range(256)) * (60 * MIB // 256)
 CLOCK = "http://clock.example/now"
+CODED = "http://coded.example/page"
+PAGE = b"<p>The reservoir holds 310 megalitres.</p>\n" * 50
+BR = brotli.compress(PAGE)
 UNREAD = """
 import os, socket, time
 host, port = os.environ["PROXY"].rsplit(":", 1)
@@ -70,7 +75,11 @@ def replaying(egress_image: str, tmp_path: Path) -> Iterator[egress.Egress]:
     """A replay's proxy for an archive of two samples' clocks and a 60 MiB body."""
     before = docker_leftovers()
     lines = {
-        "box-a": [record_line(CLOCK, b"a's time"), record_line("http://bulk.example/big", BIG)],
+        "box-a": [
+            record_line(CLOCK, b"a's time"),
+            record_line("http://bulk.example/big", BIG),
+            record_line(CODED, BR, headers=[["Content-Encoding", "br"]]),
+        ],
         "box-b": [record_line(CLOCK, b"b's time")],
     }
     files = {
@@ -79,7 +88,7 @@ def replaying(egress_image: str, tmp_path: Path) -> Iterator[egress.Egress]:
     }
     for box, sample in (("box-a", "A"), ("box-b", "B")):
         files[f"record/samples/{box}"] = json.dumps({"id": sample, "epoch": 1}).encode()
-    for body in (b"a's time", b"b's time", BIG):
+    for body in (b"a's time", b"b's time", BIG, BR):
         files[f"record/bodies/{_sha(body)}"] = body
     path = web_archive(tmp_path / "web.tar", files)
     started = egress.ensure("gaia-replay-test", EgressSpec(replay=str(path)))
@@ -106,10 +115,10 @@ def _client(proxy: egress.Egress, image: str, name: str, sample: str | None) -> 
     return container
 
 
-def _curl(container: str, proxy: egress.Egress, url: str) -> bytes:
+def _curl(container: str, proxy: egress.Egress, url: str, *args: str) -> bytes:
     via = f"http://{proxy.address}:{egress.PORT}"
     return subprocess.run(
-        ["docker", "exec", container, "curl", "-sS", "-m", "60", "--proxy", via, url],
+        ["docker", "exec", container, "curl", "-sS", "-m", "60", "--proxy", via, *args, url],
         capture_output=True,
         check=True,
     ).stdout
@@ -123,7 +132,10 @@ def test_each_sample_gets_its_own_recording_and_a_large_body_streams(
     listed = _docker("exec", proxy.proxy, "find", egress.REPLAY_DIR).split()
     assert sorted(listed) == sorted(
         [egress.REPLAY_DIR, f"{egress.REPLAY_DIR}/index.jsonl", f"{egress.REPLAY_DIR}/bodies"]
-        + [f"{egress.REPLAY_DIR}/bodies/{_sha(b)}" for b in (b"a's time", b"b's time", BIG)]
+        + [
+            f"{egress.REPLAY_DIR}/bodies/{_sha(b)}"
+            for b in (b"a's time", b"b's time", BIG, BR, PAGE)  # PAGE: BR's decoded twin
+        ]
     )
     tag = uuid.uuid4().hex[:6]
     clients = [
@@ -135,6 +147,11 @@ def test_each_sample_gets_its_own_recording_and_a_large_body_streams(
         assert _curl(a, proxy, CLOCK) == b"a's time"
         assert _curl(b, proxy, CLOCK) == b"b's time"
         assert _curl(other, proxy, CLOCK) == b"a's time"  # no sample's: the first recorded
+        # a page recorded br-coded: as recorded to a client that accepts br, decoded to one that
+        # does not (curl sends no Accept-Encoding; it was served the br bytes)
+        assert _curl(a, proxy, CODED, "-H", "Accept-Encoding: br") == BR
+        assert _curl(a, proxy, CODED) == PAGE
+        assert _curl(other, proxy, CODED, "-H", "Accept-Encoding: gzip, deflate") == PAGE
         assert hashlib.sha256(_curl(other, proxy, "http://bulk.example/big")).hexdigest() == _sha(
             BIG
         )

@@ -140,7 +140,9 @@ def test_an_image_without_the_clis_stops_the_run_before_any_sandbox(sandbox_imag
     # doctor --agents says the same, and passes the agents image with its versions
     code, out, _ = invoke("doctor", "--image", sandbox_image, "--agents", "--json")
     check = next(c for c in json.loads(out) if c["name"] == "agents")
-    assert code == 1 and not check["ok"] and "has no `claude`, `codex`, `mini`" in check["detail"]
+    assert (
+        code == 1 and not check["ok"] and "has no `claude` or `codex` or `mini`" in check["detail"]
+    )
     _, out, _ = invoke("doctor", "--image", AGENTS_IMAGE, "--agents", "--json")
     check = next(c for c in json.loads(out) if c["name"] == "agents")
     assert check["ok"] and "claude_code 2.1.332" in check["detail"], check

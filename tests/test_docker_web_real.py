@@ -6,8 +6,8 @@ verifies its certificate against the test CA. The scripted agent follows a cross
 the browser, opens a page drawn by its own script, searches through a form (the result page echoes
 the encoded query), reads brotli-coded pages with curl over HTTP/2 and with the page reader, and follows a redirect to a
 listed answer source (refused, flagged). Each request that reached the stand-in is recorded once,
-in its own sample, and the replay answers the same questions with the stand-in out of reach: it
-does not yet (see the replay test's mark).
+in its own sample, and the replay answers the same questions with the stand-in out of reach, each
+client served a content coding it reads (a recording in another, decoded).
 """
 
 from __future__ import annotations
@@ -34,11 +34,21 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 GAIA_WEB = Path(__file__).parent / "fixtures" / "gaia-web"
 BR = f"curl -sS --http2 --compressed https://{HOST}/encoded/br"
+MEGALITRES = "sed -n 's/.*holds \\([0-9]*\\) megalitres.*/\\1/p' | head -1"
 
 
-def _agent() -> list[Entry]:
+def _agent(replay: bool = False) -> list[Entry]:
+    """The scripted agent; in the replay, Harrowgate also reads pages as clients recorded in
+    codings they do not accept: its own gzip page with curl (no ``Accept-Encoding``), the
+    browser's br page with the page reader."""
+
     def go(url: str) -> dict[str, object]:
         return {"call": "browser_navigate", "args": {"url": url}}
+
+    decoded: list[dict[str, object]] = [
+        {"bash": f"curl -sS https://{HOST}/encoded/auto | {MEGALITRES}"},
+        {"call": "fetch", "args": {"url": f"https://{HOST}/fetches"}},
+    ]
 
     return [
         Entry(
@@ -69,7 +79,8 @@ def _agent() -> list[Entry]:
         Entry(
             "Harrowgate",
             [
-                {"bash": f"{BR} | sed -n 's/.*holds \\([0-9]*\\) megalitres.*/\\1/p' | head -1"},
+                *(decoded if replay else []),
+                {"bash": f"{BR} | {MEGALITRES}"},
                 {"call": "fetch", "args": {"url": f"https://{HOST}/encoded/auto"}},
                 {"submit_found": r"holds (\d+) megalitres"},
             ],
@@ -117,9 +128,9 @@ def live(
         yield Live(web, log)
 
 
-def _play(model: ScriptedModel) -> None:
+def _play(model: ScriptedModel, replay: bool = False) -> None:
     """The scripted model plays ``_agent`` (as the ``scripted`` fixture sets a scenario)."""
-    model.entries = _agent()
+    model.entries = _agent(replay)
     model.calls.clear()
     model.tools_offered.clear()
     model.requests.clear()
@@ -173,24 +184,22 @@ def test_a_browsing_run_on_the_real_web_is_recorded_once_in_its_sample(live: Liv
     assert not any("/datasets/gaia-benchmark" in r["path"] for r in served)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a replay matches a request by its URL alone (egress/replay_match.py): the browser's "
-    "brotli-coded /encoded/auto is served to the page reader, which did not accept br, and it "
-    "reads bytes (Vary: accept-encoding ignored; issue #49 item 4 indexes a replay per sample)",
-)
 def test_the_replay_answers_the_same_from_the_archive_alone(
     live: Live, scripted_server: ScriptedModel, tmp_path: Path
 ) -> None:
     assert live.log.samples is not None
     archive = Path(live.log.location).parent / live.log.samples[0].store[ARCHIVE_KEY]
     before = len(live.web.served())
-    _play(scripted_server)
+    _play(scripted_server, replay=True)
     again = _run(tmp_path, web_replay=str(archive))
     assert again.samples is not None
     assert len(live.web.served()) == before, "the replay reached nothing live"
     replayed = sample_asking(again.samples, "Wrenfold")
     assert f"Landed on {ELSEWHERE} from cross-host" in _texts(replayed)[0]
-    read = _texts(sample_asking(again.samples, "Harrowgate"))[1]
+    # each client is served a coding it reads: a recording in one it does not accept is served
+    # decoded (curl without --compressed read gzip bytes, the page reader the browser's br)
+    curled, fetched, _, read = _texts(sample_asking(again.samples, "Harrowgate"))[:4]
+    assert curled.strip() == "310", curled[:300]
+    assert "Drawn by its script" in fetched, fetched[:300]
     assert "holds 310 megalitres" in read, read[:300]
     assert metrics(again)["accuracy"] == 1.0

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from inspect_gaia import GaiaParameterError
-from inspect_gaia.egress.replay_match import OWN, POOLED, Index, Recorded, match_key
+from inspect_gaia.egress.replay_match import OWN, POOLED, Index, Recorded, accepts, match_key
 from inspect_gaia.egress.spec import EgressSpec
 from inspect_gaia.egress.web_archive import RECORD_CAP, ArchiveError, proxy_stream, read_archive
 from inspect_gaia.logs.comparability import comparability_flags
@@ -99,6 +99,67 @@ def test_a_page_a_sample_read_twice_replays_both_answers_in_turn_its_epoch_first
     assert found is not None and found[0].sha256 == "1" * 64 and found[1] == OWN
     found = index.find("GET", "http://w.example/clock", "A", 3)  # another epoch: its question's
     assert found is not None and found[0].sha256 == "1" * 64 and found[1] == OWN
+
+
+@pytest.mark.parametrize(
+    ("accept_encoding", "codings", "read"),
+    [
+        (None, (), True),
+        (None, ("gzip",), False),  # no header: curl without --compressed, wget
+        ("", ("br",), False),
+        ("gzip, deflate", ("br",), False),  # the page reader (httpx without brotli)
+        ("gzip, deflate", ("gzip",), True),
+        ("GZIP;q=0.5", ("gzip",), True),
+        ("x-gzip", ("gzip",), True),
+        ("gzip;q=0, *", ("gzip",), False),
+        ("gzip;q=0, *", ("br",), True),
+        ("*;q=0", (), True),  # an uncoded body is read by anyone
+        ("br, gzip", ("gzip", "br"), True),
+        ("br", ("gzip", "br"), False),  # coded twice: both needed
+        ("gzip;q=high", ("gzip",), False),
+    ],
+)
+def test_a_coding_is_read_by_a_request_that_accepts_it(
+    accept_encoding: str | None, codings: tuple[str, ...], read: bool
+) -> None:
+    assert accepts(accept_encoding, codings) is read
+
+
+def _page(sha: str, sample: str, coding: str | None = None, twin_of: str | None = None) -> Recorded:
+    headers = (("Content-Type", "text/html"),) + ((("Content-Encoding", coding),) if coding else ())
+    return Recorded("GET", ENCODED, 200, headers, sha * 64, 9, sample, 1, twin_of)
+
+
+ENCODED = "https://web.example/encoded/auto"
+READER, BROWSER = "gzip, deflate", "gzip, deflate, br, zstd"
+
+
+def test_a_request_is_served_only_a_coding_it_accepts_and_else_a_decoded_twin() -> None:
+    # the stand-in web's replay: the browser recorded the page br-coded, first in the archive, and
+    # the replay served those bytes to the page reader, which does not accept br: it read binary
+    index = Index()
+    index.add(_page("1", "W", "br"))  # Wrenfold's browser
+    index.add(_page("2", "H", "gzip"))  # Harrowgate's page reader
+
+    def served(sample: str, accept_encoding: str | None) -> tuple[str, str] | None:
+        found = index.find("GET", ENCODED, sample, 1, accept_encoding)
+        return None if found is None else (found[0].sha256[0], found[1])
+
+    assert served("C", READER) == ("2", POOLED), "the first recording it can read"
+    assert served("C", BROWSER) == ("1", POOLED)
+    assert served("W", READER) == ("2", POOLED), "its own is br: another's it can read"
+    assert served("H", BROWSER) == ("2", OWN)
+    assert served("C", None) is None, "no coding accepted, no twin: not served"
+    assert index.codings("GET", ENCODED) == ["br", "gzip"]
+    # with the decoded twins the host makes: a sample's own page, decoded, before another's
+    index.add(_page("3", "W", twin_of="1" * 64))
+    index.add(_page("3", "H", twin_of="2" * 64))
+    assert served("W", READER) == ("3", OWN)
+    assert served("W", BROWSER) == ("1", OWN), "a client that reads br gets what was recorded"
+    assert served("H", READER) == ("2", OWN)
+    found = index.find("GET", ENCODED, "C", 1, None)
+    assert found is not None and found[1] == POOLED and found[0].decoded_from == "1" * 64
+    assert found[0].codings == ()
 
 
 def test_an_archive_serves_the_responses_whose_body_it_kept_each_with_its_sample(
@@ -217,8 +278,8 @@ def test_a_missing_truncated_or_foreign_archive_is_one_line_before_any_sandbox(
         assert said in text and "\n" not in text and "-T web_record=bodies run wrote" in text
     with pytest.raises(
         GaiaParameterError,
-        match="is a folder — name the archive in it "
-        r"\(gaia-web-run-abc.tar\)",
+        match="is a folder holding 1 archive\\(s\\) — give one of them: "
+        r"-T web_replay=.*gaia-web-run-abc.tar",
     ):
         parse_params(web_replay=str(folder))
     replayed = parse_params(web_replay=str(whole)).sources
@@ -232,6 +293,23 @@ def _record(**params: object) -> GaiaProvenance:
         parse_params(**params), prompt="p", image_id="sha256:x", sandbox_provider="gaia-docker"
     )
     return GaiaProvenance.from_metadata({"gaia": made.as_metadata()}) or made
+
+
+def test_a_folder_given_as_the_archive_names_the_archives_in_it(tmp_path: Path) -> None:
+    """Issue #50: `-T web_replay=logs-web` said only `there is no file …/logs-web`."""
+    folder = tmp_path / "logs-web"
+    folder.mkdir()
+    with pytest.raises(GaiaParameterError) as caught:
+        parse_params(web_replay=str(folder))
+    assert "is a folder, with no .tar in it" in str(caught.value)
+    archive = web_archive(folder / "gaia-web-1.tar")
+    (folder / "gaia-web-1.tar.sha256").write_text("x")
+    with pytest.raises(GaiaParameterError) as caught:
+        parse_params(web_replay=str(folder))
+    assert str(caught.value) == (
+        f"-T web_replay={folder} is a folder holding 1 archive(s) — give one of them: "
+        f"-T web_replay={archive}"
+    )
 
 
 def test_a_replayed_run_says_so_in_its_record_and_is_never_pooled_with_a_live_one(

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
 
+from inspect_gaia.errors import GaiaError
 from inspect_gaia.image_layout import OFFLINE_ATTACHMENTS_TAG
-from inspect_gaia.images.sandbox import default_tag, dockerfile, is_image_name
+from inspect_gaia.images.sandbox import build_dockerfile, default_tag, dockerfile, is_image_name
 from inspect_gaia.sandboxes.docker.engine import local_image_id
 from support.scripted_model import Entry
 from tests.helpers import Play, eval_gaia
@@ -84,3 +87,40 @@ def test_attachment_image_reads_gaia_files(
     rows, marker = answers[OFFLINE_ATTACHMENTS_TAG].split()
     assert int(rows) > 1 and marker == "readers-ok"
     assert "readers-ok" not in answers[sandbox_image]  # the plain image has no such readers
+
+
+@pytest.mark.docker
+def test_a_failed_docker_build_leaves_no_container_and_no_untagged_image(
+    sandbox_image: str, tmp_path: Path
+) -> None:
+    """Issue #50: `image build --agents` without a registry failed in a `RUN pip install` step
+    and left its stopped container and the image of the steps before it, untagged."""
+    mark = uuid.uuid4().hex
+    text = (
+        f"FROM {sandbox_image}\nLABEL inspect_gaia.test={mark}\nRUN echo {mark} > /made\n"
+        f"RUN echo {mark} && false\n"
+    )
+    tag = f"inspect-gaia/failed-build-test:{mark[:12]}"
+    with pytest.raises(GaiaError, match="^docker build failed: .* — with no registry, build"):
+        build_dockerfile(tag, text, "a test", lambda line: None, offline="`--offline`")
+
+    def docker(*args: str) -> list[str]:
+        found = subprocess.run(["docker", *args], capture_output=True, text=True, check=True)
+        return found.stdout.split()
+
+    images = docker("images", "-a", "-q", "--filter", f"label=inspect_gaia.test={mark}")
+    containers = [
+        line
+        for line in subprocess.run(
+            ["docker", "ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Command}}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.splitlines()
+        if mark in line
+    ]
+    for container in containers:  # left by the old code: removed, then reported
+        docker("rm", "-f", container.split()[0])
+    for image in images:
+        subprocess.run(["docker", "rmi", "-f", image], capture_output=True)
+    assert containers == [] and images == []

@@ -51,6 +51,8 @@ LOGS_MAY_IMPORT = {
         # reply), --question-set names a set
         "scoring.judge",
         "questions.named_sets",
+        # a probe run's routes, as its samples hold them (a leaf)
+        "probe.outcomes",
     )
 }
 """What ``logs/`` may import from outside itself (docs/architecture.md prints this list)."""

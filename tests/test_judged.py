@@ -6,6 +6,8 @@ prompt. Verdicts are cached under ``$INSPECT_GAIA_CACHE_DIR``, a folder of each 
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -89,8 +91,42 @@ def test_a_judge_that_fails_as_a_whole_is_not_asked_again(scripted: Play) -> Non
     run = judge_answers(answers, JUDGE, PROMPT, concurrency=1)
     assert [run.verdicts[a] for a in answers] == [None, None, None, None]
     assert run.calls == 2 and len(server.requests) == 2 and run.not_asked == 2
-    assert run.failures[-1].startswith("judge not asked on 2 more answers: it failed as a whole (")
-    assert "401" in run.failures[-1] or "Authentication" in run.failures[-1], run.failures
+    assert len(run.failures) == 2, "the answer's own failure, and the judge's: one line"
+    assert "'too long'" in run.failures[0] and "BadRequestError" in run.failures[0]
+    url = os.environ["SCRIPTED_BASE_URL"]
+    assert run.failures[-1].startswith(
+        f"judge {JUDGE} at {url} failed as a whole: AuthenticationError: Error code: 401"
+    )
+    assert run.failures[-1].endswith(
+        "— 3 answers unjudged; check the judge, then rerun (verdicts already given are cached)"
+    )
+
+
+@pytest.mark.parametrize("status", [401, 404])
+def test_a_judge_that_fails_as_a_whole_is_asked_once_at_the_default_concurrency(
+    scripted: Play, status: int
+) -> None:
+    """Eight answers, ``DEFAULT_CONCURRENCY`` calls in flight: the first answer is asked alone
+    (the probe), so a refused key or an unknown model is one call and one line, not eight."""
+    server = scripted([Entry("[Submitted answer]", [{"http_error": status}])])
+    answers = [Asked("q", "7", f"answer {n}") for n in range(8)]
+    run = judge_answers(answers, JUDGE, PROMPT)
+    assert len(server.requests) == 1 and run.calls == 1 and run.not_asked == 7
+    (line,) = run.failures
+    assert line.startswith(f"judge {JUDGE} at {os.environ['SCRIPTED_BASE_URL']} failed as a whole")
+    assert "8 answers unjudged" in line and set(run.verdicts.values()) == {None}
+
+
+@pytest.mark.slow  # the judge's retries, with inspect's backoff: seconds
+def test_a_judge_whose_server_fails_is_retried_on_one_answer_only(scripted: Play) -> None:
+    """A 5xx is retried (``MAX_RETRIES``): on the probe's answer alone, never on eight at once."""
+    server = scripted([Entry("[Submitted answer]", [{"http_error": 503, "retry_after": 0}])])
+    answers = [Asked("q", "7", f"answer {n}") for n in range(8)]
+    run = judge_answers(answers, JUDGE, PROMPT)
+    asked = {json.dumps(r["messages"]) for r in server.requests}
+    assert len(asked) == 1 and len(server.requests) > 1, "one answer, asked with its retries"
+    (line,) = run.failures
+    assert "failed as a whole: InternalServerError: Error code: 503" in line, line
 
 
 def test_a_second_judging_is_all_cache_and_makes_no_request(
@@ -105,13 +141,23 @@ def test_a_second_judging_is_all_cache_and_makes_no_request(
     assert server.requests == [] and again.calls == 0 and again.cached == 2
     assert [again.verdicts[a] for a in asked] == [True, False]
     assert again.cost(None)["total_tokens"] == 0
-    # a failed verdict is not cached: it is asked again
-    retry = judge_answers([Asked("q", "7", "perhaps")], JUDGE, PROMPT)
-    assert retry.calls == 1 and len(server.requests) == 1
+    # a reply without a verdict is cached like any reply: a second report gives the same figure
+    again = judge_answers([Asked("q", "7", "perhaps")], JUDGE, PROMPT)
+    assert again.calls == 0 and again.cached == 1 and server.requests == []
+    assert again.verdicts == {Asked("q", "7", "perhaps"): None}
+    (line,) = again.failures
+    assert line == (
+        "judge gave no verdict on answer 'perhaps': no GRADE: C or GRADE: I in 'Hard to say.' "
+        "(its reply, cached)"
+    )
+    # a call that failed (no reply) is not: it is asked again
+    judge_answers([Asked("q", "7", "explode")], JUDGE, PROMPT)
+    judge_answers([Asked("q", "7", "explode")], JUDGE, PROMPT)
+    assert len(server.requests) == 2
     # another model or another prompt is another key
     other = load_prompt(None)
     assert Asked("q", "7", "x").key(JUDGE, other) != Asked("q", "7", "x").key("openai/x", other)
-    assert len(list(own_cache.rglob("*.json"))) == 2
+    assert len(list(own_cache.rglob("*.json"))) == 3
 
 
 def test_one_call_per_distinct_answer_over_epochs(scripted: Play) -> None:

@@ -22,7 +22,7 @@ import yaml
 from inspect_gaia.errors import GaiaParameterError
 from inspect_gaia.options import SandboxLimits
 from inspect_gaia.sandboxes.k8s import OPERATOR_VALUES, k8s_image_identity, k8s_values
-from inspect_gaia.sandboxes.spec import VALUES_FILE, gaia_sandbox
+from inspect_gaia.sandboxes.spec import CAPABILITIES, VALUES_FILE, gaia_sandbox
 
 CHART = Path(k8s_sandbox.__file__).parent / "resources" / "helm" / "agent-env"
 DIGEST = "sha256:" + "ab" * 32
@@ -120,6 +120,11 @@ def test_every_variant_is_valid_for_the_chart(
         {} if disk is None else {"ephemeral-storage": str(disk)}
     )
     assert service["resources"] == {"limits": limits, "requests": limits}
+    # compose.yaml's capabilities: no NET_RAW, whatever the kind of cluster
+    assert service["securityContext"]["capabilities"] == {
+        "drop": ["ALL"],
+        "add": list(CAPABILITIES),
+    }
     assert installed["networkPolicy"] == {"enabled": cilium}
     assert installed["allowEntities"] == (["world"] if cilium and network else [])
     if not cilium:  # the operator's own settings survive the merge

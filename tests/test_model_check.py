@@ -10,9 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from inspect_gaia import gaia
 from inspect_gaia.model_check import GaiaModelError, check_endpoint
 from support.scripted_model import Entry
-from tests.helpers import MODEL, Play, eval_command, eval_gaia, run_eval_cli
+from tests.helpers import (
+    MODEL,
+    Play,
+    eval_command,
+    eval_gaia,
+    eval_task,
+    report_json,
+    run_eval_cli,
+)
 from tests.scenario import GAIA_TINY, LAGOON, VISITS
 
 NO_ENGINE = {"DOCKER_HOST": "tcp://127.0.0.1:9"}
@@ -101,3 +110,21 @@ def test_a_refusal_is_about_one_question_the_run_goes_on(
     assert scores == {LAGOON: "I", VISITS: "C"}
     refused = next(s for s in log.samples or [] if s.id == LAGOON)
     assert refused.error is not None and "refus" in refused.error.message.lower()
+
+
+@pytest.mark.docker
+def test_a_server_that_answers_only_errors_is_flagged_by_report(
+    sandbox_image: str, scripted: Play, tmp_path: Path
+) -> None:
+    """A 501 from the wrong server on the port: reached, so the run goes on (each sample's call
+    fails); ``report`` flags the group with the first error's line, not a 0.000 of the model."""
+    scripted([Entry("", [{"http_error": 501}])])
+    task = gaia(dataset_path=str(GAIA_TINY), image=sandbox_image, ids=[LAGOON, VISITS])
+    log = eval_task(task, tmp_path, max_retries=0)
+    assert [s.error is not None for s in log.samples or []] == [True, True]
+    (group,) = report_json(log.location)["groups"]
+    assert group["flags"] == [
+        "model calls failed: 2 of 2 samples errored on their model call (openai."
+        f"InternalServerError: Error code: 501 - scripted failure 501) — inspect eval-retry "
+        f"{log.location}"
+    ]

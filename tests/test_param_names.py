@@ -91,6 +91,34 @@ def test_with_one_task_any_unknown_name_is_refused(args: dict[str, str], fix: st
     assert str(raised.value) == f"unknown parameter {name}: gaia has no such parameter — {fix}"
 
 
+def test_an_eval_set_of_gaias_level_tasks_refuses_what_none_of_them_takes() -> None:
+    """Issue #50: `eval-set gaia_level1 gaia_level2 -T tools=python` only warned `(another
+    task's?)`, without the `python=true` hint, though neither task takes it."""
+    with pytest.raises(GaiaParameterError) as raised:
+        inspect_eval(
+            ["inspect_gaia/gaia_level1", "inspect_gaia/gaia_level2"],
+            task_args={"tools": "python", "dataset_path": str(GAIA_TINY)},
+            model="mockllm/model",
+            display="none",
+        )
+    assert str(raised.value) == (
+        "unknown parameter tools: gaia has no such parameter — did you mean -T python=true?"
+    )
+
+
+def test_beside_another_packages_task_the_warning_gives_the_hint(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(param_names, "_warned", set())
+    with caplog.at_level(logging.WARNING, logger=param_names.__name__):
+        gaia(tools="python", dataset_path=str(GAIA_TINY))  # not inspect's loader: maybe another's
+    (warning,) = [r.getMessage() for r in caplog.records if r.name == param_names.__name__]
+    assert warning == (
+        "-T tools: gaia has no such parameter, so it is ignored (another task's?); for gaia, did "
+        "you mean -T python=true?"
+    )
+
+
 def test_a_terminal_sees_the_warning_and_a_pause(monkeypatch: pytest.MonkeyPatch) -> None:
     """In a terminal the warning is printed before inspect's display takes the screen."""
     monkeypatch.setattr(param_names, "_warned", set())

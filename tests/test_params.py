@@ -8,6 +8,7 @@ import inspect
 import os
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +19,8 @@ from inspect_gaia._values import MCP_SHORTCUTS, parse_ids, parse_levels, parse_m
 from inspect_gaia.egress.spec import EgressSpec
 from inspect_gaia.options import GaiaParams, SandboxLimits
 from inspect_gaia.task import parameter_names
-from tests.helpers import parse_params
+from tests.helpers import parse_params, run_eval_cli
+from tests.scenario import GAIA_TINY
 
 
 @pytest.mark.parametrize(
@@ -291,3 +293,61 @@ def test_limits_can_be_lifted() -> None:
     assert params.sandbox.limits == SandboxLimits(cpus=None, memory=None, pids=None)
     assert params.sandbox.limits.effective_cpus() is None
     assert parse_params(cpus=1000).sandbox.limits.effective_cpus() == float(os.cpu_count() or 1)
+
+
+NOT_INSTALLED = '''
+"""As if the [agents] extra were not installed: inspect_swe cannot be imported."""
+import sys
+
+
+class NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "inspect_swe":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+sys.meta_path.insert(0, NotInstalled())
+'''
+"""A ``sitecustomize`` that hides inspect_swe from an ``inspect`` process (installed in the venv)."""
+
+
+@pytest.mark.parametrize("agent", ["codex_cli", "claude_code", "mini_swe_agent"])
+def test_each_other_agent_needs_the_agents_extra(
+    agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "inspect_swe" else real(name, *a),
+    )
+    with pytest.raises(GaiaParameterError, match=r'pip install "\.\[agents\]"'):
+        parse_params(agent=agent)
+    parse_params()  # the default agent needs nothing more
+
+
+@pytest.mark.slow  # a new inspect process: seconds
+def test_another_agent_without_the_agents_extra_is_refused_in_one_line(tmp_path: Path) -> None:
+    """``-T agent=`` without inspect_swe used to run every question (each a ModuleNotFoundError,
+    exit 0, 0.000): refused when the task is created, before any sandbox, with the install."""
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "sitecustomize.py").write_text(NOT_INSTALLED)
+    path = os.pathsep.join([str(hidden), os.environ.get("PYTHONPATH", "")])
+    run = run_eval_cli(
+        [f"dataset_path={GAIA_TINY}", "agent=codex_cli"],
+        tmp_path,
+        env={"PYTHONPATH": path, "DOCKER_HOST": "tcp://127.0.0.1:9", "COLUMNS": "300"},
+    )
+    lines = [
+        line
+        for line in (run.stdout + run.stderr).splitlines()
+        # the stand-in's own trace: inspect_swe's entry point is still registered in this venv
+        if line.strip() and "loading entrypoints from 'inspect_swe" not in line
+    ]
+    assert run.returncode == 1
+    assert lines == [
+        "-T agent=codex_cli needs inspect_swe, the [agents] extra — install it with "
+        '`pip install ".[agents]"` in your inspect-gaia clone'
+    ]
+    assert not (tmp_path / "logs").exists(), "no sample, no sandbox, no log"

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from inspect_gaia import DEFAULT_INPUT_PROMPT, gaia
 from inspect_gaia.defaults import DEFAULT_MESSAGE_LIMIT
-from inspect_gaia.logs.comparability import comparability_flags
+from inspect_gaia.logs.comparability import PROBE_FLAG, comparability_flags
 from inspect_gaia.logs.provenance import (
     SCHEMA_VERSION,
     GaiaProvenance,
@@ -39,7 +39,7 @@ def _of(**params: object) -> GaiaProvenance:
 
 def test_the_record_of_a_run() -> None:
     record = _of(level="1,2", python=True, dataset_path="/data/GAIA", memory="2g")
-    assert record.schema_version == SCHEMA_VERSION == 8 and record.final_answer_ends is True
+    assert record.schema_version == SCHEMA_VERSION == 9 and record.final_answer_ends is True
     assert (record.split, record.levels, record.hub, record.revision) == (
         "validation",
         (1, 2),
@@ -62,6 +62,22 @@ def test_the_record_of_a_run() -> None:
     assert _of(multimodal=True).view_file is True
     with pytest.raises(ValidationError, match="frozen"):
         record.split = "test"
+
+
+def test_a_probe_is_recorded_as_one_and_never_pooled_with_a_run_that_answered() -> None:
+    answered = _of()
+    probe = provenance_of(
+        parse_params(), prompt="p", image_id="sha256:x", sandbox_provider="gaia-docker", probe=True
+    )
+    assert answered.probe is None and "probe" not in answered.as_metadata()
+    assert probe.probe is True and probe.as_metadata()["probe"] is True
+    assert GaiaProvenance.from_metadata({"gaia": probe.as_metadata()}) == probe
+    settings = {"model": "m", "task_version": "1", "epochs": 1, "run_config": {}}
+    ours, theirs = (r.comparable_settings(**settings) for r in (answered, probe))  # type: ignore[arg-type]
+    assert ours["probe"] is None and theirs["probe"] is True
+    assert comparability_flags(theirs)[0] == PROBE_FLAG and PROBE_FLAG not in comparability_flags(
+        ours
+    )
 
 
 def test_the_web_tools_and_their_versions_are_recorded_only_when_offered() -> None:

@@ -29,6 +29,7 @@ from inspect_ai.log import read_eval_log
 
 from inspect_gaia import gaia
 from inspect_gaia._cli.main import cli
+from inspect_gaia.probe.task import OWN_PARAMETERS
 from inspect_gaia.task import parameter_names
 from support.scripted_model import Entry
 from tests.helpers import REPO, Play, eval_command, parse_params, report_json
@@ -40,7 +41,8 @@ DOCS = sorted((REPO / "docs").glob("*.md"))
 PAGES = [README, CHANGELOG, *DOCS]
 PLACEHOLDER_REPO = "github.com/inspect-gaia/inspect-gaia"
 """The repository address pyproject.toml names until one is published: no page may link to it."""
-TASKS = {"inspect_gaia/gaia", *(f"inspect_gaia/gaia_level{n}" for n in (1, 2, 3))}
+PROBE = "inspect_gaia/gaia_probe"
+TASKS = {"inspect_gaia/gaia", PROBE, *(f"inspect_gaia/gaia_level{n}" for n in (1, 2, 3))}
 PLACEHOLDER = re.compile(r"<[^>]*>|\.\.\.|…")
 
 
@@ -222,8 +224,9 @@ def check_inspect_eval(args: list[str], verb: str = "eval") -> None:
                 f"inspect eval has no option {flag}"
             )
     values = _task_values(args)
-    names = set(parameter_names())
-    assert set(values) <= names, f"gaia() takes no {sorted(set(values) - names)}"
+    names = set(parameter_names()) | (set(OWN_PARAMETERS) if args[0] == PROBE else set())
+    assert set(values) <= names, f"{args[0]} takes no {sorted(set(values) - names)}"
+    values = {name: value for name, value in values.items() if name not in OWN_PARAMETERS}
     if not any(PLACEHOLDER.search(value) for value in values.values()):
         # inspect hands -T values to the task YAML-parsed; the task's own parser must take them.
         level = args[0].removeprefix("inspect_gaia/gaia_level")
@@ -262,7 +265,7 @@ TASK_PARAMETER = re.compile(r"(?<![\w-])-T (\w+)(?:=|`)")
 
 
 def test_every_task_parameter_named_in_prose_is_one_gaia_takes() -> None:
-    names = set(parameter_names())
+    names = set(parameter_names()) | set(OWN_PARAMETERS)  # the probe's own, on its page
     named = 0
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
@@ -448,7 +451,11 @@ def test_the_readme_agent_is_ten_lines() -> None:
 def test_the_readme_agent_runs_in_the_tasks_sandbox_and_is_scored(
     sandbox_image: str, scripted: Play, tmp_path: Path
 ) -> None:
-    """The README's `--solver my_agent.py@my_agent`, run as shown, on one question."""
+    """The README's `--solver my_agent.py@my_agent`, run as shown, on one question.
+
+    The model writes text beside its submit call, as real models do; ``react`` then drops the call
+    from the messages and appends the answer to that text: the submission is what is scored.
+    """
     model = scripted(
         [
             Entry(
@@ -472,7 +479,20 @@ def test_the_readme_agent_runs_in_the_tasks_sandbox_and_is_scored(
     (log_file,) = (tmp_path / "logs").glob("*.eval")
     (sample,) = read_eval_log(str(log_file)).samples or []
     assert sample.scores is not None and sample.scores["gaia_scorer"].value == "C"
+    score = sample.scores["gaia_scorer"]
+    assert score.answer == "Quillfeather Lagoon"
+    assert (score.metadata or {})["answer_source"] == "submit"
+    assert sample.output.completion.startswith("Thought: I have the answer"), "text beside it"
     assert any("Quillfeather" in str(m.content) for m in sample.messages if m.role == "tool")
     assert "bash" in model.tools_offered[0]
     document = report_json(str(log_file))
     assert "custom solver: my_agent.py@my_agent" in document["groups"][0]["flags"]
+
+
+def test_no_inspect_eval_in_the_docs_is_given_the_reports_prices() -> None:
+    """Issue #50: docs/reports.md's first example gave `--model-cost-config` to `inspect eval`,
+    where a price file `report` takes (input and output alone) is a 199-line traceback."""
+    for page in PAGES:
+        for line, _ in command_lines(page):
+            if line.lstrip().startswith(("inspect eval ", "inspect eval-set ")):
+                assert "--model-cost-config" not in line, (_name(page), line)

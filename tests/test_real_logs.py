@@ -32,7 +32,7 @@ from support.real_logs import (
     generator_sha256,
     log_format,
 )
-from support.scripted_model import Entry
+from support.scripted_model import PROSE, Entry
 from tests.helpers import REPO, Play, invoke, overall
 
 TINY_TEST_IDS = {"a09cd452-3bc3-5b50-aee7-f9f87624bb9f", "7ec4b1d0-7687-5166-a877-1242918506cd"}
@@ -137,7 +137,7 @@ def test_report_keeps_each_kind_of_real_run_apart_and_says_what_it_was() -> None
     cancelled = groups["cancelled"]
     assert cancelled["partial"] and overall(cancelled)["questions"] == 1
     (flag,) = cancelled["flags"]
-    assert flag.startswith("incomplete run") and "(cancelled, 1 samples not finished)" in flag
+    assert flag.startswith("incomplete run") and "(cancelled, 1 sample not finished)" in flag
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -221,7 +221,10 @@ def test_submission_of_a_real_test_split_run(tmp_path: Path) -> None:
     assert {line["task_id"] for line in lines} == TINY_TEST_IDS
     by_answer = {line["model_answer"]: line["reasoning_trace"] for line in lines}
     assert set(by_answer) == {"2", "astrolabe"}
-    assert by_answer["2"].startswith('[bash] {"command": "grep -c kettle')
+    trace = by_answer["2"].splitlines()  # the model's words beside each call, then the call
+    assert trace[:2] == [PROSE["bash"], trace[1]] and trace[1].startswith(
+        '[bash] {"command": "grep'
+    )
     assert "[submit]" in by_answer["astrolabe"]
     note = (tmp_path / "submission.md").read_text()
     header = read_eval_log(str(fixture("test")), header_only=True)

@@ -259,17 +259,18 @@ def test_kept_sandboxes_survive_later_runs_until_inspect_sandbox_cleanup(
     before = docker_leftovers()
     scripted([Entry("", [{"bash": "touch /kept"}, {"submit": "x"}])])
     task_args = [f"dataset_path={GAIA_TINY}", f"image={sandbox_image}", f"ids={LAGOON}"]
+    command = eval_command(task_args, tmp_path / "logs")
+    display = command.index("--display")
+    del command[display : display + 2]  # inspect's own display where stdout is a pipe: rich
     run = subprocess.run(
-        [*eval_command(task_args, tmp_path / "logs"), "--no-sandbox-cleanup"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
+        [*command, "--no-sandbox-cleanup"], capture_output=True, text=True, cwd=tmp_path
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     kept = [name for name in docker_leftovers() - before if name.startswith("container:")]
     assert len(kept) == 1
     name = kept[0].split(":", 1)[1]
-    assert f"docker exec -it {name} bash -l" in run.stdout + run.stderr
+    # on a line of its own: it was glued to the last row of inspect's results (issue #50)
+    assert f"\nSandbox kept: docker exec -it {name} bash -l\n" in run.stdout, run.stdout[-600:]
     # a later run sweeps what killed runs left, but not what a run was told to keep
     later = eval_gaia(
         tmp_path / "later", dataset_path=str(GAIA_TINY), image=sandbox_image, ids=LAGOON

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from inspect_gaia import GaiaError
 from inspect_gaia.logs.read import read_inspect_log, read_inspect_logs
 from inspect_gaia.logs.results import by_task_id, group_runs, read_evalscope_run
 from inspect_gaia.logs.stats import summarise
-from tests.helpers import MODEL, RUN_SAMPLES, write_log
+from tests.helpers import MODEL, RUN_SAMPLES, invoke, write_log
 from tests.scenario import EVALSCOPE_RUN, MINI_CREW, MINI_MEMO
 
 
@@ -153,3 +154,14 @@ def test_a_drained_run_is_incomplete_unless_retried(tmp_path: Path) -> None:
     )
     (group,) = group_runs(read_inspect_logs([drained, retry]).runs)
     assert group.incomplete == [] and len(group.samples) == 5
+
+
+def test_one_sample_not_run_is_one_sample(tmp_path: Path) -> None:
+    """Issue #50: `report` flagged `1 samples not run`."""
+    drained = write_log(tmp_path / "run.eval", RUN_SAMPLES[:4], run_id="t1")
+    log = read_eval_log(str(drained))
+    log.results = EvalResults(total_samples=len(RUN_SAMPLES), completed_samples=4)
+    write_eval_log(log, str(drained))
+    code, out, _ = invoke("report", str(drained), "--format", "json")
+    (group,) = json.loads(out)["groups"]
+    assert code == 0 and f"{drained} (success, 1 sample not run)" in group["flags"][-1]

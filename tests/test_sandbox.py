@@ -16,7 +16,11 @@ from inspect_gaia import gaia
 from inspect_gaia.defaults import SandboxKind
 from inspect_gaia.options import DEFAULT_IMAGE, SandboxLimits
 from inspect_gaia.sandboxes.spec import (
+    CAPABILITIES,
+    CAPABILITY_BITS,
     COMPOSE_FILE,
+    capability_mask,
+    capability_names,
     docker_size,
     gaia_compose,
     gaia_sandbox,
@@ -41,6 +45,33 @@ def test_compose_file_has_one_default_service_and_mounts_nothing() -> None:
     # Attachments are copied per sample; a volume could expose the dataset (and its answers).
     assert "volumes" not in service and "volumes" not in raw
     assert "env_file" not in service and "environment" not in service
+
+
+def test_every_capability_is_dropped_but_what_root_needs_to_install_and_own_files() -> None:
+    """No NET_RAW (forged ARP between a run's sandboxes), in both files and every provider's copy."""
+    service = yaml.safe_load((REPO / "compose.yaml").read_text())["services"]["default"]
+    assert service["cap_drop"] == ["ALL"] and tuple(service["cap_add"]) == CAPABILITIES
+    assert "NET_RAW" not in CAPABILITIES and "NET_ADMIN" not in CAPABILITIES
+    values = yaml.safe_load((REPO / "values.yaml").read_text())["services"]["default"]
+    assert values["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": list(CAPABILITIES)}
+    for kind in ("docker", "compose"):
+        config = gaia_sandbox(kind=kind).config
+        assert isinstance(config, ComposeConfig)
+        copy = config.services["default"]
+        assert (copy.cap_drop, tuple(copy.cap_add or ())) == (["ALL"], CAPABILITIES)
+    # Docker's defaults (CapEff 00000000a80425fb) less NET_RAW, MKNOD, SETPCAP, SETFCAP,
+    # SYS_CHROOT, NET_BIND_SERVICE and AUDIT_WRITE
+    assert capability_mask(CAPABILITIES) == 0xFB
+    assert set(capability_names(0xA80425FB)) - set(CAPABILITIES) == {
+        "NET_RAW",
+        "MKNOD",
+        "SETPCAP",
+        "SETFCAP",
+        "SYS_CHROOT",
+        "NET_BIND_SERVICE",
+        "AUDIT_WRITE",
+    }
+    assert capability_names(1 << 63) == ["CAP_63"] and len(set(CAPABILITY_BITS.values())) == 41
 
 
 def test_overrides_leave_the_rest_as_written() -> None:

@@ -1,8 +1,12 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
+from inspect_ai import Task
+from inspect_ai.agent import react
+from inspect_ai.dataset import Sample
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -16,6 +20,8 @@ from inspect_ai.tool import ToolCall
 
 from inspect_gaia import gaia_scorer
 from inspect_gaia.scoring.scorer import final_answer
+from support.scripted_model import Entry
+from tests.helpers import Play, eval_task
 
 
 def _score(completion: str, target: str) -> Score:
@@ -85,9 +91,9 @@ def _state(
     )
 
 
-def _bash(command: str) -> ChatMessageAssistant:
+def _bash(command: str, text: str = "") -> ChatMessageAssistant:
     return ChatMessageAssistant(
-        content="", tool_calls=[ToolCall(id="1", function="bash", arguments={"command": command})]
+        content=text, tool_calls=[ToolCall(id="1", function="bash", arguments={"command": command})]
     )
 
 
@@ -116,6 +122,18 @@ SUBMIT_CALL = ChatMessageAssistant(
             "final_answer_marker",
         ),
         ([ChatMessageAssistant(content="just 12")], "just 12", "last_message"),
+        # the text beside a tool call says what the model does next: no answer
+        (
+            [ChatMessageAssistant(content="It is 12."), _bash("echo 12", "I'll check it.")],
+            "It is 12.",
+            "last_message",
+        ),
+        ([_bash("ls", "I'll look around.")], "", "none"),
+        (
+            [_bash("echo done", "FINAL ANSWER: 12")],
+            "12",
+            "final_answer_marker",
+        ),
         ([ChatMessageUser(content="q")], "", "none"),
     ],
 )
@@ -164,3 +182,24 @@ def test_a_missing_blocklist_is_one_line() -> None:
 
     with pytest.raises(GaiaParameterError, match="blocklist /no/such is not a file"):
         gaia_scorer(blocklist="/no/such")
+
+
+def test_reacts_submission_is_scored_when_the_model_writes_beside_its_call(
+    scripted: Play, tmp_path: Path
+) -> None:
+    """inspect's ``react`` drops its submit call from the messages and appends the answer to the
+    text the model wrote beside it: the scorer reads the submission from the transcript."""
+    scripted([Entry("lagoon", [{"submit": "Quillfeather Lagoon"}])])  # with prose, by default
+    task = Task(
+        dataset=[
+            Sample(input="Which lagoon?", target="Quillfeather Lagoon", metadata={"level": 1})
+        ],
+        solver=react(),
+        scorer=gaia_scorer(),
+    )
+    (sample,) = eval_task(task, tmp_path).samples or []
+    assert not any(isinstance(m, ChatMessageTool) for m in sample.messages), "react dropped it"
+    assert sample.output.completion.startswith("Thought: I have the answer")
+    score = (sample.scores or {})["gaia_scorer"]
+    assert (score.value, score.answer) == (CORRECT, "Quillfeather Lagoon")
+    assert (score.metadata or {})["answer_source"] == "submit"

@@ -146,3 +146,13 @@ def test_every_option_that_adds_a_tool_is_refused_beside_another_agent() -> None
         asked: object = True if option.type == "bool" else (("fetch",),)
         adds = replace(default, **{option.name: asked}).tools != default.tools  # type: ignore[arg-type]
         assert adds == (option.name in AgentOptions.tool_options()), option.name
+
+
+@pytest.mark.parametrize("name", ["codex_cli", "mini_swe_agent"])
+def test_a_command_timeout_an_agent_cannot_take_is_refused(name: str) -> None:
+    """Issue #50: `-T command_timeout=60 -T agent=codex_cli` was accepted and did nothing."""
+    with pytest.raises(GaiaParameterError) as caught:
+        parse_params(agent=name, command_timeout=60)
+    assert str(caught.value).startswith(f"-T command_timeout cannot be set for agent={name}")
+    assert parse_params(agent="claude_code", command_timeout=60).agent.command_timeout == 60
+    assert parse_params(agent=name).agent.name == name  # the default is no request

@@ -97,3 +97,39 @@ def test_building_the_task_needs_no_engine(
     monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:9")
     task = gaia(dataset_path=str(gaia_tiny), image="inspect-gaia/no-such-image:0")
     assert task.metadata is not None and task.metadata["gaia"]["image_id"] is None
+
+
+def test_the_log_lists_the_question_and_the_model_is_asked_the_prompt(gaia_tiny: Path) -> None:
+    """Issue #50 (third round): inspect view listed the prompt's first lines as every sample's
+    input. The sample's input is its question; the task's setup (run before any solver, a
+    --solver's too) asks the model the prompt, exactly as the dataset wrote it."""
+    import asyncio
+    from typing import cast
+
+    from inspect_ai.model import ChatMessageUser, ModelName
+    from inspect_ai.solver import Generate, TaskState
+
+    from inspect_gaia import gaia_dataset
+    from inspect_gaia.questions.dataset import question_text
+
+    task = gaia(dataset_path=str(gaia_tiny), image=SANDBOX_IMAGE)
+    asked = {str(s.id): s.input for s in gaia_dataset(dataset_path=str(gaia_tiny))}
+    assert callable(task.setup)
+    for sample in task.dataset:
+        prompt = asked[str(sample.id)]
+        assert isinstance(prompt, str) and prompt.startswith("Please answer the question below.")
+        assert sample.input == question_text(prompt)  # what the log records, and the view lists
+        state = TaskState(
+            model=ModelName("mockllm/model"),
+            sample_id=str(sample.id),
+            epoch=1,
+            input=sample.input,
+            messages=[ChatMessageUser(content=sample.input, source="input")],
+        )
+
+        async def unused(state: TaskState, tool_calls: Any = "loop", **_: Any) -> TaskState:
+            raise AssertionError("setup generates nothing")
+
+        ready = asyncio.run(task.setup(state, cast(Generate, unused)))
+        (first,) = ready.messages
+        assert first.role == "user" and first.text == prompt  # to the character

@@ -167,6 +167,7 @@ def test_wheel_in_a_fresh_venv(
             "answer_sources/answer_sources.yaml",
             "egress/urlrules.py",
             "egress/addon.py",
+            "tryout/questions/2023/validation/metadata.jsonl",
         ):
             assert archive.getinfo(f"inspect_gaia/{name}").file_size > 0
 
@@ -196,3 +197,16 @@ def test_wheel_in_a_fresh_venv(
     assert log.status == "success" and log.samples is not None
     (sample,) = log.samples
     assert sample.scores is not None and sample.scores["gaia_scorer"].value == "C"
+
+    # the README's first command, from the wheel alone: its questions and its model are the
+    # package's own, never the repository's tests/ or support/
+    alone = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    tryout = subprocess.run(
+        [str(venv / "bin" / "inspect-gaia"), "tryout", "--image", sandbox_image],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=alone,
+    )
+    assert tryout.returncode == 0, tryout.stdout[-2000:] + tryout.stderr[-2000:]
+    assert "tryout: 3 of 3 invented questions right" in tryout.stdout

@@ -18,7 +18,7 @@ no other module uses any.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 # An ``.eval``'s samples one at a time through one zip reader: inspect's public
@@ -43,11 +43,6 @@ from inspect_ai.log._samples import sample_active
 # The model of the eval being set up (the task is created under it). Public in
 # inspect_ai.model._model only; the task refuses a run with no model or a dead endpoint with it.
 from inspect_ai.model._model import active_model
-
-# How model_graded_qa reads a grader's reply (the last `GRADE: X` wins): the judge
-# (scoring/judge.py) reads its replies the same way rather than with a pattern of its own. Not
-# exported by inspect_ai.scorer.
-from inspect_ai.scorer._model import DEFAULT_GRADE_PATTERN
 
 # Public: the state basic_agent's loop reads, which ``guard_task_state`` (below) re-classes.
 from inspect_ai.solver import TaskState
@@ -85,6 +80,8 @@ from inspect_ai.util._subprocess import CircularByteBuffer
 _State = TypeVar("_State", bound=TaskState)
 
 _LOADER = "inspect_ai._eval.loader"
+_OURS = "inspect_gaia/"
+_EXCEPTHOOK_MODULE = "inspect_ai._util.error"
 
 
 def sandbox_registered(name: str) -> bool:
@@ -108,16 +105,17 @@ def forget_sandbox(name: str, provider: object) -> None:
         del _registry[key]
 
 
-def creating_one_task() -> bool:
-    """Whether inspect is creating this task as the only task of a new run.
+def creating_only_gaia_tasks() -> bool:
+    """Whether every task inspect is creating in this new run is one of this package's.
 
     inspect gives every ``-T`` to every task it creates and tells a task nothing about the others;
-    what it loads is only in its loader's frames (behaviour, not a name: no API says it). One
-    task is a ``load_tasks`` whose ``task_specs`` is one registered task name (``inspect eval
-    inspect_gaia/gaia``, or ``eval-set`` of that alone). Not one: several specs, a file or folder
-    (it may hold several tasks), no specs (the current directory's), a task rebuilt from a log
-    (``resolve_previous_tasks``: eval-retry, a resumed eval-set, whose names were accepted when it
-    first ran), and a task created outside inspect's loader (``gaia()`` in Python).
+    what it loads is only in its loader's frames (behaviour, not a name: no API says it). Only
+    ours: a ``load_tasks`` whose ``task_specs`` are registered task names of ``inspect_gaia/``
+    (``inspect eval inspect_gaia/gaia``, an ``eval-set`` of ``gaia_level1`` and ``gaia_level2``).
+    Not: a name of another package, a file or folder (it may hold other tasks), no specs (the
+    current directory's), a task rebuilt from a log (``resolve_previous_tasks``: eval-retry, a
+    resumed eval-set, whose names were accepted when it first ran), and a task created outside
+    inspect's loader (``gaia()`` in Python).
     """
     from inspect_ai._util.registry import registry_lookup
 
@@ -133,10 +131,24 @@ def creating_one_task() -> bool:
         frame = frame.f_back  # type: ignore[assignment]
     return (
         isinstance(specs, list)
-        and len(specs) == 1
-        and isinstance(specs[0], str)
-        and registry_lookup("task", specs[0]) is not None
+        and len(specs) > 0
+        and all(
+            isinstance(spec, str)
+            and spec.startswith(_OURS)
+            and registry_lookup("task", spec) is not None
+            for spec in specs
+        )
     )
+
+
+def inspect_cli_excepthook() -> bool:
+    """Whether ``sys.excepthook`` is the one inspect's CLI installs (``eval``, ``eval-set``).
+
+    That hook prints a ``PrerequisiteError``'s message through rich's global console, on stdout,
+    which ``--display none`` makes quiet: a refusal was lost there (behaviour, read from
+    ``inspect_ai._util.error.exception_hook``; no API says where it prints).
+    """
+    return getattr(sys.excepthook, "__module__", None) == _EXCEPTHOOK_MODULE
 
 
 def guard_task_state(state: TaskState, guarded: type[_State]) -> _State:
@@ -178,12 +190,17 @@ def compose_project(environment: DockerSandboxEnvironment) -> str:
     return environment._project.name
 
 
-def each_eval_sample(location: str, exclude: set[str], each: Callable[[EvalSample], None]) -> None:
+def each_eval_sample(
+    location: str,
+    exclude: set[str],
+    each: Callable[[EvalSample], None],
+    more: Mapping[str, frozenset[str]] | None = None,
+) -> None:
     """Hand ``each`` the samples of the ``.eval`` at ``location``, one at a time, keeping none.
 
     The samples are the archive's parts that inspect's own reader takes (each ``samples/*.json``
     name once; of a name written twice, the last part, as a lookup by name finds), each read as
-    ``read_eval_log_sample`` reads it, without ``exclude``'s fields.
+    ``read_eval_log_sample`` reads it, without ``exclude``'s fields (and ``more``'s of its part).
 
     Raises:
         ValueError: A sample part whose name is not ``samples/<id>_epoch_<n>.json`` (inspect never
@@ -202,9 +219,10 @@ def each_eval_sample(location: str, exclude: set[str], each: Callable[[EvalSampl
             )
             for name in names:
                 id, epoch = _sample_key(name)
+                fields = exclude | (more or {}).get(name, frozenset())
                 each(
                     await read_eval_log_sample_async(
-                        location, id, epoch, format="eval", exclude_fields=exclude, reader=reader
+                        location, id, epoch, format="eval", exclude_fields=fields, reader=reader
                     )
                 )
 
@@ -221,7 +239,6 @@ def _sample_key(name: str) -> tuple[str, int]:
 
 __all__ = [
     "CircularByteBuffer",
-    "DEFAULT_GRADE_PATTERN",
     "DEFAULT_SYSTEM_MESSAGE",
     "DockerSandboxEnvironment",
     "InjectedWrapper",
@@ -230,9 +247,10 @@ __all__ = [
     "active_model",
     "classify_exec_failure",
     "compose_project",
-    "creating_one_task",
+    "creating_only_gaia_tasks",
     "each_eval_sample",
     "guard_task_state",
+    "inspect_cli_excepthook",
     "sample_active",
     "sandbox_lifecycle_state",
     "sandbox_limiters",

@@ -7,11 +7,12 @@ So ``gaia`` takes ``**unknown`` (inspect then passes every name through) and dec
 * a name close to one of its own (``levle``) is a typo: refused in one line naming the nearest;
 * a name of one of inspect's own options (``-T limit=10``) is refused naming the option
   (``--limit``): ``-T`` goes to the task, and the task has no such parameter;
-* any other name, when ``gaia`` is the only task inspect creates (``inspect eval
-  inspect_gaia/gaia``: ``_compat.creating_one_task``), is refused too: no other task can take
-  it, and a run without what the user asked for (``-T tools=python`` ran without python) costs
-  the whole run. Where its value names one of ``gaia``'s switches the refusal says so
-  (``-T python=true``);
+* any other name, when every task inspect creates is this package's (``inspect eval
+  inspect_gaia/gaia``, an eval-set of ``gaia_level1`` and ``gaia_level2``:
+  ``_compat.creating_only_gaia_tasks``), is refused too: no other task can take it, and a run
+  without what the user asked for (``-T tools=python`` ran without python) costs the whole run.
+  Where its value names one of ``gaia``'s switches the refusal says so (``-T python=true``), and
+  so does the warning below;
 * with several tasks (``inspect eval-set a b``, a file of tasks, a task rebuilt from a log by
   ``eval-retry``), it is left alone with a warning, because every ``-T`` goes to every task of
   the set, so it may be another task's parameter. The warning is printed where the user sees it
@@ -74,15 +75,21 @@ def check_unknown(
             raise GaiaParameterError(f"unknown parameter {name}", fix=f"did you mean {nearest[0]}?")
     if names and alone:
         name = names[0]
-        meant = [value for value in _words(unknown[name]) if value in known]
+        meant = _meant(unknown[name], known)
         raise GaiaParameterError(
             f"unknown parameter {name}: {task} has no such parameter",
-            fix=f"did you mean {' '.join(f'-T {value}=true' for value in meant)}?"
+            fix=f"did you mean {meant}?"
             if meant
             else "drop it (the README's Parameters table lists the task's)",
         )
     if names:
-        _warn(names, task)
+        hints = [meant for name in names if (meant := _meant(unknown[name], known))]
+        _warn(names, task, hints)
+
+
+def _meant(value: object, known: list[str]) -> str:
+    """The switches of ``gaia`` a value names, as flags (``-T python=true``); ``""``: none."""
+    return " ".join(f"-T {word}=true" for word in _words(value) if word in known)
 
 
 def _words(value: object) -> list[str]:
@@ -95,12 +102,13 @@ _warned: set[tuple[str, ...]] = set()
 """Names already warned about in this process (an eval-set creates each of its gaia tasks)."""
 
 
-def _warn(names: list[str], task: str) -> None:
+def _warn(names: list[str], task: str, hints: list[str]) -> None:
     if tuple(names) in _warned:
         return
     _warned.add(tuple(names))
     listed = ", ".join(f"-T {name}" for name in names)
     message = f"{listed}: {task} has no such parameter, so it is ignored (another task's?)"
+    message += f"; for {task}, did you mean {' '.join(hints)}?" if hints else ""
     if sys.stderr.isatty():  # seen before inspect's display covers the screen
         print(f"WARNING {message} — Ctrl-C to stop; starting in {PAUSE:.0f} s", file=sys.stderr)
         time.sleep(PAUSE)

@@ -23,10 +23,10 @@ from ._values import (
 )
 from .agents.swe import check_agent_options
 from .answer_sources.sources import load_answer_sources
-from .defaults import AGENTS, SANDBOX_KINDS
+from .defaults import AGENTS, DEFAULT_AGENT, SANDBOX_KINDS
 from .egress.replay_source import checked
 from .egress.web_archive import ArchiveError
-from .errors import GaiaParameterError, one_of
+from .errors import GaiaParameterError, few, one_of
 from .imageref import check_reference
 from .options import (
     AgentOptions,
@@ -160,14 +160,14 @@ def _web_replay(value: object) -> str | None:
     if not isinstance(value, str) or not value.strip():
         raise GaiaParameterError("web_replay must name an archive file", got=value)
     path = os.path.abspath(os.path.expanduser(value))
-    if os.path.isdir(path):
-        inside = sorted(
-            p for p in os.listdir(path) if p.startswith("gaia-web-") and p.endswith(".tar")
-        )
+    if os.path.isdir(path):  # the folder the archive was written to: name what is in it
+        archives = sorted(name for name in os.listdir(path) if name.endswith((".tar", ".har")))
+        named = [f"-T web_replay={os.path.join(value, name)}" for name in archives]
         raise GaiaParameterError(
-            f"-T web_replay={value} is a folder",
-            fix=f"name the archive in it ({', '.join(inside[:3])})"
-            if inside
+            f"-T web_replay={value} is a folder"
+            + (f" holding {len(archives)} archive(s)" if archives else ", with no .tar in it"),
+            fix=f"give one of them: {few(named)}"
+            if archives
             else "give the .tar a -T web_record=bodies run wrote beside its log, or a .har",
         )
     try:
@@ -221,6 +221,11 @@ def _check_combinations(params: GaiaParams) -> None:
             raise GaiaParameterError("mcp_servers=fetch needs `mcp-server-fetch`", fix=_MCP_EXTRA)
     _check_web_tools(sandbox, agent)
     check_agent_options(agent, dataset.multimodal)
+    if agent.name != DEFAULT_AGENT and not _importable("inspect_swe"):
+        raise GaiaParameterError(
+            f"-T agent={agent.name} needs inspect_swe, the [agents] extra",
+            fix='install it with `pip install ".[agents]"` in your inspect-gaia clone',
+        )
     if sandbox.kind == "k8s" and importlib.util.find_spec("k8s_sandbox") is None:
         raise GaiaParameterError(
             "sandbox=k8s needs inspect-k8s-sandbox",
@@ -228,6 +233,14 @@ def _check_combinations(params: GaiaParams) -> None:
         )
     if sources.proxied:
         _check_blocking(sandbox, agent, sources)
+
+
+def _importable(module: str) -> bool:
+    """Whether ``module`` is installed (a finder that refuses it counts as not)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _check_web_tools(sandbox: SandboxOptions, agent: AgentOptions) -> None:

@@ -1,5 +1,6 @@
-"""inspect_ai entry point: importing this registers the GAIA tasks, the judge and both sandboxes."""
+"""inspect_ai entry point: importing it registers the tasks, the probe, the judge, the sandboxes."""
 
+from .probe.task import gaia_probe
 from .sandboxes.docker.gaia_compose import GaiaComposeSandbox
 from .sandboxes.docker.gaia_docker import GaiaDockerSandbox
 from .scoring.judge_scorer import gaia_judge
@@ -13,4 +14,5 @@ __all__ = [
     "gaia_level1",
     "gaia_level2",
     "gaia_level3",
+    "gaia_probe",
 ]

@@ -10,12 +10,14 @@ markup).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
 from rich.markup import escape
 
-from ._compat import PrerequisiteError
+from ._compat import PrerequisiteError, inspect_cli_excepthook
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -52,6 +54,32 @@ class GaiaError(PrerequisiteError):
         return str(self.args[0])
 
 
+def refusals_to_stderr() -> None:
+    """Have ``inspect eval`` print a refusal on stderr, whatever its ``--display``.
+
+    inspect's CLI prints a ``PrerequisiteError`` (every ``GaiaError``, and its own missing keys)
+    on stdout through rich's console, which ``--display none`` silences: a script or CI saw exit
+    1 and nothing else. Called when the task is created; wraps inspect's hook only (a Python
+    caller's own hook and tracebacks are left alone), once.
+    """
+    if not inspect_cli_excepthook():
+        return
+    inspects = sys.excepthook
+
+    def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+        if not isinstance(error, PrerequisiteError):
+            inspects(kind, error, trace)
+            return
+        if isinstance(error, GaiaError):
+            print(str(error), file=sys.stderr, flush=True)
+            return
+        from rich.console import Console  # inspect's own message: rich markup, kept on one line
+
+        Console(stderr=True, soft_wrap=True, highlight=False).print(error.message)
+
+    sys.excepthook = hook
+
+
 class GaiaParameterError(GaiaError, ValueError):
     """A task parameter has a value GAIA does not have; the message lists the valid ones."""
 
@@ -83,6 +111,11 @@ def short(value: object, width: int = 40) -> str:
     """``repr(value)`` cut to ``width`` characters, to quote a bad value inside a one-line error."""
     text = repr(value)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def counted(number: int, noun: str, plural: str = "") -> str:
+    """``1 sample``, ``2 samples``: a count and its noun, agreeing (``plural``: when not ``+s``)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def few(items: Sequence[str], shown: int = 3) -> str:

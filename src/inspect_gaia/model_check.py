@@ -20,8 +20,8 @@ What was weighed instead, and why not:
   but every run would pay a request, some providers refuse a one-token reply for their own
   reasons (reasoning models, minimum budgets), and the probe's answer would have to be read
   provider by provider. An endpoint that answers anything has been reached; what it answers is
-  left to the run, and ``report`` flags a group whose every sample errored on the model
-  (``logs/model_errors.py``) with the ``eval-retry`` that reruns it.
+  left to the run, and ``report`` flags a group whose every sample errored on its model call
+  (``logs/coverage.py``) with the first error's line and the ``eval-retry`` that reruns it.
 * a check in the sandbox provider's ``task_init`` would see the engine first, but not the k8s
   sandbox, and only the last of several ``--model``s; the task is created once per model.
 
@@ -33,11 +33,12 @@ its failures are about keys), ``gaia()`` called outside ``eval`` (no model is ac
 
 from __future__ import annotations
 
+import re
 import socket
 import urllib.request
 from urllib.parse import urlsplit
 
-from ._compat import active_model
+from ._compat import PrerequisiteError, active_model
 from .errors import GaiaError
 
 CONNECT_TIMEOUT = 5.0
@@ -68,8 +69,17 @@ def check_model() -> None:
         check_endpoint(str(model), base_url)
 
 
-def check_endpoint(model: str, base_url: str) -> None:
+MODEL_ADDRESS = "--model-base-url or the provider's *_BASE_URL"
+"""Where ``--model``'s endpoint is set."""
+
+
+def check_endpoint(
+    model: str, base_url: str, role: str = "model", address: str = MODEL_ADDRESS
+) -> None:
     """Refuse ``base_url`` when its host is unknown or refuses a TCP connection.
+
+    ``role`` names what is checked (the run's ``model``, the ``judge``), ``address`` where its
+    endpoint is set.
 
     Raises:
         GaiaModelError: The host does not resolve, or nothing listens at its port.
@@ -83,10 +93,66 @@ def check_endpoint(model: str, base_url: str) -> None:
         socket.create_connection((host, port), timeout=CONNECT_TIMEOUT).close()
     except OSError as error:
         raise GaiaModelError(
-            f"cannot reach the model {model} at {base_url} ({_why(error)})",
-            fix="start the endpoint or fix its address (--model-base-url or the provider's "
-            "*_BASE_URL), then rerun",
+            f"cannot reach the {role} {model} at {base_url} ({_why(error)})",
+            fix=f"start the endpoint or fix its address ({address}), then rerun",
         ) from None
+
+
+def check_judge(name: str) -> None:
+    """Refuse a ``--judge`` that cannot be asked, as a run's ``--model`` is: before any log is read.
+
+    The name must say its provider, the provider must be inspect's, its SDK and key must be
+    there (inspect's own check, its message made one plain line), and an endpoint with an
+    explicit base URL must accept a TCP connection (``check_endpoint``). The judge is built as
+    it is then asked (``scoring.judge.judge_model``); inspect keeps the one instance.
+
+    Raises:
+        GaiaModelError: One line naming the judge, what is wrong and the fix.
+    """
+    from .scoring.judge import judge_model
+
+    flag = f"--judge {name}"
+    provider = name.split("/", 1)[0]
+    if "/" not in name.strip("/"):
+        raise GaiaModelError(
+            f"{flag}: the name says no provider",
+            fix=f"write it provider/model, e.g. --judge openai/{name.strip('/') or 'gpt-4.1'}",
+        )
+    try:
+        model = judge_model(name)
+    except PrerequisiteError as error:  # a missing SDK or key: inspect's message, made plain
+        said = _plain(str(error))
+        key = re.search(r"\b([A-Z][A-Z0-9_]*_API_KEY)\b", said)
+        raise GaiaModelError(
+            f"{flag}: {said}",
+            fix=f"set {key.group(1)} in the environment, or pick another --judge"
+            if key
+            else "install what it names, or pick another --judge",
+        ) from None
+    except ValueError as error:  # inspect's word for a provider it does not know
+        raise GaiaModelError(
+            f"{flag}: {_plain(str(error))}",
+            fix="name one of inspect's providers (https://inspect.aisi.org.uk/providers.html), "
+            "e.g. --judge openai/gpt-4.1",
+        ) from None
+    base_url = model.api.base_url
+    if base_url:
+        service = name.split("/")[1].upper() if provider == "openai-api" else ""
+        address = f"{service}_BASE_URL" if service else "the provider's *_BASE_URL"
+        check_endpoint(name, base_url, role="judge", address=address)
+
+
+_MARKUP = re.compile(
+    r"\[/?(?:bold|italic|underline|dim|red|green|blue|yellow|magenta|cyan|white)\]"
+)
+"""rich's style tags, which inspect's messages carry (``[bold][blue]JUDGE_API_KEY[/blue]…``)."""
+
+
+def _plain(message: str) -> str:
+    """The message of inspect's as one plain line: no markup, no ``ERROR:``, parts joined."""
+    text = _MARKUP.sub("", message).removeprefix("ERROR:").strip()
+    parts = [part.strip().rstrip(".") for part in re.split(r"\n\s*\n", text) if part.strip()]
+    return "; ".join(" ".join(part.split()) for part in parts)
 
 
 def _proxied(host: str) -> bool:

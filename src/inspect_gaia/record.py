@@ -45,6 +45,7 @@ def provenance_of(
     image_digest: str | None = None,
     web_versions: dict[str, str] | None = None,
     agent_version: str | None = None,
+    probe: bool = False,
 ) -> GaiaProvenance:
     """The record of a run with ``params``, for the log header.
 
@@ -57,6 +58,7 @@ def provenance_of(
         question_set: What ``apply_question_set`` made of ``params.dataset.question_set``.
         web_versions: The browser's and reader's versions, from the image's labels.
         agent_version: ``-T agent``'s CLI version, from the image's labels.
+        probe: A probe of the sandbox (``inspect_gaia/gaia_probe``), not an answering run.
     """
     dataset, sandbox, agent, sources = params.dataset, params.sandbox, params.agent, params.sources
     if (question_set is None) != dataset.question_set.empty:
@@ -110,6 +112,7 @@ def provenance_of(
             inspect_swe_version=_version("inspect_swe"),
         ),
         web_replay=None if sources.web_replay is None else _replayed(sources.web_replay),
+        probe=probe or None,
     )
 
 

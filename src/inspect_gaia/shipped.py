@@ -1,13 +1,14 @@
 """Programs that run elsewhere: standard-library modules shipped into another process as source.
 
 Some modules of the package never run in the host's Python (``PROGRAMS`` lists them all): the
-command runner (in each sandbox, sent to the image's ``python3`` over its exec), the MCP relay
-(written into the sandbox), and the egress proxy's programs (``PROXY_PROGRAMS``, copied into the
-proxy's container, where mitmproxy runs the addons: the guard and its bounds, the recorder, the
-replay). Each says so in its docstring with one line that starts ``Runs elsewhere:``, imports only
-the standard library and its shipped siblings (and, for the addons, the mitmproxy they run in),
-and is read from the installed package the same way: ``source``. ``tests/test_shipped.py`` holds
-all three. A leaf: importing it loads nothing of the package.
+command runner (in each sandbox, sent to the image's ``python3`` over its exec), the MCP relay and
+the probe's program (``PROBE_PROGRAMS``, written into the sandbox), and the egress proxy's
+programs (``PROXY_PROGRAMS``, copied into the proxy's container, where mitmproxy runs the addons:
+the guard and its bounds, the recorder, the replay). Each says so in its docstring with one line
+that starts ``Runs elsewhere:``, imports only the standard library and its shipped siblings (and,
+for the addons, the mitmproxy they run in), and is read from the installed package the same way:
+``source``. ``tests/test_shipped.py`` holds all three. A leaf: importing it loads nothing of the
+package.
 """
 
 from __future__ import annotations
@@ -50,7 +51,14 @@ PROXY_PROGRAMS = (
 )
 """Copied beside each other into the proxy's container; ``supervise.py`` is its command. The
 URL rules are ``_urlrules.py`` there: the file the package imports as ``urlrules``."""
-PROGRAMS = (EXEC_SERVER, MCP_RELAY, *PROXY_PROGRAMS)
+PROBE_PROGRAMS = (
+    Program("probe.inside", "inside.py"),
+    Program("probe.inside_web", "inside_web.py"),
+    Program("probe.inside_net", "inside_net.py"),
+)
+"""The probe's program in a sample's sandbox (``inside.py`` runs, its web and neighbour routes
+beside it)."""
+PROGRAMS = (EXEC_SERVER, MCP_RELAY, *PROXY_PROGRAMS, *PROBE_PROGRAMS)
 
 
 @functools.cache

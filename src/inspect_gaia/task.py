@@ -13,15 +13,17 @@ once, in the README's "Deviations" section.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import GenerateConfig
+from inspect_ai.util import SandboxEnvironmentSpec
 
-from ._compat import creating_one_task
+from ._compat import creating_only_gaia_tasks
 from ._param_names import check_unknown
 from ._params import parse_params
 from .agents.basic import build_agent
@@ -34,9 +36,9 @@ from .defaults import (
     AgentName,
     SandboxKind,
 )
-from .errors import GaiaParameterError
+from .errors import GaiaParameterError, refusals_to_stderr
 from .image_layout import AGENTS_LAYER, WEB_LAYER
-from .logs.provenance import METADATA_KEY
+from .logs.provenance import METADATA_KEY, GaiaProvenance
 from .model_check import check_model
 from .next_steps import after_test_run
 from .options import (
@@ -58,6 +60,7 @@ from .questions.dataset import (
 )
 from .questions.hub import DEFAULT_HUB, Hub
 from .questions.questionset import QuestionSetRecord, apply_question_set
+from .questions.shown import question_first
 from .record import provenance_of
 from .sandboxes.docker.engine import image_identity, require_layer
 from .sandboxes.k8s import k8s_image_identity
@@ -185,7 +188,8 @@ def gaia(
             or any name when gaia is the run's only task, is refused; any other is ignored with
             a warning (``_param_names``).
     """
-    check_unknown(unknown, parameter_names(), "gaia", alone=creating_one_task())
+    refusals_to_stderr()
+    check_unknown(unknown, parameter_names(), "gaia", alone=creating_only_gaia_tasks())
     params = parse_params(
         level=level,
         split=split,
@@ -221,6 +225,24 @@ def gaia(
     return gaia_task(params)
 
 
+def params_of(params: Mapping[str, Any], task_name: str, own: Sequence[str] = ()) -> GaiaParams:
+    """``gaia``'s parameters among ``params`` parsed, for another task that takes them all.
+
+    Names neither ``gaia``'s nor the other task's ``own`` are refused or warned about as ``gaia``
+    does; an unset one takes ``gaia``'s default.
+    """
+    refusals_to_stderr()
+    known = parameter_names()
+    unknown = {name: value for name, value in params.items() if name not in known}
+    check_unknown(unknown, (*known, *own), task_name, alone=creating_only_gaia_tasks())
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(gaia).parameters.items()
+        if name in known
+    }
+    return parse_params(**(defaults | {k: v for k, v in params.items() if k in known}))
+
+
 def parameter_names() -> tuple[str, ...]:
     """``gaia``'s parameters, in order (not its ``**unknown``)."""
     return tuple(
@@ -254,8 +276,20 @@ def gaia_questions(options: DatasetOptions) -> tuple[Dataset, QuestionSetRecord 
     return apply_question_set(dataset, options.question_set, options.split, levels)
 
 
-def gaia_task(params: GaiaParams) -> Task:
-    """The Task for parsed parameters: each builder gets its record (``options``)."""
+@dataclass(frozen=True)
+class TaskParts:
+    """What a task of these parameters asks about and runs in, and the record it writes."""
+
+    dataset: Dataset
+    sandbox: SandboxEnvironmentSpec
+    provenance: GaiaProvenance
+
+
+def gaia_parts(params: GaiaParams, *, probe: bool = False) -> TaskParts:
+    """The questions, the sandbox and the record for parsed parameters (images checked first).
+
+    ``probe``: for ``inspect_gaia/gaia_probe``, recorded as such (``probe/task.py``).
+    """
     box, agent = params.sandbox, params.agent
     # the image holds the tools asked for (a cluster's image is its own: not checked here)
     web_tools = [tool for tool in WEB_LAYER.tools if getattr(agent, tool)]
@@ -277,13 +311,33 @@ def gaia_task(params: GaiaParams) -> Task:
     image_id, image_digest = (
         image_identity(box.image) if box.kind != "k8s" else k8s_image_identity(box.image)
     )
+    provenance = provenance_of(
+        params,
+        prompt=DEFAULT_INPUT_PROMPT,
+        image_id=image_id,
+        image_digest=image_digest,
+        sandbox_provider=sandbox.type,
+        question_set=question_set,
+        web_versions=web_versions,
+        agent_version=agent_version,
+        probe=probe,
+    )
+    return TaskParts(dataset, sandbox, provenance)
+
+
+def gaia_task(params: GaiaParams) -> Task:
+    """The Task for parsed parameters: each builder gets its record (``options``)."""
+    parts = gaia_parts(params)
     check_model()  # last of the checks: what the user set is refused first
     if params.dataset.split == "test":
         after_test_run()  # the run ends saying how to make the leaderboard file
     return Task(
-        dataset=dataset,
-        sandbox=sandbox,
-        solver=build_agent(agent),
+        dataset=parts.dataset,
+        # the question first in inspect view's list; the model still asked the prompt, whatever
+        # --solver replaces the agent (questions/shown.py)
+        setup=question_first(parts.dataset),
+        sandbox=parts.sandbox,
+        solver=build_agent(params.agent),
         scorer=gaia_scorer(blocklist=params.sources.blocklist),
         # The test split's answers are private: record them, report no accuracy.
         metrics=[] if params.dataset.split == "test" else None,
@@ -297,18 +351,7 @@ def gaia_task(params: GaiaParams) -> Task:
         # in the log, rerun by eval-retry).
         config=GenerateConfig(fail_on_refusal=True),
         version=TASK_VERSION,
-        metadata={
-            METADATA_KEY: provenance_of(
-                params,
-                prompt=DEFAULT_INPUT_PROMPT,
-                image_id=image_id,
-                image_digest=image_digest,
-                sandbox_provider=sandbox.type,
-                question_set=question_set,
-                web_versions=web_versions,
-                agent_version=agent_version,
-            ).as_metadata()
-        },
+        metadata={METADATA_KEY: parts.provenance.as_metadata()},
     )
 
 

@@ -16,6 +16,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..egress import PROXY_IMAGE
 from ..errors import GaiaError
 from ..flags import flag
 from ..image_layout import ImageLayer
@@ -98,6 +99,18 @@ def check_image(image: str) -> Check:
     if status == "present":
         return Check("sandbox image", True, f"{image} present")
     return Check("sandbox image", True, f"{image} not present, pullable from its registry")
+
+
+def check_proxy_image() -> Check:
+    """The egress proxy's image, built on this machine (never pulled): the run needs it here."""
+    if engine.local_image_id(PROXY_IMAGE) is not None:
+        return Check("egress proxy image", True, f"{PROXY_IMAGE} present")
+    return Check(
+        "egress proxy image",
+        False,
+        f"{PROXY_IMAGE} is not present (-T block_answer_sources, web_record and web_replay run it)",
+        "build it with `inspect-gaia image build --egress-proxy --offline` (no registry needed)",
+    )
 
 
 def check_pinned(image: str) -> Check:

@@ -1,8 +1,10 @@
 """``--judge`` and ``--question-set`` beside the official score, for ``report`` and ``compare``.
 
 The options (``judge_options``), running the judge with its failures on stderr (``run_judge``), and
-the cells and notes the human tables show: a column labelled ``judge: <prompt name>, <model>``
-with its own interval and the count of disagreements, and ``official on <set>``. Each comes after
+the cells and notes the human tables show: a column ``judge`` (its full label, ``judge: <prompt
+name>, <model>``, in the note under the table) with its own interval and the count of
+disagreements, and ``official on <set>``; the columns a flag asked for are the last a narrow
+terminal hides. Each comes after
 the official pass@1 and its interval, which stay the score: the tables are still sorted by it, and
 ``submission`` never reads a judge.
 """
@@ -15,9 +17,11 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import GaiaError
+from ..logs.coverage import partial
 from ..logs.judged import DEFAULT_CONCURRENCY, JudgeRun, judge_samples, judged_block
 from ..logs.results import RunGroup, SampleResult
-from ..logs.subset import set_block
+from ..logs.subset import check_on_set, set_block
+from ..model_check import check_judge
 from ..questions.named_sets import NamedSet
 from ..scoring.judge import JudgePrompt, load_prompt
 from ._output import MISSING
@@ -26,6 +30,9 @@ from ._sanitise import printable
 F = TypeVar("F", bound=Callable[..., Any])
 DISAGREE = "≠ official"
 """The column counting the answers judge and official scorer grade differently."""
+JUDGE_COLUMN = "judge"
+"""The judged accuracy's header in the human tables: short, so that a narrow terminal keeps it;
+the judge's full label (prompt and model) is in the note under the table (``judge_note``)."""
 
 
 def judge_options(command: F) -> F:
@@ -55,16 +62,23 @@ def judge_options(command: F) -> F:
 
 
 def judge_prompt(judge_model: str | None, prompt_file: str | None) -> JudgePrompt | None:
-    """The prompt to judge with, or None without ``--judge`` (read before any log is).
+    """The prompt to judge with, or None without ``--judge``; the judge checked as ``--model`` is.
+
+    Both before any log is read: a judge that cannot be asked (no provider in its name, an
+    unknown provider, no SDK or key, an endpoint where nothing listens) costs one line, not a
+    read of the logs and a failure per answer (``model_check.check_judge``).
 
     Raises:
-        GaiaError: ``--judge-prompt`` without ``--judge``, or a template without placeholders.
+        GaiaError: ``--judge-prompt`` without ``--judge``, a template without placeholders, or a
+            judge that cannot be asked.
     """
     if judge_model is None:
         if prompt_file is not None:
             raise GaiaError("--judge-prompt needs a judge", fix="add --judge MODEL")
         return None
-    return load_prompt(prompt_file)
+    prompt = load_prompt(prompt_file)
+    check_judge(judge_model)
+    return prompt
 
 
 def _own_gold(sample: SampleResult) -> tuple[str, str]:
@@ -84,6 +98,10 @@ def report_beside(
     The answers of every group are judged in one go (one cache, one bound on calls in flight).
     """
     graded = [g for g in groups if g.split != "test"]
+    for group in graded if named is not None else []:
+        assert named is not None
+        complete = group.split == named.split and not partial(group.flags)
+        check_on_set({s.task_id for s in group.samples}, named, complete, group.model)
     run = None
     if judge_model is not None and prompt is not None:
         samples = [s for g in graded for s in g.samples]
@@ -138,7 +156,7 @@ def beside_cells(group: Mapping[str, Any], level: str) -> dict[str, str]:
     judged = group.get("judge")
     if judged:
         row = _level(judged, level)
-        cells[judged["label"]] = _fraction(row.get("accuracy"))
+        cells[JUDGE_COLUMN] = _fraction(row.get("accuracy"))
         cells["judge 95% CI"] = _interval(row)
         cells[DISAGREE] = str(row.get("disagreements", MISSING))
     return cells

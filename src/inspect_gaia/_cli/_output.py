@@ -71,6 +71,8 @@ def render(
     empty: str = "",
     width: int | None = None,
     keep: Sequence[str] = (),
+    asked: Sequence[str] = (),
+    score: Sequence[str] = (),
 ) -> str:
     """Render ``rows`` (dicts keyed by ``columns``) as a terminal table, Markdown or CSV.
 
@@ -82,7 +84,9 @@ def render(
         note: Shown under a terminal or Markdown table.
         empty: Shown instead of a terminal or Markdown table without rows.
         width: A terminal table's width; the terminal's own when ``None``.
-        keep: Columns a narrow terminal drops last (verdicts, cost): see ``fit_columns``.
+        keep: Columns a narrow terminal drops late (verdicts, cost): see ``fit_columns``.
+        asked: Columns the user asked for by a flag (``--judge``): dropped after ``keep``.
+        score: The score itself (the official ``pass@1``): dropped after ``asked``.
     """
     if fmt == "json":
         return dump_json([{c: row.get(c) for c in columns} for row in rows])
@@ -116,7 +120,7 @@ def render(
         console.print((f"{title}: " if title else "") + empty, markup=False, highlight=False)
     else:
         cells = [[printable(_cell(row.get(c))) for c in columns] for row in rows]
-        widths = fit_columns(columns, cells, console.width, keep)
+        widths = fit_columns(columns, cells, console.width, keep, asked, score)
         shown = [i for i, w in enumerate(widths) if w is not None]
         hidden = [i for i, w in enumerate(widths) if w is None]
         if hidden:
@@ -185,7 +189,12 @@ def _header_words(header: str) -> list[str]:
 
 
 def fit_columns(
-    columns: Sequence[str], cells: Sequence[Sequence[str]], width: int, keep: Sequence[str] = ()
+    columns: Sequence[str],
+    cells: Sequence[Sequence[str]],
+    width: int,
+    keep: Sequence[str] = (),
+    asked: Sequence[str] = (),
+    score: Sequence[str] = (),
 ) -> list[int | None]:
     """Each column's width in a table at most ``width`` wide; ``None`` for a column left out.
 
@@ -194,7 +203,10 @@ def fit_columns(
     shared among the wrapped columns (an id does not take it all from the answers). Columns that
     still do not fit are dropped: first those whose every cell is 0 or empty (a reasoning-token
     count of a model without reasoning), then the others from the right (callers put the most
-    important first), then ``keep`` (verdicts, cost) from the right; the first column never.
+    important first), then ``keep`` (verdicts, cost) from the right, then ``asked`` (what the user
+    asked for by a flag: the judge's columns) from the right, then ``score`` (what the table is
+    the score of: a judge beside no official score would read as the score); the first column
+    never.
     """
     natural, floor = [], []
     for index, header in enumerate(columns):
@@ -210,15 +222,15 @@ def fit_columns(
 
     if total(natural) <= width:
         return list(natural)
-    last = [i for i in range(len(columns) - 1, 0, -1) if columns[i] in keep]
-    empty = [
-        i
-        for i in range(len(columns) - 1, 0, -1)
-        if i not in last and _empty(row[i] for row in cells)
-    ]
-    rest = [i for i in range(len(columns) - 1, 0, -1) if i not in last and i not in empty]
+    right_to_left = range(len(columns) - 1, 0, -1)
+    scores = [i for i in right_to_left if columns[i] in score]
+    final = [i for i in right_to_left if columns[i] in asked and i not in scores]
+    last = [i for i in right_to_left if columns[i] in keep and i not in (*final, *scores)]
+    tiers = (*last, *final, *scores)
+    empty = [i for i in right_to_left if i not in tiers and _empty(row[i] for row in cells)]
+    rest = [i for i in right_to_left if i not in (*tiers, *empty)]
     shown = list(range(len(columns)))
-    for index in [*empty, *rest, *last]:
+    for index in [*empty, *rest, *tiers]:
         if total([floor[i] for i in shown]) <= width:
             break
         shown.remove(index)
@@ -234,10 +246,15 @@ def fit_columns(
     return [widths.get(i) for i in range(len(columns))]
 
 
-def echo_skipped(skipped: Iterable[Any]) -> None:
-    """One stderr line per file of a folder that was not read: ``skipped <path>: <reason>``."""
+def echo_skipped(skipped: Iterable[Any], notes: Iterable[str] = ()) -> None:
+    """One stderr line per file of a folder that was not read, then the readers' notes.
+
+    ``skipped <path>: <reason>``; each of ``notes`` (a sample read without its transcript) as it is.
+    """
     for file in skipped:
         click.echo(printable(f"skipped {file.path}: {file.reason}", one_line=True), err=True)
+    for line in notes:
+        click.echo(printable(line, one_line=True), err=True)
 
 
 def dump_json(document: Any) -> str:

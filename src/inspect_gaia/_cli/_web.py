@@ -23,10 +23,13 @@ SHOWN_SAMPLES = 10
 
 
 def web_table(web: Mapping[str, Any], fmt: str) -> str:
-    """A report group's ``web`` block: a row per level, then the one line and who read nothing."""
+    """A report group's ``web`` block: a row per level, then who read nothing.
+
+    Its one line is among the group's flags, under the level table above it: not again here.
+    """
     rows = [{**level, "read nothing": level["read_nothing"]} for level in web["levels"]]
     idle = [f"{s['task_id']} (epoch {s['epoch']})" for s in web["samples"] if s["read_nothing"]]
-    note = [f"ⓘ {web['note']}"]
+    note = []
     if idle:
         more = f" and {len(idle) - SHOWN_SAMPLES} more" if len(idle) > SHOWN_SAMPLES else ""
         note.append("read nothing: " + ", ".join(idle[:SHOWN_SAMPLES]) + more)

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ..errors import few
+from ..errors import counted, few
 from ..logs.budget import command_budget, read_budget
 from ..logs.comparison import compare_document, judge_sides
 from ..logs.sides import COMPARE_FLAGS, answer_key, read_side
@@ -119,7 +119,8 @@ def _notes(document: Mapping[str, Any]) -> list[str]:
         "; ".join(_METHODS[name] for name in dict.fromkeys((method["test"], method["interval"]))),
         f"answers: {document['answers']['source']}; both sides re-scored with the official "
         "scorer (A own, B own: each harness's own verdicts)",
-        f"compared on {everything['n']} questions both answered; A lacks {everything['a_lacks']}, "
+        f"compared on {counted(everything['n'], 'question')} both answered; "
+        f"A lacks {everything['a_lacks']}, "
         f"B lacks {everything['b_lacks']}",
     ]
     if document["answers"]["question_set"]:
@@ -153,7 +154,9 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool) -> str:
     differences = document["differences"]
     if fmt == "table":  # the answers and verdicts fit 80 columns; the whole id: --format markdown
         differences = [_difference_cells(row) for row in differences]
-        title += f"; task ids: the first {SHORT_ID}"
+        # of the ids shown: said only where there is a table (it ended "no question answered
+        # differently" with "task ids: the first 8")
+        title += f"; task ids: the first {SHORT_ID} characters" if differences else ""
     differences_table = render(
         differences,
         DISAGREEMENT_COLUMNS,

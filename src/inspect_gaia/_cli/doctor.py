@@ -27,8 +27,16 @@ from ._checks import (
     check_layer,
     check_local_dataset,
     check_networks,
+    check_proxy_image,
 )
 from ._output import terminal_width
+
+LAST_STEP = (
+    "next, the last step before a run you publish: `inspect eval inspect_gaia/gaia_probe` with "
+    "its -T settings (no model), then `inspect-gaia report` on its log must say sealed "
+    "(docs/probe.md)"
+)
+"""What doctor names once every check passed: the probe of the run's own configuration."""
 
 
 def _line(check: Check, width: int | None = None) -> str:
@@ -122,6 +130,12 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
     help="You will run with -T agent=claude_code, codex_cli or mini_swe_agent (the image must "
     "have their CLIs).",
 )
+@click.option(
+    "--egress-proxy",
+    is_flag=True,
+    help="You will run with -T block_answer_sources, -T web_record or -T web_replay (their "
+    "egress proxy's image must be here).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 def doctor(
     hub: str,
@@ -136,6 +150,7 @@ def doctor(
     min_free_gb: float,
     browser: bool,
     agents: bool,
+    egress_proxy: bool,
     as_json: bool,
 ) -> None:
     """Check, before a long run, that it would start.
@@ -143,8 +158,11 @@ def doctor(
     Docker Engine (and Compose for --sandbox compose) versions, the sandbox image and whether it
     is pinned by digest (with the reference that pins this engine's copy), whether a disk
     limit can be enforced, sandboxes of other runs, the dataset (cached, or hub and token), free
-    disk and Docker's address-pool headroom: ✓ passed, ! a warning (the run starts, but read
-    it, such as no disk limit), ✗ failed with its fix. Exit status 0 only when nothing failed.
+    disk and Docker's address-pool headroom; with --egress-proxy, the image of the proxy that
+    -T block_answer_sources, -T web_record (record) and -T web_replay (replay) run: ✓ passed,
+    ! a warning (the run starts, but read it, such as no disk limit), ✗ failed with its fix.
+    Exit status 0 only when nothing failed. When all pass, the last step before a run you
+    publish is named: the probe of its sandboxes (inspect_gaia/gaia_probe, docs/probe.md).
 
     \b
     Example:
@@ -155,6 +173,8 @@ def doctor(
         checks.append(check_layer(image, WEB_LAYER))
     if agents:
         checks.append(check_layer(image, AGENTS_LAYER))
+    if egress_proxy:
+        checks.append(check_proxy_image())
     if dataset_path:
         checks.append(check_local_dataset(dataset_path, split))
     else:
@@ -169,5 +189,7 @@ def doctor(
     else:
         for c in checks:
             click.echo(_line(c))
+        if all(c.ok for c in checks):
+            click.echo(LAST_STEP)
     if any(not c.ok for c in checks):
         raise SystemExit(1)

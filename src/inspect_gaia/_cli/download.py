@@ -7,6 +7,7 @@ from typing import Literal
 
 import click
 
+from ..errors import counted
 from ..questions.dataset import SPLITS, YEAR, Split, metadata_file, resolve_snapshot
 from ..questions.hub import DEFAULT_HUB, HUBS, Hub
 from ..questions.snapshot_files import read_records
@@ -60,6 +61,7 @@ def download(hub: Hub, splits: Split | Literal["all"], revision: str | None, as_
         return
     for item in fetched:
         click.echo(
-            f"✓ {item['split']}: {item['questions']} questions, {item['attachments']} attachments "
+            f"✓ {item['split']}: {counted(int(str(item['questions'])), 'question')}, "
+            f"{counted(int(str(item['attachments'])), 'attachment')} "
             f"in {item['path']} ({item['hub']} @ {item['revision']})"
         )

@@ -55,8 +55,8 @@ def _tag(ctx: click.Context, param: click.Parameter, value: str | None) -> str |
 @click.option(
     "--egress-proxy",
     is_flag=True,
-    help=f"Build the egress proxy image of -T block_answer_sources=true ({PROXY_IMAGE}: "
-    "mitmproxy) instead of a sandbox image.",
+    help=f"Build the egress proxy image ({PROXY_IMAGE}: mitmproxy) instead of a sandbox image: "
+    "-T block_answer_sources, -T web_record and -T web_replay run it.",
 )
 @click.option(
     "--tag",
@@ -76,7 +76,8 @@ def build(
     """Build the GAIA sandbox image and print its tag; use it with `-T image=<tag>`.
 
     The engine is checked first: a build never starts without one. With --egress-proxy, the
-    image of the proxy that -T block_answer_sources=true runs (the run finds it by its default tag).
+    image of the proxy that -T block_answer_sources=true, -T web_record and -T web_replay run (the
+    run finds it by its default tag).
 
     \b
     Examples:

@@ -15,6 +15,7 @@ import click
 from ..flags import mark_cli
 
 COMMANDS: dict[str, str] = {
+    "tryout": "Invented questions run in real sandboxes by a script: checks the machine, no key.",
     "doctor": "Check, before a long run, that it would start.",
     "download": "Fetch GAIA into the cache the task reads, so later runs work offline.",
     "image": "Build the sandbox image, with or without a registry.",

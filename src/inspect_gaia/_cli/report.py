@@ -43,7 +43,10 @@ from ._judge import (
 )
 from ._output import MISSING, dump_json, echo_skipped, format_option, prices_option, render
 from ._plot import plot_option
+from ._probe import CSV_COLUMNS as PROBE_CSV_COLUMNS
+from ._probe import is_probe_group, probe_csv_rows, probe_text
 from ._sanitise import printable
+from ._short import short_flags
 from ._web import web_table
 
 GROUP_COLUMNS = ("group", "model", "split", "task_version", "flags")
@@ -164,8 +167,9 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
         PASS_AT_1: _fraction(overall["accuracy"]),
         "95% CI": _range(overall["ci_low"], overall["ci_high"]),
         MAJ_AT_K: _fraction(overall["maj_at_k"]),
-        # before the rest: on a narrow terminal, columns are dropped from the right
-        "flags": "; ".join(group["flags"]),
+        # before the rest: on a narrow terminal, columns are dropped from the right; a few words
+        # each (the sentences are under the group's own table)
+        "flags": short_flags(group["flags"], group["group"]),
         "pass@k": _fraction(overall["pass_at_k"]),
         "pass^k": _fraction(overall["pass_hat_k"]),
         "tokens/question": _number(overall["tokens_per_question"]),
@@ -175,17 +179,24 @@ def _leaderboard_row(group: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -> str:
-    groups = document["groups"]
-    parts = []
+    probes = [g for g in document["groups"] if is_probe_group(g)]
+    groups = [g for g in document["groups"] if not is_probe_group(g)]
+    parts = [probe_text(group, fmt) for group in probes]
     if len(groups) > 1:
         rows = [with_beside([_leaderboard_row(g)], g, "95% CI")[0] for g in groups]
-        note = (
-            f"groups differ in {', '.join(document['settings_differ'])}: not directly comparable"
+        widest: dict[str, str] = max(rows, key=len)  # a test-split group has no judge columns
+        columns = list(widest)
+        differ = (
+            [f"groups differ in {', '.join(document['settings_differ'])}: not directly comparable"]
             if set(document["settings_differ"]) - {"model"}
-            else ""
+            else []
         )
+        judged = [document["judge"]["label"]] if document.get("judge") else []
+        flagged = [c for g in groups for c in beside_cells(g, "all")]
+        title = "GAIA overall, best first"
+        note = "\n".join(differ + judged)
         parts.append(
-            render(rows, list(rows[0]), fmt, title="GAIA overall, best first", note=note, keep=KEEP)
+            render(rows, columns, fmt, title, note, keep=KEEP, asked=flagged, score=[PASS_AT_1])
         )
     for group in groups:
         k = group["epochs"]
@@ -193,19 +204,21 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
             f"GAIA scores: {group['group']} — {group['split']}, {k} epoch{'s' * (k != 1)}, "
             f"{len(group['logs'])} log{'s' * (len(group['logs']) != 1)}"
         )
-        flags = "; ".join(group["flags"])
         rows = [_accuracy_row(level) for level in group["levels"]]
         if flagged_wrong:
             rows = with_flagged_wrong(rows, group["contamination"], fmt)
         rows = with_beside(rows, group, "95% CI")
-        keep = (*KEEP, FLAGGED_WRONG_COLUMN, *beside_cells(group, "all"))
+        keep = (*KEEP, FLAGGED_WRONG_COLUMN)
+        asked = tuple(beside_cells(group, "all"))  # the columns of --judge, --question-set
         beside = [group["question_set"]["note"]] if group.get("question_set") else []
         if document.get("judge"):
             beside.append(judge_note(document["judge"]))
         note = "\n".join(
-            ([f"⚠ {flags}"] if flags else []) + ([VOTE_NOTE] if k > 1 else []) + beside
+            [f"⚠ {flag}" for flag in group["flags"]] + ([VOTE_NOTE] if k > 1 else []) + beside
         )
-        parts.append(render(rows, list(rows[0]), fmt, title=title, note=note, keep=keep))
+        parts.append(
+            render(rows, list(rows[0]), fmt, title, note, keep=keep, asked=asked, score=[PASS_AT_1])
+        )
         effort = [_effort_row(level) for level in group["levels"]]
         # in Markdown, on stderr instead (report): the document is for pasting as it is
         note = NO_COST if not group["cost_source"] and fmt == "table" else ""
@@ -220,6 +233,8 @@ def _human(document: Mapping[str, Any], fmt: str, flagged_wrong: bool = False) -
 def _csv_rows(document: Mapping[str, Any], flagged_wrong: bool = False) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for group in document["groups"]:
+        if is_probe_group(group):
+            continue
         own = [
             {**{c: group[c] for c in GROUP_COLUMNS}, **level, **csv_cells(group, level["level"])}
             for level in group["levels"]
@@ -234,6 +249,8 @@ def _text(document: Mapping[str, Any], fmt: str, breakdown: bool, flagged_wrong:
         return dump_json(document) + "\n"
     if fmt == "csv" and breakdown:
         return render(csv_rows(document), ("group", *BREAKDOWN_COLUMNS), "csv")
+    if fmt == "csv" and all(is_probe_group(g) for g in document["groups"]):
+        return render(probe_csv_rows(document), PROBE_CSV_COLUMNS, "csv")
     if fmt == "csv":
         columns = GROUP_COLUMNS + LEVEL_FIELDS + (CSV_FIELDS if flagged_wrong else ())
         columns += JUDGE_FIELDS if document.get("judge") else ()
@@ -325,7 +342,7 @@ def report(
     named = load_named_set(named_set, "--question-set") if named_set else None
     with command_budget(read_budget(max_read_gb)):
         found = read_inspect_logs(logs)
-    echo_skipped(found.skipped)
+    echo_skipped(found.skipped, found.notes)
     if not found.runs:
         raise GaiaError(
             f"no usable inspect_gaia log in {', '.join(logs)} "
@@ -351,13 +368,14 @@ def report(
             note = f"note: no log called {model}; its prices are unused"
             click.echo(printable(note, one_line=True), err=True)
     click.echo(_text(document, fmt, breakdown, flagged_wrong), nl=False)
-    counts = sorted({g["levels"][-1]["questions"] for g in document["groups"]}, reverse=True)
+    scored = [g for g in document["groups"] if not is_probe_group(g)]
+    counts = sorted({g["levels"][-1]["questions"] for g in scored}, reverse=True)
     if fmt != "json" and len(counts) > 1:
         click.echo(MIXED.format(counts=", ".join(map(str, counts))), err=True)
-    if fmt == "markdown" and not all(group["cost_source"] for group in document["groups"]):
+    if fmt == "markdown" and not all(group["cost_source"] for group in scored):
         click.echo(NO_COST, err=True)
     if plot:
         from ._plot import plot_report
 
-        plot_report(document, plot)
+        plot_report({**document, "groups": scored}, plot)
         click.echo(printable(f"plot written to {Path(plot)}", one_line=True), err=True)

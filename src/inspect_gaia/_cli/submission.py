@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import GaiaError, GaiaSubmissionError, few
+from ..errors import GaiaError, GaiaSubmissionError, counted, few
 from ..logs.budget import command_budget, read_budget
 from ..logs.leaderboard import (
     Problem,
@@ -25,6 +25,7 @@ from ..logs.leaderboard import (
     run_problems,
     submission_file,
 )
+from ..logs.probe import refuse_probes
 from ..logs.read import read_inspect_logs
 from ..logs.results import RunResults, group_runs
 from ..logs.sidecar import sidecar_text
@@ -142,13 +143,14 @@ def submission(
     """
     with command_budget(read_budget(max_read_gb)):
         found = read_inspect_logs(logs)  # each file once, however often it is named
-    echo_skipped(found.skipped)
+    echo_skipped(found.skipped, found.notes)
     runs = found.runs
     if not runs:
         raise GaiaSubmissionError(
             f"no usable inspect_gaia log in {', '.join(logs)}",
             fix="name the test-split logs, or the folder `inspect eval --log-dir` wrote them to",
         )
+    refuse_probes(runs, "submission")
     _refuse(
         run_problems(
             runs, allow_validation=allow_validation, allow_oracle_retries=allow_oracle_retries
@@ -176,7 +178,8 @@ def submission(
     flagged = flagged_ids(runs)
     _write(target, written.text)
     _write(note, sidecar_text(groups[0], target.name, flagged, written.answers, default_settings()))
-    click.echo(f"wrote {written.answers} answers to {output}, and what produced them to {note}")
+    answers = counted(written.answers, "answer")
+    click.echo(f"wrote {answers} to {output}, and what produced them to {note}")
     if flagged:
         click.echo(
             f"warning: {len(flagged)} sample(s) flagged for reading an answer source packaged "

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..defaults import DEFAULT_AGENT
+from ..defaults import DEFAULT_AGENT, DEFAULT_COMMAND_TIMEOUT
 from ..errors import GaiaParameterError
 
 if TYPE_CHECKING:
@@ -54,6 +54,11 @@ MINI_EXIT = (
 """mini-swe-agent ends on a command, not on a message without one (its own convention)."""
 
 
+TIMED_SHELLS = ("claude_code",)
+"""The agents whose shell takes ``-T command_timeout`` (Claude Code's ``BASH_*_TIMEOUT_MS``);
+Codex times each call itself (``yield_time_ms``), mini-swe-agent from its own config."""
+
+
 def check_agent_options(agent: AgentOptions, multimodal: bool) -> None:
     """Another agent brings its own tools: the default agent's options are refused with it.
 
@@ -78,6 +83,12 @@ def check_agent_options(agent: AgentOptions, multimodal: bool) -> None:
             f"max_attempts counts the default agent's submissions; agent={agent.name} answers "
             "once, in its last message",
             fix="drop -T max_attempts, or drop -T agent",
+        )
+    if agent.command_timeout != DEFAULT_COMMAND_TIMEOUT and agent.name not in TIMED_SHELLS:
+        raise GaiaParameterError(
+            f"-T command_timeout cannot be set for agent={agent.name}, whose shell times its "
+            "commands itself (docs/agents.md)",
+            fix="drop -T command_timeout, or run agent=claude_code or the default agent",
         )
 
 

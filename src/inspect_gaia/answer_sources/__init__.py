@@ -6,6 +6,7 @@
 * ``detect``: the evidence in a sample's transcript that the scorer records in
   ``Score.metadata["contamination"]``; ``matching`` normalises text and finds a question beside
   its answer; ``ownfile`` tells the sample's own work with its attachment (calls that only read
-  it, names made from it) from a read; ``parts`` reads a tool result's parts (its text, media the
+  it, names made from it) from a read; ``comments`` reads a shell or Python call without its
+  comments (a comment carries nothing); ``parts`` reads a tool result's parts (its text, media the
   scan cannot read, pages of one text joined across their cut).
 """

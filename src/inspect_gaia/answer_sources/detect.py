@@ -16,12 +16,16 @@ sample's messages, ``call`` or ``result``) and its evidence (the URL, or a short
 * ``unscanned``: a tool result held images (a screenshot) or other media (``images``, ``other``):
   the text sent with them is read, the pictures are not (no OCR). Not a read; a limit of the scan.
 
-Every tool result is read, with three exceptions that are the sample's own work, never a page:
+Every tool result is read, with four exceptions that are the sample's own work or a search's
+echo, never a page:
 
 * the output of a call that only reads the sample's own attachment, decided per command by
   parsing the call (``ownfile``), not by a word in it: ``cat /shared_files/x.pdf; curl …`` is
   read; so is everything after a call that may have written into ``/shared_files``;
 * a URL of a listed source that the agent itself wrote in a call (that call is flagged);
+* the question beside its answer in the result of a call that carried the question (a search
+  page echoes its query): the call's words read as its program reads them, without a shell or
+  Python comment (``comments``) and decoded as a server decodes a URL (``matching.decoded``);
 * the question beside its answer when the agent itself wrote them so, in a call (notes it saved
   and reads back, a ``printf``): the words around the answer in the result are words of such a
   call. A command that merely holds the answer's digits (``head -41``) is no such call, nor one
@@ -53,12 +57,14 @@ from inspect_ai.solver import TaskState
 from ..defaults import OMITTED, SUBMIT_TOOL
 from ..egress.urlrules import MAX_TARGET, REFUSAL, Rule, all_matches, find_urls, normalise
 from ..questions.dataset import DEFAULT_INPUT_PROMPT
+from .comments import uncommented, words
 from .matching import (
     PREFIX_CHARS,
     WINDOW,
     answers_by_question,
     clean_text,
     context,
+    decoded,
     excerpt,
     normalise_text,
     note_contexts,
@@ -174,12 +180,15 @@ class _Scan:
                 for call in message.tool_calls or []:
                     if call.function == SUBMIT_TOOL:
                         continue
-                    text = clean_text("\n".join(_strings(call.arguments)))
+                    text = clean_text(words(call.arguments))
+                    said = uncommented(call.function, call.arguments)  # "": all comment
+                    said = text if said is None else clean_text(said)
                     patterns = pattern_operands(call.function, call.arguments)
                     own = self._call_flags(index, call.function, text, patterns)
+                    self._remember_note(said)
                     reads_own = self._reads_own(call.function, call.arguments, text)
                     echo, more = (
-                        self._carries_question(text),
+                        self._carries_question(said),
                         continues(call.function, call.arguments),
                     )
                     calls[call.id] = (own, reads_own, echo, more)
@@ -187,6 +196,7 @@ class _Scan:
                 for use in _server_tool_uses(message):
                     arguments = clean_text(use.arguments)
                     own = self._call_flags(index, use.name, arguments)
+                    self._remember_note(arguments)
                     echo = self._carries_question(arguments)
                     result = self._result_flags(index, use.name, use.result, echo=echo)
                     _mark_refused(own, result)
@@ -221,7 +231,6 @@ class _Scan:
         where = {"tool": tool, "message": index, "where": "call"}
         matches = list(_unique(all_matches(self.sources.rules, text)))
         self.written_urls.update(_key(url) for url, _ in matches)
-        self._remember_note(text)
         flags = [
             {"kind": "answer_source", **where, "url": url, "source": rule.source}
             for url, rule in matches
@@ -254,14 +263,26 @@ class _Scan:
         return False
 
     def _remember_note(self, text: str) -> None:
-        """Keep the words of a call that holds the question: the agent wrote them itself."""
+        """Keep the words of a call that holds the question: the agent wrote them itself.
+
+        ``text`` is what the call says to its program (``comments.uncommented``): a comment is
+        written nowhere, and read back from nowhere.
+        """
         if not self.gold:
             return
         self.notes |= note_contexts(normalise_text(text), self.wanted, self.gold)
 
     def _carries_question(self, text: str) -> bool:
-        """Whether a call's words hold the question (its result may then echo it: a search)."""
-        return bool(self.gold) and self.wanted[:PREFIX_CHARS] in normalise_text(text)
+        """Whether a call's words hold the question (its result may then echo it: a search).
+
+        ``text`` is what the call says to its program (no comment: ``comments``), read as it is
+        and as a server decodes a URL (``matching.decoded``): a search URL carries its query
+        encoded.
+        """
+        if not self.gold:
+            return False
+        prefix = self.wanted[:PREFIX_CHARS]
+        return prefix in normalise_text(text) or prefix in normalise_text(decoded(text))
 
     def _result_flags(
         self, index: int, tool: str, text: str, echo: bool = False
@@ -365,20 +386,6 @@ def _unique(matches: list[tuple[str, Rule]]) -> Iterator[tuple[str, Rule]]:
         if _key(url) not in seen:
             seen.add(_key(url))
             yield url, rule
-
-
-def _strings(value: object) -> Iterator[str]:
-    """Every string inside a tool call's arguments (nested lists and dicts included)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _strings(item)
-    elif value is not None:
-        yield str(value)
 
 
 def _server_tool_uses(message: ChatMessageAssistant) -> list[ContentToolUse]:

@@ -18,6 +18,7 @@ import html
 import re
 import unicodedata
 from collections.abc import Iterator
+from urllib.parse import unquote_plus
 
 PREFIX_CHARS = 80
 """Normalised characters of the question that must appear in a tool result (all, if shorter)."""
@@ -35,6 +36,26 @@ _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u180e\u200b\u200c\u200d\u2060\ufeff"
 def clean_text(text: str) -> str:
     """``text`` without zero-width characters (which would split a word or a URL in two)."""
     return text.translate(_INVISIBLE)
+
+
+DECODE_ROUNDS = 3
+"""Times a call's text is percent-decoded at most (a URL encoded twice reads ``%2520``)."""
+
+
+def decoded(text: str) -> str:
+    """``text`` as a server reads a URL's query: HTML entities, then ``%XX`` and ``+``, decoded.
+
+    A search URL carries its query percent- or plus-encoded (``q=In%20the%20attached``), and a
+    link copied off a page HTML-escaped (``&amp;``): decoded, its words are the query's. Decoding
+    stops when nothing changes, after ``DECODE_ROUNDS`` at most (linear in the text each round).
+    """
+    text = html.unescape(text)
+    for _ in range(DECODE_ROUNDS):
+        plain = unquote_plus(text)
+        if plain == text:
+            break
+        text = plain
+    return text
 
 
 def normalise_text(text: str) -> str:

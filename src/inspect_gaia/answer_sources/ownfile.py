@@ -80,7 +80,7 @@ def reads_only_attachment(function: str, arguments: Mapping[str, object], own_fi
     if function == "view_file":
         path = arguments.get("path")
         return isinstance(path, str) and _own_path(path, own_file)
-    command = _bash_command(function, arguments)
+    command = shell_command(function, arguments)
     if command is None:
         return False
     commands = parse_commands(command)
@@ -100,7 +100,7 @@ def may_write_attachment(function: str, arguments: Mapping[str, object], text: s
     """
     if _FOLDER not in text or function == "view_file":
         return False
-    command = _bash_command(function, arguments)
+    command = shell_command(function, arguments)
     commands = None if command is None else parse_commands(command)
     if commands is None:
         return True
@@ -127,7 +127,7 @@ arguments (a description, a timeout, a working directory) change nothing a comma
 absolute path."""
 
 
-def _bash_command(function: str, arguments: Mapping[str, object]) -> str | None:
+def shell_command(function: str, arguments: Mapping[str, object]) -> str | None:
     """The command line of a ``bash`` call (or an agent CLI's shell call); ``None`` for any other.
 
     inspect names the bash tool's one argument ``command`` (``cmd`` in older versions).
@@ -165,7 +165,7 @@ def pattern_operands(function: str, arguments: Mapping[str, object]) -> list[str
     ``grep '<id>*'``, ``awk '/<id>/'``, ``sed -n '/<id>/p'``: they name no file, whatever they
     look like.
     """
-    command = _bash_command(function, arguments)
+    command = shell_command(function, arguments)
     commands = None if command is None else parse_commands(command)
     found: list[str] = []
     for c in commands or []:

@@ -30,8 +30,9 @@ The map (a test holds it to the folder: every module is named here):
 Host-side, never shipped: the recorded web as data. ``web_archive`` reads an archive as data
 (regular files under ``record/``, nothing hidden, every body its hash) and writes what a replay's
 proxy receives; ``har_read`` reads a HAR the same way, ``replay_source`` tells them apart (once per
-file), ``har_write`` writes HAR 1.2 (``web export``), ``web_merge`` combines archives and HARs
-(``web merge``).
+file), ``replay_decoded`` makes the decoded twins of its content-coded responses (for a client
+that does not accept their coding), ``har_write`` writes HAR 1.2 (``web export``), both decoding
+with ``content_coding``, ``web_merge`` combines archives and HARs (``web merge``).
 """
 
 MITMPROXY_VERSION = "11.0.2"

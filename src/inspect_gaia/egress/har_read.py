@@ -14,7 +14,10 @@ its responses are the pool's), ``t`` from ``startedDateTime``, and ``decision`` 
 ``_decision`` (an entry a run refused or blocked is never served). A HAR holds bodies decoded (no
 ``Content-Encoding`` left on them) and as text in the page's charset: the body served is that text
 encoded in the charset its ``Content-Type`` names (UTF-8 by default), with the ``Content-Encoding``
-and ``Content-Length`` headers dropped.
+and ``Content-Length`` headers dropped, so any client reads it. One entry is coded still: a body
+``web export`` could not decode is given as sent and says its coding in ``_encoded``; it keeps
+that ``Content-Encoding``, so a replay serves it only to a client that accepts the coding, and
+to another its decoded twin if it has one (``replay_match``, ``replay_decoded``), as an archive's.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import os
 from datetime import datetime
 from typing import Any
 
-from .replay_match import file_sha256
+from .replay_match import codings_of, file_sha256
 from .web_archive import Archive, ArchiveError, Line, servable
 
 HAR_CAP = 256 << 20
@@ -131,7 +134,7 @@ def _entry(entry: object, number: int, path: str) -> tuple[Line, bytes | None]:
         "why": entry.get("_why") if isinstance(entry.get("_why"), str) else None,
         "error": entry.get("_error") if isinstance(entry.get("_error"), str) else None,
         "body": "kept" if served else "not in the HAR",
-        "headers": [h for h in headers if h[0].lower() not in _DROPPED],
+        "headers": [h for h in headers if h[0].lower() not in _DROPPED] + _coded(content),
     }
     line = Line(
         data=data,
@@ -140,6 +143,13 @@ def _entry(entry: object, number: int, path: str) -> tuple[Line, bytes | None]:
         epoch=epoch if isinstance(epoch, int) and not isinstance(epoch, bool) else None,
     )
     return line, body if served else None
+
+
+def _coded(content: object) -> list[list[str]]:
+    """``Content-Encoding`` again for a body given as sent (``web export``'s ``_encoded``)."""
+    encoded = content.get("_encoded") if isinstance(content, dict) else None
+    codings = codings_of(encoded) if isinstance(encoded, str) else ()
+    return [["Content-Encoding", ", ".join(codings)]] if codings else []
 
 
 def _body(

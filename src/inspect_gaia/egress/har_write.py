@@ -28,7 +28,6 @@ import base64
 import codecs
 import json
 import uuid
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,7 +35,8 @@ from http import HTTPStatus
 from typing import IO, Any
 from urllib.parse import parse_qsl, urlsplit
 
-CHUNK = 1 << 20
+from .content_coding import FAILURES, decode
+
 DECODED_CAP = 1 << 30
 """A body whose decoding would pass this many bytes is given as sent (a decompression bomb)."""
 _TEXT = ("text/", "application/json", "application/javascript", "application/xml")
@@ -153,7 +153,7 @@ def _body(
         size = _write_base64(out, body())
         extra = {"encoding": "base64", "_encoded": coding, "size": size}
     else:
-        chunks = _decode(body(), coding)
+        chunks = decode(body(), coding)
         charset = _charset(kind)
         if _is_text(kind) and charset is not None:
             _write_text(out, chunks, charset)
@@ -170,57 +170,13 @@ def _decoded_size(body: Callable[[], Iterator[bytes]], coding: str) -> int | Non
     """The decoded length, read through once; ``None``: it does not decode within the cap."""
     try:
         total = 0
-        for chunk in _decode(body(), coding):
+        for chunk in decode(body(), coding):
             total += len(chunk)
             if total > DECODED_CAP:
                 return None
         return total
-    except (zlib.error, ValueError, LookupError, OSError, EOFError):
+    except FAILURES:
         return None
-
-
-def _decode(chunks: Iterator[bytes], coding: str) -> Iterator[bytes]:
-    """Undo ``Content-Encoding``, chunk by chunk, never more than ``CHUNK`` out at a time."""
-    if coding in ("identity", ""):
-        yield from chunks
-        return
-    if coding in ("gzip", "x-gzip", "deflate"):
-        decoder: Any = zlib.decompressobj(47 if coding != "deflate" else 15)
-        for chunk in chunks:
-            data = decoder.decompress(chunk, CHUNK)
-            yield data
-            while decoder.unconsumed_tail:
-                yield decoder.decompress(decoder.unconsumed_tail, CHUNK)
-        yield decoder.flush()
-        return
-    if coding == "br":
-        try:
-            import brotli  # type: ignore[import-untyped,import-not-found,unused-ignore]
-        except ImportError as ex:
-            raise LookupError("no brotli decoder here") from ex
-        decoder = brotli.Decompressor()
-        for chunk in chunks:
-            yield decoder.process(chunk, output_buffer_limit=CHUNK)
-            while not decoder.can_accept_more_data():
-                yield decoder.process(b"", output_buffer_limit=CHUNK)
-        return
-    if coding == "zstd":
-        import zstandard
-
-        reader: Any = _Reader(chunks)  # a file's read(), which is all zstandard calls
-        yield from zstandard.ZstdDecompressor().read_to_iter(reader, write_size=CHUNK)
-        return
-    raise LookupError(f"unknown Content-Encoding {coding}")
-
-
-class _Reader:
-    """Chunks as a file's ``read`` (what zstandard's streaming decoder reads from)."""
-
-    def __init__(self, chunks: Iterator[bytes]) -> None:
-        self.chunks = chunks
-
-    def read(self, size: int = -1) -> bytes:
-        return next(self.chunks, b"")
 
 
 def _write_text(out: IO[str], chunks: Iterator[bytes], charset: str) -> None:

@@ -8,7 +8,9 @@ checked — ``gaia_replay/index.jsonl`` and ``gaia_replay/bodies/<sha256>``
 (``web_archive.proxy_stream``) — and starts the proxy on the sandboxes' network alone (no way out
 at all). This program is the package's, copied after that. Every request is answered here, before
 any server is asked: with the recorded response ``replay_match.Index.find`` picks for it and its
-sample, or with a 403 whose body says ``not in the recorded web``. The recorder writes both down
+sample and its ``Accept-Encoding`` (a decoded twin when it does not accept the recording's
+coding), or with a 403 whose body says ``not in the recorded web`` (and, when the URL was
+recorded only in codings the request does not accept, which). The recorder writes both down
 as the guard's decisions are (``allowed`` with ``why`` ``replayed`` or ``replayed from the pool``;
 ``refused``, ``not in the recorded web``). The container's own health probes (loopback) are
 answered "alive".
@@ -138,19 +140,24 @@ class Replay:
         if peer in ("127.0.0.1", "::1"):
             flow.response = http.Response.make(200, b"alive\n", {"content-type": "text/plain"})
             return
-        url = flow.request.pretty_url
+        url, method = flow.request.pretty_url, flow.request.method
         sample, epoch = self._sample(flow.client_conn)
-        found = self.index.find(flow.request.method, url, sample, epoch)
+        accepted = flow.request.headers.get_all("accept-encoding")
+        found = self.index.find(method, url, sample, epoch, ", ".join(accepted) or None)
         if found is None:
             flow.metadata[DECISION] = ("refused", REFUSAL)
-            text = f"inspect_gaia: {REFUSAL}: {url} (this run replays an archive)\n"
+            coded = " or ".join(self.index.codings(method, url))
+            said = (
+                f" (recorded only as {coded}, which this request does not accept)" if coded else ""
+            )
+            text = f"inspect_gaia: {REFUSAL}: {url}{said} (this run replays an archive)\n"
             flow.response = http.Response.make(403, text.encode(), {"content-type": "text/plain"})
             return
         recorded, why = found
         flow.metadata[DECISION] = ("allowed", why)
         headers = [(k, v) for k, v in recorded.headers if k.lower() not in _DROPPED]
         path = os.path.join(self.directory, BODIES, recorded.sha256)
-        if recorded.bytes > INLINE and flow.request.method != "HEAD" and self.bodies is not None:
+        if recorded.bytes > INLINE and method != "HEAD" and self.bodies is not None:
             flow.metadata[ASKED] = url
             token = self.bodies.hold(recorded.status, headers, path)
             flow.request.scheme, flow.request.host = "http", "127.0.0.1"

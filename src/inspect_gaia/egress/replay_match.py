@@ -23,11 +23,38 @@ So a sample replaying what it recorded gets exactly what it recorded, whatever a
 under a URL that normalises the same (``today.txt`` and ``today.txt?_=123``), and a new request is
 served the closest recording there is. ``find`` says which (``OWN`` or ``POOLED``), and the
 recorder writes it down as the ``why`` of the request.
+
+**Content negotiation: a response the client can read.** A server codes a page as the request's
+``Accept-Encoding`` allows (the browser's ``br``, the page reader's ``gzip``, curl's none) and
+says so with ``Vary: accept-encoding``; a cache keeps each coding apart and never hands one client
+another's coding it cannot decode. So does the replay: within each tier above, a response is a
+match only when the request accepts its ``Content-Encoding`` (``accepts``). When a tier holds no
+such response but does hold a coded one, its **decoded twin** serves instead: the same response,
+its body decoded on the host before the run (``replay_decoded``), with no ``Content-Encoding``
+(``Recorded.decoded_from`` names the body it came from). So the tiers still decide whose response
+a request gets (what the page said), and the coding only how it travels: a sample's own page,
+decoded, before another sample's page in a coding the client takes. A coded response with no twin
+(one that does not decode, or over the twins' caps) is no match for a client that does not accept
+its coding: the request is refused as not recorded, and its body says the coding (``codings``).
+
+The rule (RFC 9110 §12.5.3): codings are named case-insensitively, ``x-gzip`` is ``gzip``; a
+coding is accepted when the request lists it (or ``*``) with a weight above 0; a response coded
+twice needs both accepted. A request with no ``Accept-Encoding`` (curl without ``--compressed``,
+wget) or an empty one accepts no coding: the RFC lets a server code anything then, but no server
+does and such clients print coded bytes as they come. An uncoded response is served to every
+request, ``identity;q=0`` included (no client needs to decode it; a server sends it too).
+
+**Other ``Vary`` headers are not compared.** The recorder keeps a response's headers but not the
+request's (``egress/recorder.py``), so the language, user agent or cookies a response was chosen
+for are unknown; and a page in another language or another browser's markup is still readable,
+which a coding the client cannot decode is not. A HAR's entries carry request headers, but an
+archive's do not, and both formats replay by one rule.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -48,6 +75,37 @@ in the archive's order; written by the host from what it checked (``web_archive.
 BODIES = "bodies"
 """The folder beside it holding each body under its SHA-256."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_ALIASES = {"x-gzip": "gzip", "x-compress": "compress"}
+
+
+def codings_of(content_encoding: str) -> tuple[str, ...]:
+    """The codings a ``Content-Encoding`` value names, in the order applied (``identity``: none)."""
+    names = (part.strip().lower() for part in content_encoding.split(","))
+    return tuple(_ALIASES.get(name, name) for name in names if name not in ("", "identity"))
+
+
+def accepts(accept_encoding: str | None, codings: Sequence[str]) -> bool:
+    """Whether a request with this ``Accept-Encoding`` (``None``: none) reads ``codings``.
+
+    See the module docstring: no header accepts no coding; an uncoded response is always read.
+    """
+    if not codings:
+        return True
+    weights: dict[str, float] = {}
+    for item in (accept_encoding or "").split(","):
+        name, *parameters = item.split(";")
+        name = _ALIASES.get(name.strip().lower(), name.strip().lower())
+        weight = 1.0
+        for parameter in parameters:
+            key, _, value = parameter.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    weight = float(value.strip())
+                except ValueError:
+                    weight = 0.0  # a weight no server could read: not an acceptance
+        if name:
+            weights[name] = weight
+    return all(weights.get(coding, weights.get("*", 0.0)) > 0 for coding in codings)
 
 
 def match_key(method: str, url: str) -> str:
@@ -82,6 +140,13 @@ class Recorded:
     sample: str | None = None
     """The sample (its id) whose sandbox recorded it; ``None``: no sample (a HAR's entry)."""
     epoch: int | None = None
+    decoded_from: str | None = None
+    """A decoded twin's: the SHA-256 of the coded body it was decoded from (``None``: recorded)."""
+
+    @property
+    def codings(self) -> tuple[str, ...]:
+        """Its ``Content-Encoding``: the codings applied, in order (none: the body as is)."""
+        return codings_of(",".join(v for k, v in self.headers if k.lower() == "content-encoding"))
 
     def as_json(self) -> dict[str, Any]:
         """The index line's fields."""
@@ -94,6 +159,7 @@ class Recorded:
             "bytes": self.bytes,
             "sample": self.sample,
             "epoch": self.epoch,
+            "decoded_from": self.decoded_from,
         }
 
     @classmethod
@@ -124,6 +190,9 @@ class Recorded:
             bytes=size,
             sample=sample if isinstance(sample, str) else None,
             epoch=epoch if _is_int(epoch) else None,
+            decoded_from=str(data["decoded_from"])
+            if _is_sha256(data.get("decoded_from"))
+            else None,
         )
 
 
@@ -155,9 +224,18 @@ class Index:
         return sum(len(found) for found in self.by_key.values())
 
     def find(
-        self, method: str, url: str, sample: str | None = None, epoch: int | None = None
+        self,
+        method: str,
+        url: str,
+        sample: str | None = None,
+        epoch: int | None = None,
+        accept_encoding: str | None = None,
     ) -> tuple[Recorded, str] | None:
-        """The response for a request of ``sample`` (``None``: unknown), and ``OWN``/``POOLED``."""
+        """The response for a request of ``sample`` (``None``: unknown), and ``OWN``/``POOLED``.
+
+        ``accept_encoding`` is the request's header (``None``: it sent none); a response coded
+        otherwise is no match, its decoded twin is (the module docstring).
+        """
         candidates = self.by_key.get(match_key(method, url))
         if not candidates:
             return None
@@ -167,13 +245,24 @@ class Index:
         exact = [c for c in candidates if c.method.upper() == method.upper() and c.url == url]
         for group in (exact, candidates):
             for rank in (0, 1, 2):
-                found = [c for c in group if _ownership(c, sample, epoch) == rank]
+                ranked = [c for c in group if _ownership(c, sample, epoch) == rank]
+                read = [
+                    c
+                    for c in ranked
+                    if c.decoded_from is None and accepts(accept_encoding, c.codings)
+                ]
+                found = read or [c for c in ranked if c.decoded_from is not None]
                 if not found:
                     continue
                 if rank == 2:
                     return found[0], POOLED
                 return found[min(turn, len(found) - 1)], OWN
-        return None  # unreachable: every candidate has a rank
+        return None
+
+    def codings(self, method: str, url: str) -> list[str]:
+        """The ``Content-Encoding`` of each response recorded under the request's key (distinct)."""
+        found = self.by_key.get(match_key(method, url)) or []
+        return sorted({", ".join(c.codings) or "identity" for c in found if not c.decoded_from})
 
 
 def _ownership(recorded: Recorded, sample: str | None, epoch: int | None) -> int:

@@ -1,7 +1,8 @@
 """What ``-T web_replay`` names, read once: a web archive (a tar) or a HAR, told apart by its bytes.
 
 The parameters check it before any sandbox starts, the record hashes it, the proxy's start sends
-what was checked; ``checked`` reads each version of the file once per process for all three.
+what was checked; ``checked`` reads each version of the file once per process for all three, and
+makes the decoded twins of its content-coded responses then (``replay_decoded``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 
 from .har_read import is_har, read_har
+from .replay_decoded import add_twins
 from .web_archive import Archive, read_archive
 
 _CHECKED: dict[tuple[str, int, int, int], Archive] = {}
@@ -20,11 +22,13 @@ def read_source(path: str) -> Archive:
 
 
 def checked(path: str) -> Archive:
-    """``read_source(path)``, once per version of the file (size, time, inode) in this process."""
+    """``read_source(path)`` with its twins, once per version of the file (size, time, inode)."""
     if not os.path.isfile(path):
         return read_source(path)  # which says so
     stat = os.stat(path)
     key = (os.path.abspath(path), stat.st_size, stat.st_mtime_ns, stat.st_ino)
     if key not in _CHECKED:
-        _CHECKED[key] = read_source(path)
+        archive = read_source(path)
+        add_twins(archive)
+        _CHECKED[key] = archive
     return _CHECKED[key]

@@ -13,8 +13,9 @@ with Python's ``tarfile`` and nothing else, before any sandbox starts, and refus
   was kept has the size the record gives and hashes to its name.
 
 What the proxy then receives is not the archive: it is a tar the host writes (``proxy_stream``)
-of the servable responses (``replay_match.INDEX``, one line each) and their bodies, each read
-again from the archive and hashed again on its way (an archive changed since its check stops the
+of the servable responses (``replay_match.INDEX``, one line each, and the decoded twins of the
+content-coded ones, ``replay_decoded``) and their bodies, each read again from the archive and
+hashed again on its way (an archive changed since its check stops the
 proxy's start). The replay's program is the package's (``shipped``), copied after it. So nothing
 in an archive can place a file where the proxy runs code, or unpack to more than it holds.
 
@@ -38,6 +39,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .content_coding import decode
 from .replay_match import BODIES, INDEX, Recorded, file_sha256
 
 RECORD = "record/"
@@ -90,6 +92,11 @@ class Archive:
     load_bodies: Callable[[], dict[str, bytes]] | None = None
     """Every servable body, read again at once (a HAR's come from its JSON); ``None``: each is
     read from the tar (``body_chunks``)."""
+    twins: list[Recorded] = field(default_factory=list)
+    """The decoded twins of its content-coded responses a replay serves a client that does not
+    accept their coding (``replay_decoded.add_twins``); none until a replay's check made them."""
+    decoded: dict[str, tuple[str, tuple[str, ...], int]] = field(default_factory=dict)
+    """Each twin's body by its SHA-256: the coded body it decodes, the codings, its size."""
 
 
 def read_archive(path: str, servable_only: bool = True) -> Archive:
@@ -247,7 +254,8 @@ def servable(lines: list[Line], bodies: dict[str, Any]) -> list[Recorded]:
     for line in sorted(lines, key=lambda x: (x.source, _time(x.data))):
         if line.data.get("body") != "kept":
             continue
-        recorded = Recorded.of({**line.data, "sample": line.sample, "epoch": line.epoch})
+        data = {**line.data, "sample": line.sample, "epoch": line.epoch, "decoded_from": None}
+        recorded = Recorded.of(data)  # no line names itself a twin: the host makes those
         if recorded is not None and recorded.sha256 in bodies:
             found.append(recorded)
     return found
@@ -280,19 +288,50 @@ def body_chunks(archive: Archive, sha256: str) -> Iterator[bytes]:
         yield from _body_chunks(f, archive.path, sha256, offset, length)
 
 
+def body_reader(archive: Archive) -> Callable[[str], Iterator[bytes]]:
+    """Each servable body's chunks by its SHA-256, checked again (a HAR's read once, at first)."""
+    loaded: list[dict[str, bytes]] = []
+
+    def chunks(sha256: str) -> Iterator[bytes]:
+        if archive.load_bodies is None:
+            return body_chunks(archive, sha256)
+        if not loaded:
+            loaded.append(archive.load_bodies())
+        return iter([loaded[0][sha256]])
+
+    return chunks
+
+
 def proxy_stream(archive: Archive, folder: str) -> Iterator[bytes]:
     """The tar the proxy receives: ``folder/INDEX`` and ``folder/BODIES/<sha256>``.
 
-    Nothing of the archive's: the index from the lines checked, each body read (and hashed)
-    again. ``folder`` is relative to where it is unpacked.
+    Nothing of the archive's: the index from the lines checked (the decoded twins after the
+    responses), each body read (and hashed) again, each twin's decoded again from its body and
+    hashed. ``folder`` is relative to where it is unpacked.
     """
-    index = "".join(json.dumps(r.as_json()) + "\n" for r in archive.responses).encode()
+    served = [*archive.responses, *archive.twins]
+    index = "".join(json.dumps(r.as_json()) + "\n" for r in served).encode()
     yield from tar_member(f"{folder}/{INDEX}", len(index), iter([index]))
-    loaded = archive.load_bodies() if archive.load_bodies is not None else None
+    body = body_reader(archive)
     for sha256, (_, length) in archive.bodies.items():
-        chunks = iter([loaded[sha256]]) if loaded is not None else body_chunks(archive, sha256)
-        yield from tar_member(f"{folder}/{BODIES}/{sha256}", length, chunks)
+        yield from tar_member(f"{folder}/{BODIES}/{sha256}", length, body(sha256))
+    for sha256, (source, codings, length) in archive.decoded.items():
+        if sha256 not in archive.bodies:  # else the same bytes were recorded uncoded too
+            chunks = _hashed(decode(body(source), codings), sha256, f"the twin of {source}")
+            yield from tar_member(f"{folder}/{BODIES}/{sha256}", length, chunks)
     yield bytes(2 * tarfile.BLOCKSIZE)
+
+
+def _hashed(chunks: Iterator[bytes], sha256: str, what: str) -> Iterator[bytes]:
+    """``chunks``, then a refusal unless they hash to ``sha256``."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk)
+        yield chunk
+    if digest.hexdigest() != sha256:
+        raise ArchiveError(f"{what} changed since it was checked")
 
 
 def tar_member(name: str, size: int, chunks: Iterator[bytes]) -> Iterator[bytes]:

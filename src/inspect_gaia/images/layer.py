@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import GaiaError
 from ..image_layout import OFFLINE_ATTACHMENTS_TAG, REGISTRY_ATTACHMENTS_TAG
-from .sandbox import Log, run_step
+from .sandbox import Log, docker_build, run_step
 
 PLATFORMS = (
     "manylinux_2_36",
@@ -78,7 +78,7 @@ def build_layer(
         _pip_download(context / "wheels", wheels, log)
         (context / "Dockerfile").write_text(dockerfile(base))
         log(f"docker build -t {tag} ({what} over {base})")
-        run_step(["docker", "build", "-t", tag, temp], "docker build")
+        docker_build(tag, temp)
 
 
 def _npm_pack(directory: Path, packages: Mapping[str, str], log: Log) -> None:

@@ -18,7 +18,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 
 from ..errors import GaiaError
@@ -128,6 +130,52 @@ def run_step(cmd: list[str], what: str, **kwargs: object) -> None:
     if result.returncode != 0:
         tail = (result.stderr or result.stdout or "").strip().splitlines()[-5:]
         raise GaiaError(f"{what} failed: {' / '.join(tail)}")
+
+
+_STEP_IMAGE = re.compile(r"^ ---> ([0-9a-f]{12})$", re.MULTILINE)
+"""The image a step of Docker's legacy builder made (or took from its cache), as it prints it."""
+
+
+def docker_build(tag: str, context: str) -> None:
+    """``docker build -t tag context``, leaving no container or untagged image when it fails.
+
+    Docker's legacy builder (no buildx) keeps the container of a step that failed and the images
+    of the steps before it, untagged: a failed ``image build`` left a stopped ``/bin/sh -c pip
+    install …`` container and a dangling image. ``--force-rm`` removes the container; after a
+    failure the step images this build made (created since it started, untagged, no child) are
+    removed, newest first. Images it took from the cache, and anyone else's, are left.
+
+    Raises:
+        GaiaError: The build failed (the message has its output's last lines).
+    """
+    started = time.time() - 1
+    result = subprocess.run(
+        ["docker", "build", "--force-rm", "-t", tag, context], capture_output=True, text=True
+    )
+    if result.returncode == 0:
+        return
+    for image in reversed(_STEP_IMAGE.findall(result.stdout)):
+        _remove_if_ours(image, started)
+    tail = (result.stderr or result.stdout or "").strip().splitlines()[-5:]
+    raise GaiaError(f"docker build failed: {' / '.join(tail)}")
+
+
+def _remove_if_ours(image: str, since: float) -> None:
+    """Remove step ``image`` when this build made it: created since ``since``, and untagged."""
+    found = subprocess.run(
+        ["docker", "image", "inspect", "--format", "{{json .RepoTags}} {{.Created}}", image],
+        capture_output=True,
+        text=True,
+    )
+    if found.returncode != 0:
+        return
+    tags, _, created = found.stdout.strip().partition(" ")
+    # RFC 3339 with nanoseconds: Python reads microseconds
+    made = datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", created).replace("Z", "+00:00"))
+    if json.loads(tags) or made.timestamp() < since:
+        return
+    # not forced: an image with a child (another build's cache) stays
+    subprocess.run(["docker", "rmi", "--no-prune", image], capture_output=True)
 
 
 def build_offline(tag: str, attachments: bool, log: Log) -> None:
@@ -324,6 +372,6 @@ def build_dockerfile(tag: str, text: str, what: str, log: Log, offline: str) -> 
         (Path(temp) / "Dockerfile").write_text(text)
         log(f"docker build -t {tag} ({what})")
         try:
-            run_step(["docker", "build", "-t", tag, temp], "docker build")
+            docker_build(tag, temp)
         except GaiaError as ex:
             raise GaiaError(str(ex), fix=f"with no registry, build with {offline}") from ex

@@ -59,6 +59,9 @@ class ReadBudget:
     max_kept: int = field(default_factory=lambda: MAX_KEPT)
     read: int = 0
     kept: int = 0
+    notes: list[str] = field(default_factory=list)
+    """What the readers said of the files as they read them (a sample read without its
+    transcript: ``parsed``), for the command to print."""
 
     def spend(self, size: int, where: str | Path) -> None:
         """Count ``size`` bytes unpacked from ``where``.
@@ -135,3 +138,10 @@ def keep(size: int, where: str | Path) -> None:
     active = _ACTIVE.get()
     if active is not None:
         active.keep(size, where)
+
+
+def note(line: str) -> None:
+    """Keep ``line`` for the command under way to print, if one is open."""
+    active = _ACTIVE.get()
+    if active is not None:
+        active.notes.append(line)

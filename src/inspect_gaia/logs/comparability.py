@@ -70,9 +70,12 @@ class Pooled(Protocol):
         ...
 
 
+PROBE_FLAG = "a probe of the sandbox (inspect_gaia/gaia_probe): it answered nothing, no score"
+"""The flag of a probe run's group (never pooled with a run that answered)."""
 _RECORD_ONLY = (
     *("command_timeout", "sandbox", "image", "network", "cpus", "memory", "pids", "disk"),
     *("prompt_template_sha256", "question_set", "block_answer_sources", "agent", "web_replay"),
+    "probe",
 )
 """Settings only a ``gaia`` record tells (another harness's run: ``None``)."""
 
@@ -149,6 +152,8 @@ def comparability_flags(settings: Mapping[str, Any]) -> list[str]:
         settings: A run's (or a group's) ``comparable_settings``.
     """
     flags: list[str] = []
+    if settings.get("probe"):
+        flags.append(PROBE_FLAG)
     harness = settings.get("harness", OWN_HARNESS)
     if harness != OWN_HARNESS:
         flags.append(f"another harness: {harness} gaia {settings.get('task_version')}")

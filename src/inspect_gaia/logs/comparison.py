@@ -26,7 +26,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import GaiaError
+from ..errors import GaiaError, counted
 from ..scoring.judge import JudgePrompt
 from ..scoring.official import question_scorer
 from .comparability import OWN_HARNESS
@@ -217,7 +217,8 @@ def _signed(value: float) -> str:
 def _sentence(result: PairedResult) -> str:
     return (
         f"A − B = {_signed(result.difference)} (95% CI {_signed(result.ci_low)} to "
-        f"{_signed(result.ci_high)}), p = {result.p_value:.3g} over {result.n} questions "
+        f"{_signed(result.ci_high)}), p = {result.p_value:.3g} "
+        f"over {counted(result.n, 'question')} "
         f"({result.a_only} right for A only, {result.b_only} for B only): {verdict(result)}"
     )
 

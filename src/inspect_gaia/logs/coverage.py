@@ -1,12 +1,12 @@
 """What a group of runs covers, and what it never got to: the flags that keep a ranking honest.
 
-A folder collects a ``--limit 10`` look, a ``-T level=1`` run and the full run of one model; each
-is a group of its own, and a 1-question look scoring 1.0000 used to top the full run with no mark.
-``coverage_flags`` names what a group is a part of (``partial: 1 of 9 questions (--limit)``,
-``level 1 only``), and a group whose every sample errored on reaching the model (no model, an
-endpoint down, a refused key) says so with the command that reruns it, instead of reading as a
-0.000 the harness produced. ``report`` ranks the groups that cover their split apart from those
-that do not (``partial``).
+A folder collects a ``--limit 10`` look, a ``-T level=1`` run and the full run of one model; each is
+a group of its own, and a 1-question look scoring 1.0000 used to top the full run with no mark.
+``coverage_flags`` names what a group is a part of (``partial: 1 of 9 questions (--limit)``, ``level
+1 only``), and a group whose every sample errored on its model call (no model, an endpoint down, a
+refused key, a server that answers only errors) says so, with the first error's line and the command
+that reruns it, instead of reading as a 0.000 the harness produced. ``report`` ranks the groups that
+cover their split apart from those that do not (``partial``).
 
 The questions a run was asked are inspect's own record (the log's ``questions/dataset.samples``: the
 task's questions after ``-T level``/``ids``, before ``--limit``); the levels are the run's
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ..egress.web_record import CAME_FROM, CAUSE, OUTAGE
+from ..errors import counted
 from .provenance import GaiaProvenance
 
 
@@ -52,15 +53,36 @@ class CoveredSample(Protocol):
     def task_id(self) -> str: ...  # noqa: D102
     @property
     def error(self) -> str | None: ...  # noqa: D102
+    @property
+    def model_error(self) -> str | None: ...  # noqa: D102
 
 
 ALL_LEVELS = (1, 2, 3)
-MODEL_UNREACHED = re.compile(
-    r"APIConnectionError|APITimeoutError|AuthenticationError|PermissionDeniedError|"
-    r"NotFoundError|ConnectError|Connection refused|No model specified",
+MODEL_ERROR_CLASSES = (
+    *("APIConnectionError", "APITimeoutError", "APIStatusError", "APIResponseValidationError"),
+    *("AuthenticationError", "PermissionDeniedError", "NotFoundError", "BadRequestError"),
+    *("RateLimitError", "InternalServerError", "UnprocessableEntityError", "ConflictError"),
+    *("ServiceUnavailableError", "OverloadedError", "ConnectError", "ConnectTimeout"),
+    *("ReadTimeout", "RemoteProtocolError"),
 )
-"""A sample error that is about reaching the model, not about its question: the providers' SDK
-errors for no connection, a refused key, an unknown model, and inspect's ``none`` model."""
+"""The providers' SDK errors (OpenAI's and Anthropic's share these names) and httpx's connection
+errors: each names a failed model call, never a question's own trouble."""
+MODEL_ERROR = re.compile(
+    rf"\b(?:{'|'.join(MODEL_ERROR_CLASSES)})\b|Connection refused|No model specified"
+)
+"""A sample error that names a failed model call: one of ``MODEL_ERROR_CLASSES`` as a whole name
+(``NotFoundError``, never the end of ``ModuleNotFoundError`` or ``FileNotFoundError``), a refused
+connection, or inspect's ``none`` model."""
+MODEL_CALL = re.compile(r'inspect_ai[/\\]model[/\\]_model\.py", line \d+, in _?generate\b')
+"""A frame of inspect's ``Model.generate`` in a sample's traceback: the error came out of a model
+call, whatever its class (a 501 from the wrong server, an overloaded server's 5xx)."""
+_RAISED = re.compile(r"^((?:\w+\.)*\w+(?:Error|Exception|Timeout)\w*: \S.*)$", re.MULTILINE)
+"""The line an exception prints (``openai.InternalServerError: Error code: 501 - …``); the first
+of a chained traceback is its root cause."""
+TRACEBACK_READ = 200_000
+"""Characters of a traceback searched (a hostile log's may be longer)."""
+ERROR_LINE = 160
+"""Characters of the error's line a flag quotes."""
 CANCELLED = re.compile(r"^CancelledError\b")
 """inspect's message for a sample a stop cancelled (``repr`` of the cancellation)."""
 
@@ -73,9 +95,9 @@ def coverage_flags(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample])
         samples: The group's merged samples (one per question and epoch).
     """
     flags = []
-    reached = _never_reached(runs, samples)
-    if reached:
-        flags.append(reached)
+    failed = _never_answered(runs, samples)
+    if failed:
+        flags.append(failed)
     outages = _outages(runs, samples)
     if outages:
         flags.append(outages)
@@ -102,7 +124,8 @@ def incomplete_runs(runs: Sequence[CoveredRun]) -> list[str]:
 
     def why(run: CoveredRun) -> str:
         counts = [(run.cancelled, "not finished"), (run.not_run, "not run")]
-        return ", ".join([run.status] + [f"{n} samples {what}" for n, what in counts if n])
+        said = [f"{counted(n, 'sample')} {what}" for n, what in counts if n]
+        return ", ".join([run.status, *said])
 
     finished = {r.run_id for r in runs if r.run_id and not unfinished(r)}
     return [
@@ -124,17 +147,36 @@ def cancelled(message: str | None) -> bool:
     return message is not None and CANCELLED.match(message) is not None
 
 
-def _never_reached(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample]) -> str | None:
-    if not samples or not all(s.error and MODEL_UNREACHED.search(s.error) for s in samples):
+def model_call_error(message: str | None, traceback: str = "") -> str | None:
+    """The line saying why a sample's model call failed, when its error was one; else ``None``.
+
+    A model call's error: the traceback passes through inspect's ``Model.generate``
+    (``MODEL_CALL``), or the message names a model error (``MODEL_ERROR``; a log without a
+    traceback). The line is the traceback's first exception line (the root cause), else the
+    message's first line.
+    """
+    if not message or cancelled(message):
+        return None
+    head = traceback[:TRACEBACK_READ]
+    if not (MODEL_ERROR.search(message) or MODEL_CALL.search(head)):
+        return None
+    raised = _RAISED.search(head)
+    line = raised.group(1) if raised else (message.strip().splitlines() or [""])[0]
+    return line.strip()[:ERROR_LINE]
+
+
+def _never_answered(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample]) -> str | None:
+    """Every sample of the group errored on its model call: not a score of the model at all."""
+    if not samples or not all(s.model_error for s in samples):
         return None
     return (
-        f"model never reached: {len(samples)} of {len(samples)} samples errored on it — "
-        f"{_retry(runs)}"
+        f"model calls failed: {len(samples)} of {len(samples)} samples errored on their model "
+        f"call ({samples[0].model_error}) — {_retry(runs)}"
     )
 
 
 def _outages(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample]) -> str | None:
-    """Samples an outage of the run's egress proxy ended, and whose sandbox it followed."""
+    """Samples an outage of the run's egress proxy ended, and the sandbox that held it then."""
     ended = [s.error for s in samples if s.error and OUTAGE in s.error]
     if not ended:
         return None

@@ -17,6 +17,8 @@ named ``.eval``). So before anything is read:
   are read one at a time (``read``), so a larger one is refused with the way to convert it.
 
 What all the files of one command add up to is ``budget``'s: each check here tells its ``count``.
+A sample part's JSON is tokenized in the same pass, so what parsing it will build is known before
+inspect parses it (``parsed``).
 
 The limits are far above any real GAIA log (a sample is a few MB even with images, and a whole run
 is seldom over a GB, compressed about tenfold) and far below what hurts a machine. The price is
@@ -35,6 +37,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import zstandard
+
+from .parsed import count_values
 
 MiB = 2**20
 MAX_HEADER = 64 * MiB
@@ -143,25 +147,31 @@ def read_text(path: str | Path, limit: int = MAX_TEXT, count: Count = _uncounted
         raise UnsafeFile(f"not UTF-8 text (byte {ex.start})") from ex
 
 
-def check_log(path: str | Path, name: str | Path | None = None, count: Count = _uncounted) -> None:
+def check_log(
+    path: str | Path, name: str | Path | None = None, count: Count = _uncounted
+) -> dict[str, dict[str, int]]:
     """A log file that inspect may read: regular, and within the sizes above.
 
     ``name``: the file's own name, whose suffix says its format, when ``path`` is another name
     for it (``/proc/self/fd/N``: the file the reader holds open). ``count`` is told the bytes an
     ``.eval`` unpacks to as they are counted, or a ``.json`` log's size.
 
+    Returns:
+        An ``.eval``'s sample parts, each with the JSON values under each of its fields
+        (``parsed.count_values``): what parsing it will build; ``{}`` for a ``.json`` log.
+
     Raises:
         UnsafeFile: It is not.
         FileNotFoundError: Nothing is there.
     """
     if Path(name or path).suffix == ".eval":
-        check_archive(path, max_unpacked(check_file(path, MAX_LOG)), count)
-        return
+        return check_archive(path, max_unpacked(check_file(path, MAX_LOG)), count)
     size = check_file(path, MAX_LOG)
     if size > MAX_JSON_LOG:
         limit = size_text(MAX_JSON_LOG)
         raise UnsafeFile(f"a JSON log of {size_text(size)}, over the {limit} read whole", CONVERT)
     count(size)
+    return {}
 
 
 def said_size(path: str | Path) -> int:
@@ -194,10 +204,13 @@ def max_unpacked(size: int) -> int:
     return min(MAX_LOG, max(FLOOR, MAX_RATIO * size))
 
 
-def check_archive(path: str | Path, allowed: int, count: Count = _uncounted) -> None:
+def check_archive(
+    path: str | Path, allowed: int, count: Count = _uncounted
+) -> dict[str, dict[str, int]]:
     """Every member of the zip archive at ``path`` within its limit, and all within ``allowed``.
 
-    ``count`` is told each chunk's size as it is decompressed.
+    ``count`` is told each chunk's size as it is decompressed. Returns each sample part's JSON
+    values per field, counted in the same pass (``parsed.count_values``).
 
     Not a zip archive at all is not this check's business (inspect says so).
 
@@ -208,7 +221,8 @@ def check_archive(path: str | Path, allowed: int, count: Count = _uncounted) -> 
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError):
-        return
+        return {}
+    values: dict[str, dict[str, int]] = {}
     with archive:
         members = archive.infolist()
         said = sum(m.file_size for m in members)
@@ -218,7 +232,10 @@ def check_archive(path: str | Path, allowed: int, count: Count = _uncounted) -> 
             limit = min(_limit(member.filename), member.file_size)
             if member.file_size > _limit(member.filename):
                 raise UnsafeFile(_member_over(member, member.file_size))
-            _count(path, member, limit, count)
+            counted = _count(path, member, limit, count)
+            if member.filename.startswith("samples/"):
+                values[member.filename] = counted
+    return values
 
 
 def _limit(name: str) -> int:
@@ -237,24 +254,45 @@ def _member_over(member: zipfile.ZipInfo, size: int) -> str:
     return f"its part {member.filename} unpacks to {size_text(size)}, over the {limit} allowed"
 
 
-def _count(path: str | Path, member: zipfile.ZipInfo, limit: int, count: Count) -> None:
-    """Decompress ``member`` in chunks, keeping nothing; more than ``limit`` bytes is refused."""
+def _count(path: str | Path, member: zipfile.ZipInfo, limit: int, count: Count) -> dict[str, int]:
+    """Decompress ``member`` in chunks, keeping nothing; more than ``limit`` bytes is refused.
+
+    A sample part's JSON values are counted per field as it goes (``parsed``); ``{}`` for others.
+    """
     with open(path, "rb") as file:
         file.seek(member.header_offset)
         header = file.read(_LOCAL_HEADER.size)
         if len(header) < _LOCAL_HEADER.size:
-            return  # a damaged archive: inspect says what is wrong with it
+            return {}  # a damaged archive: inspect says what is wrong with it
         *_, name_length, extra_length = _LOCAL_HEADER.unpack(header)
         file.seek(member.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
-        total = 0
-        for chunk in _unpacked(_Slice(file, member.compress_size), member.compress_type):
-            total += len(chunk)
-            count(len(chunk))
-            if total > limit:
-                raise UnsafeFile(
-                    f"its part {member.filename} unpacks to more than the "
-                    f"{size_text(member.file_size)} it says (a zip bomb?)"
-                )
+        chunks = _bounded(
+            _unpacked(_Slice(file, member.compress_size), member.compress_type),
+            member,
+            limit,
+            count,
+        )
+        if member.filename.startswith("samples/"):
+            return count_values(chunks)
+        for _ in chunks:
+            pass
+        return {}
+
+
+def _bounded(
+    chunks: Iterator[bytes], member: zipfile.ZipInfo, limit: int, count: Count
+) -> Iterator[bytes]:
+    """``chunks``, each told to ``count``; more than ``limit`` bytes in all is refused."""
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+        count(len(chunk))
+        if total > limit:
+            raise UnsafeFile(
+                f"its part {member.filename} unpacks to more than the "
+                f"{size_text(member.file_size)} it says (a zip bomb?)"
+            )
+        yield chunk
 
 
 class _Slice(io.RawIOBase):

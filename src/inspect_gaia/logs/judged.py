@@ -4,10 +4,12 @@
 gold, answer) is judged at most once: a verdict already in the log (``gaia_judge``'s score, of the
 same judge model and prompt SHA-256) is taken as it is; else one cached on disk under
 ``cache_dir()/judge`` by the SHA-256 of (prompt SHA-256, model, question, gold, answer); else the
-judge is called, at most ``concurrency`` calls at a time. Only verdicts are cached: a call that
-failed is asked again next time. A question whose judge failed is ``—`` (``None``), with one line
-saying why (``JudgeRun.failures``), and is left out of the judged accuracy, which says over how many
-questions it is.
+judge is called: the first answer alone (a judge that fails as a whole fails there, once, in one
+line with its URL), then the rest, at most ``concurrency`` calls at a time. Every reply is cached,
+one without a verdict too (asked again, a judge could change a second report's figure); a call that
+failed (no reply) is asked again next time. A question without a verdict is ``—`` (``None``), with
+one line saying why (``JudgeRun.failures``), and is left out of the judged accuracy, which says over
+how many questions it is.
 
 The judged numbers are a second opinion, never the score: the official accuracy stays primary in
 every table, sort order and file (``submission`` never reads a judge).
@@ -99,18 +101,30 @@ def _cache_file(key: str) -> Path:
     return cache_dir() / "judge" / key[:2] / f"{key}.json"
 
 
-def _cached(key: str) -> bool | None:
+@dataclass(frozen=True)
+class _Cached:
+    """A reply of the judge read back from the cache: its verdict (``None``: it gave none)."""
+
+    correct: bool | None
+    error: str | None
+
+
+def _cached(key: str) -> _Cached | None:
+    """The reply cached under ``key``; ``None``: none (or one that cannot be read)."""
     try:
         data = json.loads(_cache_file(key).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    value = data.get("correct") if isinstance(data, dict) else None
-    return value if isinstance(value, bool) else None
+    if not isinstance(data, dict) or not isinstance(data.get("correct"), bool | None):
+        return None
+    error = data.get("error")
+    return _Cached(data.get("correct"), error if isinstance(error, str) else None)
 
 
 def _store(key: str, asked: Asked, verdict: Verdict, run: JudgeRun) -> None:
     record = {
         "correct": verdict.correct,
+        "error": verdict.error,
         "model": run.model,
         "prompt_sha256": run.prompt.sha256,
         "reply": verdict.reply,
@@ -162,46 +176,69 @@ def judge_answers(
             continue
         key = item.key(model, prompt)
         cached = _cached(key)
-        if cached is not None:
-            run.verdicts[item] = cached
-            run.cached += 1
-        else:
+        if cached is None:
             to_ask.append((item, key))
+            continue
+        run.verdicts[item] = cached.correct
+        run.cached += 1
+        if cached.correct is None:
+            run.failures.append(f"{_no_verdict(item, cached.error)} (its reply, cached)")
     if to_ask:
         asyncio.run(_ask_all(to_ask, run, max(1, concurrency)))
     return run
 
 
+def _no_verdict(item: Asked, error: str | None) -> str:
+    shown = " ".join(item.answer.split())[:40]
+    return f"judge gave no verdict on answer {shown!r}: {error}"
+
+
 async def _ask_all(to_ask: list[tuple[Asked, str]], run: JudgeRun, concurrency: int) -> None:
+    """Ask the first answer alone (the probe), then the rest, ``concurrency`` at a time.
+
+    A judge that fails as a whole (``Verdict.down``: no connection, a server error after its
+    retries, a refused key, an unknown model) fails on every answer alike, each after its own
+    retries: the probe finds it with one call and one retry cycle, and no other answer is asked;
+    a failure of that kind later stops the answers not yet asked. Either way it is one line, with
+    the judge's URL. A reply without a verdict is the answer's own, and cached like any reply.
+    """
     judge = judge_model(run.model)
     limit = asyncio.Semaphore(concurrency)
-
-    down: list[str] = []  # the first call that showed the judge unusable: no call after it
+    down: list[str] = []  # the first failure that showed the judge unusable: no call after it
+    lost = 0  # answers whose own call failed that way
 
     async def one(item: Asked, key: str) -> None:
+        nonlocal lost
         async with limit:
             if down:
                 run.verdicts[item] = None
                 run.not_asked += 1
                 return
             verdict = await ask(judge, run.prompt, item.question, item.gold, item.answer)
-        if verdict.down and not down:
-            down.append(str(verdict.error))
         run.calls += 1
         if verdict.usage is not None:
             run.usage = run.usage + verdict.usage
         run.verdicts[item] = verdict.correct
-        if verdict.correct is None:
-            shown = " ".join(item.answer.split())[:40]
-            run.failures.append(f"judge gave no verdict on answer {shown!r}: {verdict.error}")
+        if verdict.down:
+            down.append(str(verdict.error))
+            lost += 1
+        elif not verdict.replied:
+            run.failures.append(_no_verdict(item, verdict.error))  # a failed call, not cached
         else:
+            if verdict.correct is None:
+                run.failures.append(_no_verdict(item, verdict.error))
             _store(key, item, verdict, run)
 
-    await asyncio.gather(*(one(item, key) for item, key in to_ask))
-    if run.not_asked:
+    (first, first_key), rest = to_ask[0], to_ask[1:]
+    await one(first, first_key)
+    await asyncio.gather(*(one(item, key) for item, key in rest))
+    if down:
+        unjudged = lost + run.not_asked
+        where = f" at {judge.api.base_url}" if judge.api.base_url else ""
         run.failures.append(
-            f"judge not asked on {run.not_asked} more answer{'s' * (run.not_asked > 1)}: "
-            f"it failed as a whole ({down[0]})"
+            f"judge {run.model}{where} failed as a whole: {down[0]} — {unjudged} answer"
+            f"{'s' * (unjudged > 1)} unjudged; check the judge, then rerun (verdicts already "
+            "given are cached)"
         )
 
 

@@ -13,10 +13,11 @@ the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final
 ``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
 versions; 5: ``web_record``; 6: ``agent``, another agent than the default and its versions; 7:
 ``web_replay``; 8: ``web_archive``, the hash of a ``web_record=bodies`` run's archive, and a
-replay's ``format`` and ``blocked_answer_sources``); a record newer than this reader knows is
-refused with the fix (upgrade), never half-read. An older record reads with ``final_answer_ends``
-false, ``image_digest`` unknown (``None``), no ``web_tools``, no ``web_record``, no ``web_replay``
-and no ``web_archive``; one before 6 ran the default agent.
+replay's ``format`` and ``blocked_answer_sources``; 9: ``probe``, a run of
+``inspect_gaia/gaia_probe``); a record newer than this reader knows is refused with the fix
+(upgrade), never half-read. An older record reads with ``final_answer_ends`` false,
+``image_digest`` unknown (``None``), no ``web_tools``, no ``web_record``, no ``web_replay``, no
+``web_archive`` and no ``probe``; one before 6 ran the default agent.
 
 One field is written after the run: ``web_archive`` (the archive is closed after inspect's last
 write of the header), by an edit of inspect's own (``edit_eval_log``: the log's ``log_updates``
@@ -45,7 +46,7 @@ from ..questions.questionset import QuestionSetRecord, describe
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -186,6 +187,10 @@ class GaiaProvenance(_Record):
     web_archive: WebArchiveRecord | None = None
     """The archive this run wrote (``-T web_record=bodies``), once it was closed: written by a
     post-eval edit (module docstring); ``None``: none, not yet, or a record before 8."""
+    probe: bool | None = None
+    """``True``: a run of ``inspect_gaia/gaia_probe``, which tries every route to the answers in
+    its sandboxes and answers nothing: never a score, never pooled with a run that answered.
+    ``None`` (not written): a run that answered (and every record before 9)."""
 
     @field_validator("levels", "tools", mode="before")
     @classmethod
@@ -237,6 +242,7 @@ class GaiaProvenance(_Record):
             "agent": self.agent,
             "web_replay": self.web_replay,
             "web_archive": self.web_archive,
+            "probe": self.probe,
         }
         return self.model_dump(
             mode="json", exclude={name for name, value in unset.items() if value is None} or None
@@ -301,6 +307,7 @@ class GaiaProvenance(_Record):
                 "block_answer_sources": self.blocked_list(sandbox_ran),
                 "agent": self.agent and self.agent.label,
                 "web_replay": self.web_replay and self.web_replay.sha256,
+                "probe": self.probe or None,
             },
         )
 

@@ -36,7 +36,7 @@ from pydantic import ValidationError
 from .._compat import each_eval_sample
 from ..errors import GaiaError, short
 from ..sandboxes.docker.config import known_to_inspect
-from .budget import ReadBudget, command_budget, counter
+from .budget import ReadBudget, command_budget, counter, note
 from .comparability import GENERATE_OPTIONS, INSPECT_LIMITS
 from .files import UnsafeFile, check_log, said_size
 from .foreign import (
@@ -44,6 +44,7 @@ from .foreign import (
     is_inspect_evals_gaia,
     read_foreign,
 )
+from .parsed import plan
 from .provenance import GaiaProvenance, ProvenanceError
 from .results import RunResults
 from .samples import SampleProblem, SampleTally
@@ -81,6 +82,8 @@ class LogsRead:
     in_folder: frozenset[str] = frozenset()
     """The runs' sources found in a folder rather than named (``results.group_runs`` keeps
     separate runs of equal settings apart there, and refuses them among named files)."""
+    notes: tuple[str, ...] = ()
+    """What was read otherwise than asked, a line each (a sample without its transcript)."""
 
 
 def read_inspect_log(path: str | Path) -> RunResults:
@@ -140,6 +143,7 @@ def _read_all(paths: Iterable[str | Path], budget: ReadBudget) -> LogsRead:
         for log in sorted(found):
             add(log, named=False)
     said = sum(said_size(name) for name, _ in files.values())
+    noted = len(budget.notes)
     names = [name for name, _ in files.values()]
     budget.foresee(said, names[0] if len(names) == 1 else f"the {len(names)} logs given")
     runs: list[RunResults] = []
@@ -167,7 +171,8 @@ def _read_all(paths: Iterable[str | Path], budget: ReadBudget) -> LogsRead:
         if named:
             raise _unfinished(run)
         skipped.append(Skipped(run.source, _unfinished(run).reason))
-    return LogsRead(runs=runs, skipped=skipped, in_folder=frozenset(in_folder))
+    notes = tuple(budget.notes[noted:])
+    return LogsRead(runs=runs, skipped=skipped, in_folder=frozenset(in_folder), notes=notes)
 
 
 def _resolved(file: str) -> Path:
@@ -222,7 +227,7 @@ def _read(path: str | Path) -> RunResults:
 def _read_open(path: str | Path, source: str) -> RunResults:
     """``_read`` of ``path``, held open as ``source``."""
     try:
-        check_log(source, name=path, count=counter(path))
+        values = check_log(source, name=path, count=counter(path))
     except UnsafeFile as ex:
         raise LogProblem(path, ex.reason, fix=ex.fix or _UNSAFE) from ex
     except FileNotFoundError as ex:
@@ -250,7 +255,7 @@ def _read_open(path: str | Path, source: str) -> RunResults:
         {"attachments"} | (set() if recorded else {"store"}) | (set() if wanted else {"events"})
     )
     tally = SampleTally(str(path), levels_as_text=provenance is None, tools=wanted)
-    _tally(path, source, header if whole else None, skipped, tally)
+    _tally(path, source, header if whole else None, skipped, tally, _without(path, values, skipped))
     log = header
     config = {name: getattr(log.eval.config, name) for name in INSPECT_LIMITS}
     foreign: ForeignProvenance | None = None
@@ -289,8 +294,32 @@ def _read_open(path: str | Path, source: str) -> RunResults:
     )
 
 
+def _without(
+    path: str | Path, values: dict[str, dict[str, int]], excluded: set[str]
+) -> dict[str, frozenset[str]]:
+    """The fields each sample part is read without besides ``excluded`` (``parsed.plan``).
+
+    Raises:
+        LogProblem: A sample holds more than a reader parses, even without its transcript.
+    """
+    without = {}
+    for part, counted in values.items():
+        planned = plan(part, counted, excluded)
+        if planned.refused:
+            raise LogProblem(path, planned.refused)
+        if planned.without:
+            without[part] = planned.without
+            note(f"note: {path}: {planned.note}")
+    return without
+
+
 def _tally(
-    path: str | Path, source: str, whole: EvalLog | None, exclude: set[str], tally: SampleTally
+    path: str | Path,
+    source: str,
+    whole: EvalLog | None,
+    exclude: set[str],
+    tally: SampleTally,
+    more: dict[str, frozenset[str]],
 ) -> None:
     """Add the log's samples to ``tally``: from ``whole``, a log read whole, or one at a time.
 
@@ -303,7 +332,7 @@ def _tally(
                 tally.add(sample)
             whole.samples = None
             return
-        each_eval_sample(source, exclude, tally.add)
+        each_eval_sample(source, exclude, tally.add, more)
     except SampleProblem as ex:
         raise LogProblem(path, str(ex)) from ex
     except GaiaError:

@@ -4,8 +4,10 @@ Groups come from ``results.group_runs`` (one per model and settings, and per run
 holds separate runs of equal settings); each is labelled by what differs from the others of its
 model, leaving out settings at the task's defaults, and by its run where it has one; the groups
 are ranked by overall accuracy, those over part of their split (``coverage.partial``: a
-``--limit`` look, one level, a stopped run) after every complete one. ``--format json`` prints
-this document as it is; the terminal, Markdown and CSV renderers in ``_cli/report.py`` read it.
+``--limit`` look, one level, a stopped run) after every complete one. A probe of the sandbox
+(``inspect_gaia/gaia_probe``) is a group of its own with a ``probe`` block (``probe``: routes by
+outcome, and the line), ranked after every run that answered. ``--format json`` prints this
+document as it is; the terminal, Markdown and CSV renderers in ``_cli/report.py`` read it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .comparability import OWN_HARNESS, tools_label
 from .contamination import contamination_block
 from .coverage import partial
 from .paired import CONFIDENCE
+from .probe import is_probe, probe_block
 from .results import RunGroup
 from .stats import INTERVAL_METHOD, priced, summarise
 from .web_reads import record_only, replay_block, replayed, web_block
@@ -64,6 +67,8 @@ def report_document(
         if group.settings["harness"] != OWN_HARNESS:  # another harness: named by it, not its setup
             named = {"harness": f"{group.settings['harness']} {group.settings['task_version']}"}
         named |= {k: group.settings[k] for k in ("solver", "solver_args") if group.settings[k]}
+        if group.settings.get("agent"):  # its tools are the agent's: the agent names them once
+            named.pop("tools", None)
         samples = [priced(s, prices) for s in group.samples] if prices else list(group.samples)
         levels = [row.as_dict() for row in summarise(samples, graded=group.split != "test")]
         overall_cost = levels[-1]["cost"]
@@ -100,6 +105,8 @@ def report_document(
                 "web": web,
                 **(where_it_fails(samples) if group.split != "test" else {}),
                 **(extra(group) if extra else {}),
+                # a probe of the sandbox: its routes and its line, never a score
+                "probe": probe_block(samples) if any(map(is_probe, group.runs)) else None,
             }
         )
     entries.sort(key=_rank)
@@ -128,6 +135,7 @@ def _settings_text(settings: Mapping[str, Any]) -> str:
     )
 
 
-def _rank(group: Mapping[str, Any]) -> tuple[bool, bool, float, str]:
+def _rank(group: Mapping[str, Any]) -> tuple[bool, bool, bool, float, str]:
     accuracy = group["levels"][-1]["accuracy"]
-    return (group["partial"], accuracy is None, -(accuracy or 0.0), str(group["group"]))
+    probe = bool(group["probe"])  # a probe has no score: after every run that answered
+    return (probe, group["partial"], accuracy is None, -(accuracy or 0.0), str(group["group"]))

@@ -19,6 +19,7 @@ from inspect_ai.model import ModelUsage
 
 from ..egress.web_record import WebRequest
 from ..errors import GaiaError, few
+from ..probe.outcomes import RouteOutcome
 from ..questions.dataset import question_text
 from .budget import RECORD, counter, keep
 from .comparability import Pooled, Scaffold, comparability_flags
@@ -42,6 +43,8 @@ class SampleResult:
     answer: str | None
     correct: bool
     error: str | None = None
+    model_error: str | None = None
+    """The line of the error, when the sample errored on its model call (``coverage``)."""
     limit: str | None = None
     trace: str = ""
     epoch: int = 1
@@ -61,6 +64,8 @@ class SampleResult:
     judge: Mapping[str, Any] | None = None
     """The log's ``gaia_judge`` score: ``value`` (``C``/``I``/``N``), ``judge_model``,
     ``prompt_sha256`` (see ``judged.logged_verdict``)."""
+    probe: tuple[RouteOutcome, ...] | None = None
+    """A probe run's routes and their outcomes (``probe/outcomes.py``); ``None``: not a probe."""
 
     @property
     def failed(self) -> bool:

@@ -20,10 +20,11 @@ from inspect_ai.scorer import CORRECT
 from ..defaults import OFFICIAL_SCORER
 from ..egress.web_record import from_store
 from ..errors import short
+from ..probe.outcomes import PROBE_SCORER, routes_of
 from ..questions.dataset import LEVELS, question_text
 from ..scoring.judge import JUDGE_SCORER
 from .budget import RECORD, keep
-from .coverage import cancelled
+from .coverage import cancelled, model_call_error
 from .foreign import input_text, recorded_metadata
 from .results import SampleResult
 from .scaffold import offered_in
@@ -92,8 +93,9 @@ class SampleTally:
 
 def kept_size(result: SampleResult) -> int:
     """About the bytes a reader holds for ``result``: its texts, the rest as text, ``RECORD``."""
-    texts = (result.target, result.answer or "", result.trace, result.question, result.error or "")
-    rest = (result.metadata, result.contamination, result.web, result.judge)
+    texts: tuple[str, ...] = (result.target, result.answer or "", result.trace, result.question)
+    texts += (result.error or "", result.model_error or "")
+    rest = (result.metadata, result.contamination, result.web, result.judge, result.probe)
     return RECORD + sum(len(text) for text in texts) + len(repr(rest))
 
 
@@ -114,6 +116,9 @@ def _sample_result(sample: EvalSample, levels_as_text: bool) -> SampleResult:
         answer=answer,
         correct=score is not None and score.value == CORRECT,
         error=error_message(sample),
+        model_error=model_call_error(
+            error_message(sample), sample.error.traceback if sample.error else ""
+        ),
         limit=sample.limit.type if sample.limit else None,
         trace=_trace(sample),
         epoch=sample.epoch,
@@ -124,7 +129,14 @@ def _sample_result(sample: EvalSample, levels_as_text: bool) -> SampleResult:
         web=from_store(sample.store),
         question=question_text(input_text(sample)),
         judge=_judge_score(sample),
+        probe=_probe_routes(sample),
     )
+
+
+def _probe_routes(sample: EvalSample) -> tuple[Any, ...] | None:
+    """A probe run's routes (``probe/outcomes.py``), from its ``gaia_probe`` score."""
+    score = (sample.scores or {}).get(PROBE_SCORER)
+    return None if score is None else routes_of(score.metadata)
 
 
 def _judge_score(sample: EvalSample) -> dict[str, Any] | None:

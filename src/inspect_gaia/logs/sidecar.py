@@ -18,6 +18,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..errors import counted
 from ..questions.dataset import DEFAULT_INPUT_PROMPT
 from .comparability import OWN_HARNESS
 from .results import RunGroup
@@ -52,7 +53,7 @@ def sidecar_text(
         f"# GAIA leaderboard submission: {output}",
         "",
         f"- model: {group.model}",
-        f"- split: {group.split}, {written} questions ({levels})",
+        f"- split: {group.split}, {counted(written, 'question')} ({levels})",
         f"- scaffold: {_scaffold(settings)}",
         f"- settings other than the task's defaults: {_non_default(settings, defaults) or 'none'}",
     ]

@@ -35,6 +35,7 @@ from ..questions.snapshot_files import read_records
 from .latest import describe as describe_run
 from .latest import latest
 from .leaderboard import read_leaderboard
+from .probe import refuse_probes
 from .provenance import GaiaProvenance
 from .read import Skipped, read_inspect_logs
 from .results import (
@@ -69,7 +70,8 @@ class Side:
     skipped: tuple[Skipped, ...] = ()
     """Files of a folder of logs that were not read, and why (the command says so)."""
     chosen: tuple[str, ...] = ()
-    """Where a folder held several runs of its model: the run taken, then each run left out."""
+    """Where a folder held several runs of its model: the run taken, then each run left out; and
+    what its logs were read without (the readers' notes)."""
     run: str = ""
     """``run <date> <id>`` of a side read from inspect logs: what tells apart two runs of one
     model (``compare`` titles such sides with it)."""
@@ -105,6 +107,7 @@ def read_side(path: str) -> Side:
             fix="name inspect_gaia's or inspect_evals' gaia logs, an evalscope output folder or "
             "a leaderboard .jsonl file",
         )
+    refuse_probes(found.runs, "compare")
     groups = group_runs(found.runs, found.in_folder)
     models = sorted({g.model for g in groups})
     if len(models) > 1:
@@ -134,7 +137,7 @@ def read_side(path: str) -> Side:
         provenance=group.runs[0].provenance,
         logs=tuple(run.source for run in group.runs),
         skipped=tuple(found.skipped),
-        chosen=chosen,
+        chosen=chosen + found.notes,
         run=run_label(group.runs),
     )
 

@@ -256,8 +256,8 @@ def read_prices(path: str | Path, notes: list[str] | None = None) -> dict[str, M
                 f"{path}: the prices of {model} are missing {', '.join(absent)}"
                 if absent
                 else f"{path}: the prices of {model} are not valid (check {fields})",
-                fix="give input, output, input_cache_write and input_cache_read in $ per million "
-                "tokens",
+                fix="give input and output in $ per million tokens (input_cache_write and "
+                "input_cache_read too if the model has them; they default to input's)",
             ) from ex
     return prices
 

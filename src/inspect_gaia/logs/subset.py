@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..errors import GaiaError, few
 from ..questions.named_sets import NamedSet
 from ..questions.questionset import describe
 from ..scoring.official import question_scorer
@@ -48,3 +49,27 @@ def set_block(samples: Sequence[SampleResult], named: NamedSet) -> dict[str, Any
         "note": describe(len(asked), len(questions), corrected, named.name),
         "levels": [row.as_dict() for row in summarise(kept)] if kept else [],
     }
+
+
+def check_on_set(questions: set[str], named: NamedSet, complete: bool, group: str) -> None:
+    """Refuse a set that names questions a complete run of its split did not ask.
+
+    ``-T question_set`` refuses a snapshot that lacks any question the set names; a complete
+    run's questions are its snapshot's split, so ``report --question-set`` says the same instead
+    of labelling every question of another snapshot (``9 of 9``). A partial run (``--limit``)
+    cannot tell, and is given its ``N of M``.
+
+    Raises:
+        GaiaError: ``complete``, and an id of the set is not among ``questions``.
+    """
+    if not complete:
+        return
+    named_ids = [*named.keep, *named.exclude, *(task_id for task_id, _ in named.answers)]
+    unknown = sorted({task_id for task_id in named_ids if task_id not in questions})
+    if unknown:
+        raise GaiaError(
+            f"--question-set {named.name} names {len(unknown)} task id(s) not among the "
+            f"{len(questions)} questions of {group}'s complete {named.split} run: {few(unknown)}",
+            fix="report runs of the GAIA snapshot the set was made on (the default revision), or "
+            "drop --question-set",
+        )

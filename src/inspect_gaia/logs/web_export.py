@@ -8,7 +8,7 @@ its naming, ``_unattributed``) is an entry too, its sample the archive's own wor
 Written by ``egress/har_write.py``, streamed.
 
 **Memory.** The archive's record lines (their headers) and each sample's requests are held; each
-body streams from the archive into the output in chunks of ``har_write.CHUNK``, read twice (its
+body streams from the archive into the output in chunks of ``content_coding.CHUNK``, read twice (its
 decoded size first, as HAR writes it after the text). ``benchmarks/web_archive.py`` measures a
 1 GiB archive's export; docs/benchmarks.md has the figure.
 """

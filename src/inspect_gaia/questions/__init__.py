@@ -8,6 +8,8 @@ The map (a test holds it to the folder: every module is named here):
 * ``hub``: Hugging Face or ModelScope into the cache, the pinned revision, and every hub error as
   one line;
 * ``media``: what a model can see or hear of an attachment, and ``view_file``;
+* ``shown``: each sample listed by its question in ``inspect view``, the model asked the unchanged
+  prompt (the task's ``setup`` step);
 * ``questionset``: the questions a run leaves out or corrects (``-T exclude``, ``-T answers``,
   ``-T question_set``), recorded with their hash;
 * ``named_sets``: the named, shipped sets (``question_sets/``: ``text-103``, ``undisputed``).

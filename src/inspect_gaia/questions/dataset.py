@@ -105,11 +105,28 @@ def metadata_file(root: Path, split: str) -> Path:
             return candidate
     if not root.is_dir():
         raise GaiaDatasetError(f"dataset_path {str(root)!r} is not a directory")
+    near = _snapshot_near(root, split)
     raise GaiaDatasetError(
-        f"{str(root)!r} is not a GAIA snapshot: expected {directory}/metadata.parquet "
-        "(or metadata.jsonl)",
-        fix=f"pass the folder that holds {YEAR}/",
+        f"{str(root)!r} is not a GAIA snapshot: no {YEAR}/{split}/metadata.parquet (or "
+        "metadata.jsonl) in it",
+        fix=f"pass the folder that holds {YEAR}/" + (f": {near}" if near else ""),
     )
+
+
+def _snapshot_near(root: Path, split: str) -> Path | None:
+    """The snapshot a path one level off names: ``2023/`` itself, its split, or a folder in it."""
+
+    def holds(candidate: Path) -> bool:
+        return any((split_dir(candidate, split) / name).is_file() for name in METADATA_FILES)
+
+    above = [root.parent] if root.name == YEAR else []
+    above += [root.parent.parent] if root.parent.name == YEAR else []
+    try:  # a folder of the first hundred in it, when one alone holds a snapshot
+        inside = [c for _, c in zip(range(100), root.iterdir(), strict=False) if holds(c)]
+    except OSError:
+        inside = []
+    found = [c for c in above if holds(c)] or inside
+    return found[0] if len(found) == 1 else None
 
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("task_id", "Question", "Level", "Final answer")

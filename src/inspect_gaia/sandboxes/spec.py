@@ -5,6 +5,25 @@ image, network setting and resource limits are applied to a copy: in memory for 
 under the cache directory for Kubernetes (its provider takes a path; what goes into it, for either
 kind of cluster, is ``k8s``'s). The Docker providers themselves are in ``docker``; this module
 only names them.
+
+**Capabilities.** A sandbox keeps only ``CAPABILITIES``: what root needs to install and own files
+(apt drops to its ``_apt`` user: SETUID, SETGID; dpkg, tar and ``chown`` on an attachment: CHOWN,
+FOWNER, FSETID, DAC_OVERRIDE; ``kill`` of another user's process: KILL). Dropped from Docker's
+defaults: NET_RAW above all, since a run's sandboxes share an internal network with its egress
+proxy (traffic between containers stays on there, or they could not reach the proxy) and a raw
+socket forged ARP replies that silently cut another sample's requests to the proxy, or put the
+forger in their middle (``tests/test_docker_isolation.py``); and MKNOD, SETPCAP, SETFCAP,
+SYS_CHROOT, NET_BIND_SERVICE and AUDIT_WRITE, which nothing a GAIA agent does needs. ``ping``
+keeps working without NET_RAW (Docker opens ICMP datagram sockets to every group:
+``net.ipv4.ping_group_range``), and so does binding a port below 1024
+(``net.ipv4.ip_unprivileged_port_start`` is 0 in a container). The other fix, a network per
+sandbox with the proxy on each, was not taken: a network per sample is what gaia-docker avoids
+(inspect's compose sandbox makes one: ~3 s per sample, and Docker's address pools run out near 30
+samples at once), and the proxy, joined to every network, would still be every sandbox's
+neighbour. Kubernetes gets the same list (values.yaml); inspect's compose sandbox and any
+``--sandbox X`` that takes compose files read it from compose.yaml. Not a pooling setting: the
+config each log records carries it, and what an honest agent can do is unchanged
+(docs/sandboxes.md, "Capabilities").
 """
 
 from __future__ import annotations
@@ -37,6 +56,74 @@ MAX_PIDS = 4_194_304
 """Linux's most (``PID_MAX_LIMIT``): the kernel refuses a larger ``pids.max``."""
 MAX_SIZE = 2**63 - 1
 """Docker reads sizes as signed 64-bit byte counts."""
+
+CAPABILITIES: tuple[str, ...] = (
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "SETGID",
+    "SETUID",
+)
+"""The only Linux capabilities a sandbox keeps: compose.yaml's ``cap_add`` after
+``cap_drop: [ALL]``, values.yaml's ``securityContext.capabilities`` (the module docstring argues
+the list)."""
+CAPABILITY_BITS: dict[str, int] = {
+    "CHOWN": 0,
+    "DAC_OVERRIDE": 1,
+    "DAC_READ_SEARCH": 2,
+    "FOWNER": 3,
+    "FSETID": 4,
+    "KILL": 5,
+    "SETGID": 6,
+    "SETUID": 7,
+    "SETPCAP": 8,
+    "LINUX_IMMUTABLE": 9,
+    "NET_BIND_SERVICE": 10,
+    "NET_BROADCAST": 11,
+    "NET_ADMIN": 12,
+    "NET_RAW": 13,
+    "IPC_LOCK": 14,
+    "IPC_OWNER": 15,
+    "SYS_MODULE": 16,
+    "SYS_RAWIO": 17,
+    "SYS_CHROOT": 18,
+    "SYS_PTRACE": 19,
+    "SYS_PACCT": 20,
+    "SYS_ADMIN": 21,
+    "SYS_BOOT": 22,
+    "SYS_NICE": 23,
+    "SYS_RESOURCE": 24,
+    "SYS_TIME": 25,
+    "SYS_TTY_CONFIG": 26,
+    "MKNOD": 27,
+    "LEASE": 28,
+    "AUDIT_WRITE": 29,
+    "AUDIT_CONTROL": 30,
+    "SETFCAP": 31,
+    "MAC_OVERRIDE": 32,
+    "MAC_ADMIN": 33,
+    "SYSLOG": 34,
+    "WAKE_ALARM": 35,
+    "BLOCK_SUSPEND": 36,
+    "AUDIT_READ": 37,
+    "PERFMON": 38,
+    "BPF": 39,
+    "CHECKPOINT_RESTORE": 40,
+}
+"""Linux's capability numbers (``linux/capability.h``): a ``CapEff`` mask read back as names."""
+
+
+def capability_mask(names: tuple[str, ...] | list[str]) -> int:
+    """The ``CapEff`` bit mask of capability ``names``."""
+    return sum(1 << CAPABILITY_BITS[name] for name in names)
+
+
+def capability_names(mask: int) -> list[str]:
+    """The names of the capabilities a ``CapEff`` mask holds (``CAP_<n>`` for one Linux added)."""
+    known = {bit: name for name, bit in CAPABILITY_BITS.items()}
+    return [known.get(bit, f"CAP_{bit}") for bit in range(64) if mask >> bit & 1]
 
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?) ?([kmgt]?)b?", re.IGNORECASE)

@@ -8,7 +8,7 @@ and the metrics, overall and per GAIA level.
 
 from __future__ import annotations
 
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
+from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ContentText
 from inspect_ai.scorer import (
     CORRECT,
     INCORRECT,
@@ -31,7 +31,7 @@ from ..defaults import SUBMIT_TOOL
 from ..sandboxes.faults import not_started
 from .official import question_scorer
 
-__all__ = ["contamination", "final_answer", "gaia_scorer", "question_scorer"]
+__all__ = ["contamination", "final_answer", "gaia_scorer", "question_scorer", "submitted"]
 
 TEST_SPLIT_ANSWER = "?"
 """What GAIA's test split holds in ``Final answer``: the real answers are private."""
@@ -40,29 +40,68 @@ TEST_SPLIT_ANSWER = "?"
 def final_answer(state: TaskState) -> tuple[str, str]:
     """The answer to score, and where it came from.
 
-    ``submit``: the agent's last submission. Without one (the agent stopped talking, or a limit
-    ended the sample): the last assistant message with text, from after its last ``FINAL ANSWER:``
-    marker when it has one (the GAIA paper's convention; ``final_answer_marker``), else whole
-    (``last_message``). ``none`` when the agent never said anything.
+    ``submit``: the agent's last submission, in the messages (the default agent keeps its
+    ``submit`` calls there) or else in the sample's transcript (``submitted``: inspect's ``react``
+    drops its submit call from the messages and appends the answer to whatever text the model
+    wrote beside the call, so the last message is no longer the answer). Without one (the agent
+    stopped talking, or a limit ended the sample): the last assistant message with text, from
+    after its ``FINAL ANSWER:`` marker when it has one (the GAIA paper's convention, beside a tool
+    call too: an agent CLI may end on a command; ``final_answer_marker``), else the last message
+    with text and no tool call, whole (``last_message``): the text beside a call ("I'll run a
+    command to check") says what the model does next, and is no answer. ``none`` when the agent
+    said nothing else.
     """
     submissions = [
         m for m in state.messages if isinstance(m, ChatMessageTool) and m.function == SUBMIT_TOOL
     ]
     if submissions:
         return submissions[-1].text, "submit"
-    last = next(
-        (
-            m.text.strip()
-            for m in reversed(state.messages)
-            if isinstance(m, ChatMessageAssistant) and m.text.strip()
-        ),
-        "",
-    )
-    marked = FINAL_ANSWER.split(last)
+    submission = submitted()
+    if submission is not None:
+        return submission, "submit"
+    said = [m for m in state.messages if isinstance(m, ChatMessageAssistant) and m.text.strip()]
+    marked = FINAL_ANSWER.split(said[-1].text.strip()) if said else []
     if len(marked) > 1:
         after = [line.strip() for line in marked[-1].strip().splitlines() if line.strip()]
         return (after[0] if after else ""), "final_answer_marker"
+    # the text beside a tool call is the model saying what it does next, not an answer
+    last = next((m.text.strip() for m in reversed(said) if not m.tool_calls), "")
     return last, ("last_message" if last else "none")
+
+
+def submitted() -> str | None:
+    """The result of the sample's last ``submit`` call that succeeded, from its transcript.
+
+    inspect records every tool call as a ``ToolEvent``, whatever the agent later does with its
+    messages; ``react`` (with ``AgentSubmit``'s default ``keep_in_messages=False``) removes the
+    call and its result from them. A call that errored is not a submission (as ``react`` reads
+    it), nor is a tool an agent CLI called through inspect's bridge (``metadata["bridge"]``).
+    ``None``: no submission.
+    """
+    from inspect_ai.event import ToolEvent
+    from inspect_ai.log import transcript
+
+    for event in reversed(transcript().events):
+        if (
+            isinstance(event, ToolEvent)
+            and event.function == SUBMIT_TOOL
+            and event.error is None
+            and not event.failed
+            and "bridge" not in (event.metadata or {})
+        ):
+            return _result_text(event.result)
+    return None
+
+
+def _result_text(result: object) -> str:
+    """A tool's result as text: a string as it is, content parts joined by their text."""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, ContentText):
+        return result.text
+    if isinstance(result, list):
+        return "".join(part.text for part in result if isinstance(part, ContentText))
+    return str(result)
 
 
 def how_it_ended() -> dict[str, str]:

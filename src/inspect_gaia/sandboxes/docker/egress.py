@@ -22,7 +22,9 @@ the orphan sweep and ``inspect sandbox cleanup gaia-docker`` remove it with them
 One trade-off: on the internal network, traffic between containers stays on. Docker's switch for
 it (``enable_icc``) is per network, and with it off the sandboxes could not reach the proxy
 either; so in a blocking run a sandbox can reach another sandbox of the run (each holds only its
-own attachment), which it cannot in an ordinary run.
+own attachment), which it cannot in an ordinary run. It cannot forge frames on that network: a
+sandbox has no ``NET_RAW`` (``sandboxes/spec.py``, "Capabilities"), so no ARP reply of its own
+can take another sample's proxy traffic.
 """
 
 from __future__ import annotations
@@ -154,7 +156,8 @@ def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
         client.image_config(PROXY_IMAGE)
     except ImageNotFound as ex:
         raise GaiaError(
-            f"-T block_answer_sources and -T web_record need the egress proxy image {PROXY_IMAGE}",
+            f"-T block_answer_sources, web_record and web_replay need the egress proxy image "
+            f"{PROXY_IMAGE}",
             fix="build it with `inspect-gaia image build --egress-proxy --offline` (no registry "
             "needed) or `inspect-gaia image build --egress-proxy`",
         ) from ex

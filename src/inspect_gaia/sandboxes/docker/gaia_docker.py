@@ -22,6 +22,7 @@ import errno
 import functools
 import re
 import shlex
+import sys
 import uuid
 from collections.abc import Callable
 from pathlib import PurePosixPath
@@ -34,6 +35,7 @@ from inspect_ai.util import (
     SandboxEnvironment,
     SandboxEnvironmentConfigType,
     SandboxUnavailableError,
+    display_type,
     sandboxenv,
 )
 from pydantic import BaseModel
@@ -238,45 +240,44 @@ class GaiaDockerSandbox(SandboxEnvironment):
         # inspect calls this once per sandbox config when the whole run ends ("shutdown").
         state = run_state()
         with anyio.CancelScope(shield=True):
+            lines: list[str] = []
             try:
                 await client.call(spares().close)
                 if not cleanup:
                     for name in await client.call(keep_run, state.run_id):
-                        print(f"Sandbox kept: docker exec -it {name} bash -l")
-                    print(f"Remove them with: inspect sandbox cleanup {PROVIDER}")
+                        lines.append(f"Sandbox kept: docker exec -it {name} bash -l")
+                    lines.append(f"Remove them with: inspect sandbox cleanup {PROVIDER}")
                     return
                 proxies = egress.egress_state()
                 for proxy in list(proxies.proxies.values()):
-                    for line in await client.call(egress.summary, proxy):
-                        print(line)
+                    lines += await client.call(egress.summary, proxy)
                     if proxy.archive is not None:
-                        for line in await client.call(egress_archive.not_kept, proxy.proxy):
-                            print(line)
-                        lines, digest = await client.call(
+                        lines += await client.call(egress_archive.not_kept, proxy.proxy)
+                        exported, digest = await client.call(
                             egress_archive.export,
                             proxy.proxy,
                             proxy.archive,
                             egress.RECORD_DIR,
                             proxy.log_location,
                         )
+                        lines += exported
                         if digest is not None:
                             lines += await egress_archive.stamp(
                                 proxy.logs, proxy.archive, digest, proxy.log_location
                             )
-                        for line in lines:
-                            print(line)
                 egress.forget(proxies)
                 await client.call(remove_run, state.run_id)
                 with state.lock:
                     state.network = None
             except Exception as ex:
-                print(
+                lines.append(
                     f"Could not remove this run's {PROVIDER} sandboxes ({client.first_line(ex)}) "
                     f"— remove them with `inspect sandbox cleanup {PROVIDER}` once the Docker "
                     "Engine answers"
                 )
             finally:
                 signals.uninstall()
+                print_closing(lines)
 
     @override
     @classmethod
@@ -382,3 +383,17 @@ async def _start_egress(task_name: str, spec: EgressSpec) -> None:
             egress.forget(egress.egress_state())
             await client.call(remove_run, run_state().run_id)
         raise
+
+
+def print_closing(lines: list[str]) -> None:
+    """Print the run's closing lines (kept sandboxes, refusals, the archive) on lines of their own.
+
+    inspect's rich display, when stdout is no terminal (a pipe, a file, CI), ends its results
+    with a row padded to the width and no newline (rich ends a live display's last line only on
+    a terminal), so a first line printed after it was glued to that row, after the ``Log:`` line.
+    Under the other displays the line before is ended already.
+    """
+    if not lines:
+        return
+    open_row = display_type() in ("full", "rich", "conversation") and not sys.stdout.isatty()
+    print(("\n" if open_row else "") + "\n".join(lines), flush=True)
