@@ -1,7 +1,7 @@
 """The egress proxy's bounds: what one connection, and one sandbox, may make mitmproxy hold.
 
-Runs elsewhere: in the proxy's container, under mitmproxy, imported by the addon; standard library
-only (``shipped``).
+Runs elsewhere: in the proxy's container, under mitmproxy, imported by the addon (or a script of
+its own in a replay's proxy); standard library only (``shipped``).
 
 mitmproxy 11 bounds none of the buffers a peer fills by sending and not finishing ("FIXME: protect
 against header size DoS" in its ``_http1.py``): a request or response head, data an HTTP/1 client
