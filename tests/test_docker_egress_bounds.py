@@ -209,8 +209,8 @@ def test_one_sandbox_at_its_worst_takes_nothing_from_another_nor_its_own_record(
 ) -> None:
     flooding = threading.Event()
     fetch = f"curl -sS -m 30 http://weather.example{WEATHER_PATH}"
-    steady = (  # a page every half second for 100 s, while the other floods
-        f"ok=0; bad=0; end=$((SECONDS+100)); while [ $SECONDS -lt $end ]; do if {fetch} | "
+    steady = (  # a page every half second for 80 s, while the other floods
+        f"ok=0; bad=0; end=$((SECONDS+80)); while [ $SECONDS -lt $end ]; do if {fetch} | "
         "grep -q Fog; then ok=$((ok+1)); else bad=$((bad+1)); fi; sleep 0.5; done; "
         "echo honest ok $ok bad $bad"
     )
@@ -224,7 +224,7 @@ def test_one_sandbox_at_its_worst_takes_nothing_from_another_nor_its_own_record(
                     {"bash": flood("forge")},
                     {"bash": flood("heads", 200, 63, 5)},
                     {"bash": flood("hello", 80, 256, 5)},
-                    {"bash": flood("slow", 800, 30, 20)},
+                    {"bash": flood("slow", 800, 30, 15)},
                     {"bash": flood("erase", 1800, 60, 8)},
                     {"submit": "Thistlewood"},
                 ],
@@ -318,7 +318,7 @@ def test_an_outage_names_the_sandbox_holding_the_proxy_and_report_names_its_samp
                 PELLBROOK,
                 [
                     {"bash": WAIT_FOR_STANDINS},
-                    {"wait": held, "bash": f"for i in $(seq 150); do {fetch}; sleep 0.2; done"},
+                    {"wait": held, "bash": f"for i in $(seq 100); do {fetch}; sleep 0.2; done"},
                     {"submit": "Nineteen Locks"},
                 ],
             ),
