@@ -378,7 +378,10 @@ def _image_bundle(image: str) -> bytes:
 
 
 def refusals(egress: Egress) -> int:
-    """How many requests the proxy refused so far (its log's JSON lines)."""
+    """How many requests the proxy refused so far (its log's JSON lines).
+
+    At least: a sandbox's lines stop after ``load.MAX_SAID`` (its refusals are all in its record).
+    """
     try:
         logs = client.api().logs(egress.proxy).decode("utf-8", errors="replace")
     except Exception:

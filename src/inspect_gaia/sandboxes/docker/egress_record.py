@@ -52,6 +52,8 @@ _READ_LINES = MAX_LINES + 1
 """Lines read of a record at most: the proxy's cap, and its line saying the record is full."""
 _READ_LIMIT = MAX_BYTES + (1 << 20)
 """Bytes read of a record at most: the proxy's cap, and a line beyond it."""
+_LONGEST = 1 << 20
+"""Bytes of one line at most (the proxy's longest: a cut URL and a response's 64 KiB head)."""
 
 
 class Settled(NamedTuple):
@@ -112,6 +114,8 @@ class SandboxRecord:
                 lines += filter(None, map(_entry, whole))
                 if len(lines) > _READ_LINES:
                     break
+                if len(pending) > _LONGEST:  # longer than any line the proxy writes: not one
+                    pending = b""
         except FileNotFoundError:
             pass
         return lines[:_READ_LINES]
