@@ -114,16 +114,18 @@ def test_view_file_memory_measures_a_run(sandbox_image: str) -> None:
 
 
 @pytest.mark.docker
-def test_the_web_record_benchmark_measures_the_three_proxies(
+def test_the_web_record_benchmark_measures_the_four_proxies(
     sandbox_image: str, egress_image: str
 ) -> None:
     """Each proxy once; the recorder's own checks (every request recorded, the large body kept
-    whole with ``--bodies``) hold, or it fails."""
-    args = ("--image", sandbox_image, "--requests", "5", "--mib", "4", "--rounds", "1", "--bodies")
-    run = benchmark("web_record", *args, timeout=300)
+    whole with ``--bodies``) hold, or it fails. ``--before HEAD``: the programs as committed."""
+    args = ("--image", sandbox_image, "--requests", "5", "--mib", "4", "--rounds", "1")
+    more = ("--bodies", "--before", "HEAD", "--in-flight", "3")
+    run = benchmark("web_record", *args, *more, timeout=400)
     rows = [line for line in run.stdout.splitlines() if line.startswith("| ")]
     assert rows[0] == (
-        "| measure (1 rounds, median) | today's proxy | recording | keeping bodies |"
+        "| measure (1 rounds, median) | without the recorder | recording, at HEAD | recording | "
+        "keeping bodies | now / before |"
     )
     assert [row.split(" | ")[0] for row in rows[2:]] == [
         "| per request, median, ms",

@@ -140,16 +140,27 @@ def test_the_samples_an_egress_outage_ended_are_flagged_with_the_sample_it_follo
 ) -> None:
     ended = (
         "EgressOutageError(\"The run's egress proxy stopped while this sample ran a command "
-        "(killed: out of memory; the last request before it came from sample flood-7 (epoch 1), "
-        'down 1.6 s from 12:01:02; it was restarted): what the command fetched may have failed")'
+        "(killed: out of memory; the sandbox holding most of the proxy then was sample flood-7 "
+        "(epoch 1) (64 connections, 0.0 MiB unread, 60 requests in flight), down 1.6 s from "
+        '12:01:02; it was restarted): what the command fetched may have failed")'
     )
     log = write_log(tmp_path / "run.eval", _samples("ab", error=ended) + _samples("c", right="c"))
     (group,) = report_json(str(log))["groups"]
     assert group["flags"] == [
-        "egress proxy down: 2 samples ended (the last request before it came from sample "
-        f"flood-7 (epoch 1)) — inspect eval-retry {log}"
+        "egress proxy down: 2 samples ended (the sandbox holding most of the proxy then was "
+        f"sample flood-7 (epoch 1)) — inspect eval-retry {log}"
     ]
     assert overall(group)["errored"] == 2
+    # a log written before round 6 named the last client in: still read, in today's words
+    before = ended.replace(
+        "the sandbox holding most of the proxy then was", "the last request before it came from"
+    )
+    old = write_log(tmp_path / "old.eval", _samples("ab", error=before))
+    (group,) = report_json(str(old))["groups"]
+    assert (
+        "(the sandbox holding most of the proxy then was sample flood-7 (epoch 1))"
+        in (group["flags"][0])
+    )
 
 
 def test_cancelled_samples_are_not_finished_not_errored(tmp_path: Path) -> None:

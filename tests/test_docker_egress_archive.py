@@ -32,7 +32,7 @@ from inspect_gaia.egress.replay_match import OWN, POOLED, REFUSAL
 from inspect_gaia.egress.web_archive import read_archive
 from inspect_gaia.egress.web_record import ARCHIVE_KEY, WebRequest, from_store
 from inspect_gaia.image_layout import OFFLINE_BROWSER_TAG
-from inspect_gaia.sandboxes.docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV
+from inspect_gaia.sandboxes.docker.egress_archive import BODY_CAP_ENV, RUN_CAP_ENV, SAMPLE_CAP_ENV
 from support import answer_pages as web
 from support.scripted_model import Entry
 from support.standins import StandIns
@@ -143,6 +143,7 @@ def test_a_recorded_run_replays_each_sample_its_own_web_and_travels_as_har(
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "elsewhere"))  # not --log-dir
     monkeypatch.setenv(BODY_CAP_ENV, str(2 * MIB))
     monkeypatch.setenv(RUN_CAP_ENV, str(5 * MIB // 2))
+    monkeypatch.setenv(SAMPLE_CAP_ENV, str(5 * MIB // 2))  # the run's cap, not a sample's share
     scripted(_script(replay=False))
     with internet.attaching():
         log = eval_gaia(

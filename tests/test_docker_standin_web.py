@@ -270,8 +270,8 @@ def _addresses(container: str) -> set[str]:
 def test_through_the_runs_proxy_curl_and_chromium_keep_their_protocol_brotli_and_refusals(
     web: RealWeb, behind: tuple[Egress, Run]
 ) -> None:
-    """What the proxy offers its clients is its own choice (issue #49 item 1 may make it HTTP/1.1):
-    each client is held to what was negotiated, and forcing HTTP/1.1 always works."""
+    """What the proxy offers its clients is its own choice (HTTP/1.1 since issue #49 item 1): each
+    client is held to what was negotiated, and forcing HTTP/1.1 always works."""
     proxy, run = behind
     out = run(
         f"curl -sS -v --http2 -o /dev/null -w '%{{http_version}}' '{web.url('/echo?via=curl')}' 2>&1"
@@ -332,11 +332,6 @@ PEAK_BOUND = 256 << 20
 """What the proxy may hold while a browser sits on a page that reads one chunk of 512 MiB."""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue #49 H1: the run's proxy offers HTTP/2 and buffers an unread body without bound; "
-    "passes once the proxy bounds it — then remove this mark",
-)
 def test_a_browser_left_on_a_page_reading_one_chunk_keeps_the_proxy_small(
     web: RealWeb, behind: tuple[Egress, Run]
 ) -> None:

@@ -140,13 +140,19 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     assert {"stream_large_bodies=64k", "websocket=false", "gaia_clients=10.0.0.0/24"} <= set(
         command
     )
+    # HTTP/1.1 to the sandboxes and to servers: no client window can park a body in the proxy
+    assert "http2=false" in command and "http2=false" in _replay_command()
     assert "gaia_deny=172.17.0.1,172.18.0.1" in command
     assert "gaia_allow=172.30.0.0/16" in command
     # everything the container runs of ours is copied in per run: the image is mitmproxy alone
     shipped = {program.name for program in PROXY_PROGRAMS}
     assert shipped == {
         "addon.py",
+        "bounds.py",
+        "load.py",
         "recorder.py",
+        "record_files.py",
+        "bodies.py",
         "netpolicy.py",
         "failclosed.py",
         "supervise.py",
@@ -160,6 +166,7 @@ def test_the_proxy_is_supervised_streams_every_body_and_knows_the_host() -> None
     # a replay: the recorded web in place of the guard (whose options it then has not)
     replay = _replay_command()
     assert [replay[i + 1] for i, arg in enumerate(replay) if arg == "-s"] == [
+        "/egress/bounds.py",  # the guard's caps and blame, without the guard
         "/egress/replay.py",
         "/egress/recorder.py",
     ]

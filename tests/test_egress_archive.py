@@ -12,22 +12,31 @@ from inspect_gaia.sandboxes.docker.egress_archive import (
     BODY_CAP_ENV,
     RUN_CAP,
     RUN_CAP_ENV,
+    SAMPLE_CAP_ENV,
+    SHARES,
     archive_dir,
     body_options,
 )
 
 
 def test_the_caps_default_and_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(BODY_CAP_ENV, raising=False)
-    monkeypatch.delenv(RUN_CAP_ENV, raising=False)
+    for name in (BODY_CAP_ENV, SAMPLE_CAP_ENV, RUN_CAP_ENV):
+        monkeypatch.delenv(name, raising=False)
     assert body_options() == [
         *("--set", "gaia_bodies=true"),
         *("--set", f"gaia_body_cap={BODY_CAP}"),
+        *("--set", f"gaia_sample_cap={RUN_CAP // SHARES}"),  # 128 MiB: a share of the run's
         *("--set", f"gaia_run_cap={RUN_CAP}"),
     ]
     monkeypatch.setenv(BODY_CAP_ENV, "1024")
     monkeypatch.setenv(RUN_CAP_ENV, " 4096 ")
-    assert body_options()[3::2] == ["gaia_body_cap=1024", "gaia_run_cap=4096"]
+    assert body_options()[3::2] == [
+        "gaia_body_cap=1024",
+        "gaia_sample_cap=512",
+        "gaia_run_cap=4096",
+    ]
+    monkeypatch.setenv(SAMPLE_CAP_ENV, "2048")
+    assert body_options()[5] == "gaia_sample_cap=2048"
 
 
 @pytest.mark.parametrize("value", ["1g", "-5", "0", "2.5"])

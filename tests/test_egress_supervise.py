@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from inspect_gaia.egress import supervise
+from inspect_gaia.egress.load import Loads
 
 pytestmark = pytest.mark.slow
 
@@ -96,18 +97,38 @@ def test_a_killed_proxy_is_started_again_and_said_so() -> None:
         assert run.process.wait(timeout=30) == 0
 
 
-def test_the_down_line_names_the_client_the_proxy_took_last(tmp_path: Path) -> None:
-    noted = tmp_path / "client"
-    env = {"INSPECT_GAIA_EGRESS_CLIENT_FILE": str(noted)}
-    with supervising(sys.executable, "-c", STAND_IN, "PORT", env=env) as run:
+def test_the_down_line_names_the_client_that_held_most_of_the_proxy(tmp_path: Path) -> None:
+    """Not the last one in: an honest sandbox fetching on while the flooder held the proxy."""
+    published = tmp_path / "load.json"
+    with supervising(
+        sys.executable,
+        "-c",
+        STAND_IN,
+        "PORT",
+        env={"INSPECT_GAIA_EGRESS_LOAD_FILE": str(published)},
+    ) as run:
         assert run.next_record() == {"up": 0}
-        descriptor = os.open(noted, os.O_RDWR | os.O_CREAT)  # as the addon does, once
-        supervise.note_client(descriptor, "10.9.8.77")
-        supervise.note_client(descriptor, "10.9.8.7")  # shorter: the rest is cleared
-        os.close(descriptor)
+        loads = Loads()  # as the addon counts and publishes them
+        flooder, honest = loads.of("10.9.8.7"), loads.of("10.9.8.77")
+        flooder.connections, flooder.open, flooder.requests = 60, 60, 60
+        loads.hold("10.9.8.7", "conn-1", 1, 50_000)
+        honest.connections, honest.open, honest.requests = 1, 1, 400
+        loads.publish(str(published))
         os.kill(run.pids[0], signal.SIGKILL)
         down = run.next_record()
-        assert down["down"] == "killed by signal 9" and down["client"] == "10.9.8.7"
+        assert down["down"] == "killed by signal 9" and down["client"] == "10.9.8.7", down
+        assert down["load"] == {
+            "connections": 60,
+            "servers": 0,
+            "held": 50_000,
+            "open": 60,
+            "requests": 60,
+            "bytes": 0,
+        }
+        assert run.next_record() == {"up": 1}
+        assert not published.exists(), "a new mitmdump is blamed for nothing of the last one's"
+        loads.gone("conn-1")
+        assert loads.of("10.9.8.7").held == 0
 
 
 def test_a_proxy_that_keeps_failing_is_given_up() -> None:

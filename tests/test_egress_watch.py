@@ -128,19 +128,26 @@ async def test_a_proxy_that_cannot_come_back_ends_every_sample() -> None:
         await commands.around(never)
 
 
-def test_an_outage_names_the_client_the_proxy_took_last() -> None:
+def test_an_outage_names_the_client_that_held_most_of_the_proxy() -> None:
     watch = Watch("proxy")
     watch.feed(_line({"down": "stopped answering", "since": 1.0, "client": "10.0.3.9"}), now=50.0)
     watch.feed(_line({"up": 1}), now=51.0)
     (outage,) = watch.outages
-    assert outage.why == "stopped answering; the last request before it came from 10.0.3.9"
+    assert (
+        outage.why == "stopped answering; the sandbox holding most of the proxy then was 10.0.3.9"
+    )
 
 
-def test_an_outage_names_the_sample_whose_sandbox_the_proxy_took_last() -> None:
+def test_an_outage_names_the_sample_whose_sandbox_held_most_of_the_proxy() -> None:
     watch = Watch("proxy")
     watch.name("10.0.3.9", "sample flood-7 (epoch 1)")
     watch.name("10.0.3.10", "sample quiet-2 (epoch 1)")
-    watch.feed(_line({"down": "killed: out of memory", "since": 0, "client": "10.0.3.9"}), now=50.0)
+    load = {"connections": 60, "servers": 4, "held": 3 << 19, "open": 58, "requests": 60}
+    down = {"down": "killed: out of memory", "since": 0, "client": "10.0.3.9", "load": load}
+    watch.feed(_line(down), now=50.0)
     watch.feed(_line({"up": 1}), now=51.0)
     (outage,) = watch.outages
-    assert outage.why.endswith("; the last request before it came from sample flood-7 (epoch 1)")
+    assert outage.why.endswith(
+        "; the sandbox holding most of the proxy then was sample flood-7 (epoch 1) "
+        "(64 connections, 1.5 MiB unread, 58 requests in flight)"
+    )

@@ -38,8 +38,10 @@ ANSWER = "41"
 
 def test_the_program_and_the_readers_share_the_outcomes() -> None:
     assert inside.SEVERITY == OUTCOMES
-    addon = (REPO / "src/inspect_gaia/egress/addon.py").read_text()
-    assert f'BLOCKED = "{BLOCKED_MARKER}"' in addon
+    bounds = (
+        REPO / "src/inspect_gaia/egress/bounds.py"
+    ).read_text()  # the guard's, and its bounds'
+    assert f'BLOCKED = "{BLOCKED_MARKER}"' in bounds
 
 
 def test_every_route_has_one_entry_a_family_and_a_docstring() -> None:

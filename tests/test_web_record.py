@@ -12,7 +12,11 @@ import pytest
 
 import inspect_gaia.egress
 from inspect_gaia.egress.web_record import (
-    OPEN_FOLDER,
+    FULL,
+    MAX_BYTES,
+    MAX_LINES,
+    MAX_URL,
+    OPEN_SUFFIX,
     SHOWN,
     STORE_KEY,
     UNANSWERED,
@@ -38,6 +42,9 @@ def line(**changes: Any) -> dict[str, Any]:
         "decision": "allowed",
         "why": None,
         "error": None,
+        "server": "example.org:443",
+        "sni": "example.org",
+        "address": "93.184.215.14",
         **changes,
     }
 
@@ -59,6 +66,7 @@ def test_a_line_reads_back_as_it_was_written() -> None:
         line(bytes=-0.5),
         line(url=None),
         line(why=3),
+        line(server=443),
         {"t": 1},
         ["GET"],
         "GET /",
@@ -126,14 +134,26 @@ def test_a_replayed_samples_info_event_says_what_the_replay_served() -> None:
     assert live is not None and "Replayed" not in summary([live])  # a live run's says nothing
 
 
-def test_the_proxy_writes_the_open_requests_where_and_as_the_host_reads_them() -> None:
-    # record.py runs in the proxy's container (mitmproxy, no package): its constants are read here
-    source = Path(inspect_gaia.egress.__file__).with_name("recorder.py").read_text(encoding="utf-8")
-    constants = {
-        target.id: node.value.value
+def _constants(program: str) -> dict[str, object]:
+    """A proxy program's constants (it runs in the proxy's container: read, never imported)."""
+    source = Path(inspect_gaia.egress.__file__).with_name(program).read_text(encoding="utf-8")
+    return {  # literals, and the shifts of sizes (16 << 20)
+        target.id: eval(compile(ast.Expression(node.value), program, "eval"), {"__builtins__": {}})
         for node in ast.parse(source).body
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        if isinstance(node, ast.Assign)
         for target in node.targets
         if isinstance(target, ast.Name)
+        and target.id.isupper()
+        and isinstance(node.value, ast.Constant | ast.BinOp)
     }
-    assert (constants["OPEN"], constants["UNANSWERED"]) == (OPEN_FOLDER, UNANSWERED)
+
+
+def test_the_proxy_writes_the_record_where_and_as_the_host_reads_it() -> None:
+    files = _constants("record_files.py")
+    assert (files["OPEN"], files["FULL"]) == (OPEN_SUFFIX, FULL)
+    assert (files["MAX_URL"], files["MAX_LINES"], files["MAX_BYTES"]) == (
+        MAX_URL,
+        MAX_LINES,
+        MAX_BYTES,
+    )
+    assert _constants("recorder.py")["UNANSWERED"] == UNANSWERED

@@ -4,9 +4,9 @@ Some modules of the package never run in the host's Python (``PROGRAMS`` lists t
 command runner (in each sandbox, sent to the image's ``python3`` over its exec), the MCP relay and
 the probe's program (``PROBE_PROGRAMS``, written into the sandbox), and the egress proxy's
 programs (``PROXY_PROGRAMS``, copied into the proxy's container, where mitmproxy runs the addons:
-the guard, the recorder, the replay). Each says so in its docstring with one line that starts
-``Runs elsewhere:``, imports only the standard library and its shipped siblings (and, for the
-addon, the mitmproxy it runs in), and is read from the installed package the same way:
+the guard and its bounds, the recorder, the replay). Each says so in its docstring with one line
+that starts ``Runs elsewhere:``, imports only the standard library and its shipped siblings (and,
+for the addons, the mitmproxy they run in), and is read from the installed package the same way:
 ``source``. ``tests/test_shipped.py`` holds all three. A leaf: importing it loads nothing of the
 package.
 """
@@ -37,7 +37,11 @@ EXEC_SERVER = Program("sandboxes.docker.exec_server", "exec_server.py")
 MCP_RELAY = Program("web.mcp_relay", "mcp_relay.py")
 PROXY_PROGRAMS = (
     Program("egress.addon", "addon.py", host=("mitmproxy",)),
+    Program("egress.bounds", "bounds.py", host=("mitmproxy",)),
+    Program("egress.load", "load.py"),
     Program("egress.recorder", "recorder.py", host=("mitmproxy",)),
+    Program("egress.record_files", "record_files.py"),
+    Program("egress.bodies", "bodies.py"),
     Program("egress.replay", "replay.py", host=("mitmproxy",)),
     Program("egress.replay_match", "replay_match.py"),
     Program("egress.netpolicy", "netpolicy.py"),

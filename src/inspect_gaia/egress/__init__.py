@@ -14,11 +14,17 @@ The map (a test holds it to the folder: every module is named here):
   and private addresses; every hook wrapped by ``failclosed`` to fail closed) with ``urlrules``
   (the URL rules, standard library only, which the detection and the page reader import too, so
   the proxy refuses exactly what is flagged);
-* record: ``recorder`` (every request per sandbox, hashed as it streams) and ``web_record`` (a
-  recorded request as a log holds it: the host's side, shared by the run and the readers);
+* bound: ``bounds`` (what one connection and one sandbox may make mitmproxy hold: heads, unread
+  input, handshakes, connections; HTTP/1.1 only, as the guard's docstring argues) and ``load``
+  (what each sandbox holds of the proxy, published for the supervisor's blame);
+* record: ``recorder`` (every request per sandbox, hashed as it streams) with ``record_files``
+  (its per-sandbox files: appended to only, and capped) and ``bodies`` (the bodies it hashes and
+  keeps, within their caps), and ``web_record`` (a recorded request as a log holds it: the host's
+  side, shared by the run and the readers);
 * replay: ``replay`` (a recorded web served in place of the guard) with ``replay_match`` (its
   match key and index, which the host keys archives with too);
-* ``supervise``: keeps mitmdump answering, restarting it in place;
+* ``supervise``: keeps mitmdump answering, restarting it in place, and names the sandbox that held
+  most of it when it does not;
 * ``spec``: what the task hands the provider about all this: one typed record, ``EgressSpec``.
 
 Host-side, never shipped: the recorded web as data. ``web_archive`` reads an archive as data

@@ -31,10 +31,12 @@ what once slipped through (targets, hosts and headers that are not UTF-8) and ho
 No way around it, and nothing that can take it down:
 
 * a request target (with its names) over ``MAX_TARGET`` characters is refused before it is
-  judged, and an HTTP/1 request head over ``MAX_HEAD`` bytes is answered 431 and its connection
-  closed (``bound_request_heads``), so one sandbox can neither fill the proxy's memory nor hold its
-  event loop;
-
+  judged; heads, unread input and TLS handshakes are bounded per connection and per sandbox, and a
+  sandbox may hold at most ``MAX_CONNECTIONS`` connections to the proxy at once (``bounds.py``), so
+  one sandbox can neither fill the proxy's memory nor hold its event loop;
+* a request whose ``Host`` header or TLS SNI names another site than the one the proxy connects
+  to (the ``CONNECT`` target, an absolute-form URL's host) is blocked: what the record says was
+  read is where it was read from (domain fronting, a forged name in the record);
 * ``CONNECT``, and a plain HTTP request, only to ports 80 and 443, one ``Host`` header at most;
   a tunnel must carry HTTP or TLS (a raw one is closed), and
   WebSocket is off (mitmproxy keeps every message of a connection in memory);
@@ -43,6 +45,25 @@ No way around it, and nothing that can take it down:
   address here and to the host's a moment later cannot slip between the check and the connect;
 * every body streams, in both directions (``responseheaders``, ``requestheaders``, and
   ``stream_large_bodies`` for the rest), so a response of any size costs no memory.
+
+**HTTP/1.1, to the sandboxes and to servers** (``--set http2=false``, held here in ``running``).
+mitmproxy offers HTTP/2 to a client, and then holds a response body without bound whenever the
+client's stream window is closed (``BufferedH2Connection.stream_buffers``): one request sent with
+``INITIAL_WINDOW_SIZE=0``, or any page whose script reads one chunk of a large fetch in Chromium,
+took the proxy to its memory limit and the web from every sample (round 6, H1). Over HTTP/1.1 a
+client that does not read blocks the proxy's write, and mitmproxy then reads nothing more from the
+server (``drain_writers``): the kernel's TCP buffers hold what is in flight, the proxy nothing.
+HTTP/2 with a cap of ours would mean bounding h2's send buffers, its flow-control windows per
+stream and per connection and its header blocks (CONTINUATION frames are held until
+``END_HEADERS``: +587 MB for 400 connections) inside a library we pin but do not own, where one
+missed path is an outage for every sample. What a client loses: multiplexing (a browser opens up
+to 6 connections per host and 32 per proxy instead, which ``MAX_CONNECTIONS`` allows), header
+compression, and server push (which browsers dropped); a page reads as it would (its script can
+see ``nextHopProtocol`` say ``http/1.1``, nothing more), and a client that offers HTTP/2 alone
+(gRPC, not a page) fails its handshake. Servers are offered HTTP/1.1 too: every public web server
+answers it, and HTTP/2 upstream would open the same paths into the proxy's memory to a hostile
+server (a page an agent opens) from the other side; a server that tells clients apart by protocol
+already sees the proxy's TLS, never the browser's.
 
 Blocked requests that are not answer sources (a port, a private address, a raw tunnel) log
 ``{"blocked": ..., "why": ...}``: they are not counted as refusals.
@@ -53,7 +74,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
-import os
 import socket
 from typing import TYPE_CHECKING, Any
 
@@ -68,45 +88,43 @@ from mitmproxy import ctx, http  # type: ignore[import-not-found]
 from netpolicy import AddressPolicy, networks  # type: ignore[import-not-found]
 
 if TYPE_CHECKING:  # the package's names; in the proxy's container they sit beside this file
-    from .failclosed import ASKED, DECISION, fail_closed, log
-    from .supervise import CLIENT_FILE, note_client
+    from .bounds import BLOCKED, Bounds
+    from .failclosed import ASKED, DECISION, SERVER, fail_closed, log
+    from .load import Loads
 else:
-    from failclosed import ASKED, DECISION, fail_closed, log
-    from supervise import CLIENT_FILE, note_client
+    from bounds import BLOCKED, Bounds
+    from failclosed import ASKED, DECISION, SERVER, fail_closed, log
+    from load import Loads
 
-MAX_HEAD = 64 * 1024
-"""Bytes of an HTTP/1 request head (its request line and headers) held at most; a longer head is
-answered 431 and its connection closed (``bound_request_heads``)."""
 PORTS = (80, 443)
 """The only ports a ``CONNECT`` may name (the web's)."""
 ALIVE = b"inspect_gaia egress proxy alive\n"
-BLOCKED = "inspect_gaia egress proxy does not allow this"
-"""Starts the message of a request blocked for what it is, not for where it goes."""
+SAID_URL = 500
+"""Characters of a blocked URL in the proxy's log (its record has more: ``record_files``)."""
 
 
 class AnswerSourceGuard:
     """The addon: loads the rules, checks clients and destinations, refuses matching requests."""
 
-    def __init__(self) -> None:
+    def __init__(self, loads: Loads) -> None:
         """No rules and no client restriction until configured."""
         self.rules: list[Rule] = []
         self.clients: ipaddress.IPv4Network | ipaddress.IPv6Network | None = None
         self.policy = AddressPolicy()
         self.refusing: dict[str, str] = {}
         """Server connections never to be opened (a refused request's body, a raw tunnel): why."""
-        self.last_client = os.open(CLIENT_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-        """Where each sandbox's connection and request writes its address (``supervise.py``)."""
+        self.loads = loads
+        """What each sandbox holds of the proxy (``load.py``), counted by ``bounds.Bounds``."""
 
     def load(self, loader: Any) -> None:
-        """Declare the options, and bound the request heads mitmproxy holds."""
-        bound_request_heads(MAX_HEAD)
+        """Declare the options."""
         loader.add_option("gaia_rules", str, "", "JSON file of answer-source rules")
         loader.add_option("gaia_clients", str, "", "Subnet allowed to use the proxy")
         loader.add_option("gaia_deny", str, "", "The host's addresses (comma-separated)")
         loader.add_option("gaia_allow", str, "", "Test-only: private networks it may reach")
 
     def configure(self, updated: set[str]) -> None:
-        """Read the rules, the client subnet and the address policy."""
+        """Read the rules, the client subnet and the address policy; hold HTTP/2 off."""
         if "gaia_rules" in updated and ctx.options.gaia_rules:
             with open(ctx.options.gaia_rules, encoding="utf-8") as handle:
                 data = json.load(handle)
@@ -118,6 +136,8 @@ class AnswerSourceGuard:
             self.policy = AddressPolicy.of(
                 networks(ctx.options.gaia_deny), networks(ctx.options.gaia_allow)
             )
+        if "http2" in updated and ctx.options.http2:  # see the module docstring
+            ctx.options.update(http2=False)
 
     def running(self) -> None:
         """Filter what the resolver returns through the address policy (see the docstring)."""
@@ -133,7 +153,7 @@ class AnswerSourceGuard:
                 why = "; ".join(
                     dict.fromkeys(str(self.policy.refusal(str(info[4][0]))) for info in found)
                 )
-                _log({"blocked": f"{host}:{port}", "why": why})
+                self.loads.say("?", {"blocked": f"{host}:{port}", "why": why})
                 raise OSError(f"{BLOCKED}: {host} resolves to no public address ({why})")
             return kept
 
@@ -144,11 +164,19 @@ class AnswerSourceGuard:
     @fail_closed
     def client_connected(self, client: Any) -> None:
         """Close a connection from neither the run's sandboxes nor the container itself."""
-        if not self._local(client):
-            note_client(self.last_client, str(client.peername[0]))
         if self.clients is None or self._sandbox(client) or self._local(client):
             return
         client.error = f"{client.peername[0]} is not a sandbox of this run"
+
+    @fail_closed
+    def server_connect(self, data: Any) -> None:
+        """Open no connection to what was refused, nor to a private address given as such."""
+        host = str(data.server.address[0]) if data.server.address else ""
+        why = self.refusing.pop(data.server.id, None) or self.refusing.pop(host, None)
+        if why is None:
+            why = self._literal_refusal(host)
+        if why is not None:
+            data.server.error = why
 
     def _sandbox(self, client: Any) -> bool:
         address = _address(client.peername[0])
@@ -179,12 +207,12 @@ class AnswerSourceGuard:
         if not self._sandbox(flow.client_conn):
             flow.response = http.Response.make(200, ALIVE, {"Content-Type": "text/plain"})
             return
-        note_client(self.last_client, _client(flow))
         hosts = [request.host, request.host_header or "", flow.client_conn.sni or ""]
         hosts.append(getattr(request, "authority", "") or "")
         judged = len(request.path or "") + sum(len(host) for host in hosts)
         if judged > MAX_TARGET:
             return self._block(flow, f"a request target over {MAX_TARGET // 1024} KiB")
+        flow.metadata[SERVER] = f"{request.host}:{request.port}"
         if len(request.headers.get_all("host")) > 1:  # servers read the first, or the last
             return self._block(flow, "more than one Host header")
         if request.port not in PORTS:  # absolute-form plain HTTP names its own port
@@ -192,6 +220,9 @@ class AnswerSourceGuard:
         found = request_match(self.rules, request.scheme, hosts, request.path or "/")
         if found is not None:
             return self._refuse(flow, *found)
+        elsewhere = _elsewhere(request.host, hosts[1:])
+        if elsewhere is not None:
+            return self._block(flow, f"a request for {elsewhere} sent to {_site(request.host)}")
         why = self._literal_refusal(request.host)
         if why is not None:
             return self._block(flow, why)
@@ -200,27 +231,23 @@ class AnswerSourceGuard:
 
     @fail_closed
     def responseheaders(self, flow: http.HTTPFlow) -> None:
-        """Stream every response: a body is never held in memory."""
-        if flow.response is not None:
-            flow.response.stream = True
+        """Stream every response (a body is never held in memory), counting it to its sandbox.
+
+        A response the guard made itself (a refusal) goes whole: its text is the body recorded.
+        """
+        if flow.response is not None and flow.response.raw_content is None:
+            flow.response.stream = self.loads.counter(_client(flow))
 
     @fail_closed
     def tcp_start(self, flow: Any) -> None:
         """Close a raw tunnel (neither HTTP nor TLS): there is nothing in it to judge."""
         host, port = flow.server_conn.address
         self.refusing[flow.server_conn.id] = "a raw TCP tunnel"
-        _log({"blocked": f"tcp://{host}:{port}", "why": "raw TCP", "client": _client(flow)})
+        address = _client(flow)
+        self.loads.say(
+            address, {"blocked": f"tcp://{host}:{port}", "why": "raw TCP", "client": address}
+        )
         flow.kill()
-
-    @fail_closed
-    def server_connect(self, data: Any) -> None:
-        """Open no connection to what was refused, nor to a private address given as such."""
-        host = str(data.server.address[0]) if data.server.address else ""
-        why = self.refusing.pop(data.server.id, None) or self.refusing.pop(host, None)
-        if why is None:
-            why = self._literal_refusal(host)
-        if why is not None:
-            data.server.error = why
 
     def _literal_refusal(self, host: str) -> str | None:
         """Why an address literal may not be reached (a name is judged when resolved)."""
@@ -234,15 +261,16 @@ class AnswerSourceGuard:
     def _refuse(self, flow: http.HTTPFlow, url: str, rule: Rule) -> None:
         body = REFUSAL.format(url=url, source=rule.source, rule=rule.pattern) + "\n"
         flow.metadata[DECISION] = ("refused", rule.source)
-        _log({"refused": url, "source": rule.source, "client": _client(flow)})
+        address = _client(flow)
+        self.loads.say(address, {"refused": _said(url), "source": rule.source, "client": address})
         self._answer(flow, 403, body, {"X-Inspect-Gaia-Refused": rule.source})
 
     def _block(self, flow: http.HTTPFlow, why: str) -> None:
         flow.metadata[DECISION] = ("blocked", why)
-        url = flow.request.pretty_url
-        if len(url) > 2000:
-            url = url[:2000] + f"… ({len(url):,} characters)"
-        _log({"blocked": url, "why": why, "client": _client(flow)})
+        address = _client(flow)
+        self.loads.say(
+            address, {"blocked": _said(flow.request.pretty_url), "why": why, "client": address}
+        )
         self._answer(flow, 403, f"{BLOCKED}: {why}.\n", {})
 
     def _answer(self, flow: http.HTTPFlow, status: int, body: str, headers: dict[str, str]) -> None:
@@ -259,43 +287,6 @@ class AnswerSourceGuard:
         flow.metadata[ASKED] = flow.request.pretty_url
         flow.request.host = sentinel
         flow.request.stream = _drop
-
-
-def bound_request_heads(limit: int) -> None:
-    """Make mitmproxy's HTTP/1 server side answer 431 to a head over ``limit`` bytes, and close.
-
-    mitmproxy 11 buffers a request head without limit ("FIXME: protect against header size DoS"
-    in its ``_http1.py``) and has no option for it, so this wraps the method that reads heads
-    (``Http1Server.read_headers``, pinned by ``MITMPROXY_VERSION``). Here, not in the supervisor:
-    only the reader of a connection's bytes knows which connection grows, and can cut it alone;
-    the supervisor sees the process's memory as a whole, and its only remedy (a restart) ends
-    every sandbox's connections. HTTP/2 heads are bounded by h2's own header-list limit.
-    """
-    import re
-
-    from mitmproxy.proxy import commands, events  # type: ignore[import-not-found]
-    from mitmproxy.proxy.layers.http import _http1  # type: ignore[import-not-found]
-
-    read_headers = _http1.Http1Server.read_headers
-    if getattr(read_headers, "gaia_bounded", False):
-        return
-    blank_line = re.compile(b"\n\r?\n")
-
-    def bounded(self: Any, event: Any) -> Any:
-        if isinstance(event, events.DataReceived) and len(self.buf) > limit:
-            if blank_line.search(bytes(self.buf)[: limit + 2]) is None:
-                client = str(self.conn.peername[0]) if self.conn.peername else "?"
-                _log({"blocked": "a request head", "why": f"over {limit} bytes", "client": client})
-                self.buf = type(self.buf)()
-                message = f"{BLOCKED}: a request head over {limit // 1024} KiB."
-                yield commands.SendData(self.conn, _http1.make_error_response(431, message))
-                yield commands.CloseConnection(self.conn)
-                self.state = self.done
-                return
-        yield from read_headers(self, event)
-
-    bounded.gaia_bounded = True  # type: ignore[attr-defined]
-    _http1.Http1Server.read_headers = bounded
 
 
 def _has_body(request: Any) -> bool:
@@ -318,10 +309,32 @@ def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     return address
 
 
+def _said(url: str) -> str:
+    return url if len(url) <= SAID_URL else url[:SAID_URL] + f"… ({len(url):,} characters)"
+
+
 def _client(flow: Any) -> str:
-    return str(flow.client_conn.peername[0])
+    return str(flow.client_conn.peername[0]).removeprefix("::ffff:")
+
+
+def _site(name: str) -> str:
+    """The host a name gives (``Host`` header, SNI, authority): no port, lower case, no end dot."""
+    host = name.strip().lower()
+    if host.startswith("["):
+        host = host[1:].split("]", 1)[0]
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    return host.rstrip(".")
+
+
+def _elsewhere(connected: str, names: list[str]) -> str | None:
+    """The first of ``names`` (none empty) naming another site than ``connected``, or ``None``."""
+    target = _site(connected)
+    return next((_site(n) for n in names if n and _site(n) != target), None)
 
 
 _log = log
 
-addons = [AnswerSourceGuard()]
+_loads = Loads()
+addons = [Bounds(_loads), AnswerSourceGuard(_loads)]
+"""The caps and counts first (``bounds.py``), then the guard, which logs through the counts."""

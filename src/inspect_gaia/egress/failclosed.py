@@ -9,7 +9,7 @@ TCP) is killed, or the connection it was deciding on (a client's, a server's) is
 proxy logs one JSON line ``{"killed": WHAT, "why": "hook: Type: message", "client": ADDRESS}``.
 
 No import of mitmproxy: it works on what mitmproxy hands a hook by its attributes. As every addon
-imports it, it also holds the names they share: ``DECISION``, ``ASKED``.
+imports it, it also holds the names they share: ``DECISION``, ``ASKED``, ``SERVER``.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ set by ``addon.py`` and ``replay.py``, read by the recorder (``recorder.py``).""
 ASKED = "inspect_gaia.url"
 """``flow.metadata`` key: the URL a refused request with a body asked for, whose host the guard
 replaced (``addon.py``), recorded as asked (``recorder.py``)."""
+SERVER = "inspect_gaia.server"
+"""``flow.metadata`` key: ``host:port`` the proxy connects to (or would have) for a request, as the
+guard judged it (``addon.py``), recorded beside its URL (``recorder.py``)."""
 
 
 def fail_closed(hook: Hook) -> Hook:

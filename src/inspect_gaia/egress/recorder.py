@@ -1,37 +1,43 @@
 """mitmproxy addon of inspect_gaia's egress proxy: a record of every request, per sandbox.
 
-Runs inside the run's proxy container as the second script (``mitmdump -s addon.py -s record.py``),
-after the guard (``addon.py``), whose decisions it reads off each flow (``flow.metadata``).
+Runs inside the run's proxy container as the second script
+(``mitmdump -s addon.py -s recorder.py``), after the guard (``addon.py``), whose decisions it reads
+off each flow (``flow.metadata``).
 
 Runs elsewhere: in the proxy's container, under mitmproxy; standard library only (``shipped``).
 
-Each request a sandbox makes ends as one JSON line in ``<gaia_record_dir>/<sandbox>.jsonl``:
-``t`` (Unix time the request's headers arrived), ``method``, ``url``, ``status`` (``None``: no
-response), ``bytes`` and ``sha256`` of the response body as it went to the sandbox (content
+Each request a sandbox makes ends as one JSON line in ``<gaia_record_dir>/<sandbox>.jsonl``
+(``record_files.py``, which appends and bounds it): ``t`` (Unix time the request's headers
+arrived), ``method``, ``url`` (cut at ``record_files.MAX_URL`` characters), ``status`` (``None``:
+no response), ``bytes`` and ``sha256`` of the response body as it went to the sandbox (content
 encoding kept; hashed chunk by chunk while it streams, never held), ``type`` (its
 ``Content-Type``), ``decision`` (``allowed``, ``refused``: an answer source, ``blocked``: the
-network policy) with ``why``, and ``error`` when the exchange failed. A tunnel refused before any
-request (a port, a raw TCP stream) is one line too, its URL ``host:port``.
+network policy) with ``why``, ``error`` when the exchange failed, and where the request went:
+``server`` (the ``host:port`` the proxy connected to, or would have: the ``CONNECT`` target, an
+absolute-form URL's host; the guard blocks a request whose ``Host`` names another site),
+``sni`` (the TLS name the client gave) and ``address`` (the server's IP address, once
+connected). A tunnel refused before any request (a port, a raw TCP stream) is one line too, its
+URL ``host:port``. A response the guard made itself (a refusal) is hashed (and kept) as the body
+the sandbox read: its text.
 
-A request not yet answered is in ``<gaia_record_dir>/open/<sandbox>.jsonl`` meanwhile, as the line
-it would end as if it got no answer (``status`` ``None``, ``error`` ``UNANSWERED``); the file is
-written anew (whole, then renamed over) as each request begins and ends. When a sample ends, its
-sandbox frozen, the run reads it after the sandbox's file: a request still unanswered then (a slow
-server, a body still streaming) is in the sample as such, never missing.
+A request not yet answered has a line in ``<gaia_record_dir>.open/<sandbox>.jsonl`` meanwhile,
+appended as it begins (the line it would end as if it got no answer: ``status`` ``None``,
+``error`` ``UNANSWERED``, the same ``id`` as its final line), and ``<sandbox>.n`` beside it
+counts those in flight. When a sample ends, its sandbox frozen, the run waits for the count to
+reach zero (for a moment), then reads both files: a request with no final line (a slow server, a
+body still streaming) is in the sample as such, never missing.
 
 Which sandbox a client is: the run writes ``<gaia_record_dir>/clients/<address>`` (the sandbox's
 container name) once the sandbox has its address on the run's network, and reads its file back
-when the sample ends
-(``sandboxes/docker/egress_record.py``). A client with no such file yet is recorded
-in ``UNATTRIBUTED``. The file is opened, appended and closed per line: a line is on disk before
-the response's last byte leaves (mitmproxy runs the ``response`` hook first), so a command that
-read a page has its line written by the time it returns.
+when the sample ends (``sandboxes/docker/egress_record.py``). A client with no such file yet is
+recorded in ``UNATTRIBUTED``.
 
 With ``gaia_bodies`` (``-T web_record=bodies``) each response body is kept too, as it went to
-the sandbox: streamed chunk by chunk into ``<gaia_record_dir>/bodies/<sha256>`` (one file per
-distinct body), never held; the line then says ``body`` (``kept``, or which cap stopped it) and
-carries the response's ``headers``. A body over ``gaia_body_cap`` bytes, or one that would take
-the run's bodies over ``gaia_run_cap``, is not kept: one log line says so (the run's cap once).
+the sandbox (``bodies.py``: streamed into ``<gaia_record_dir>/bodies/<sha256>``, never held); the
+line then says ``body`` (``kept``, or which cap stopped it) and carries the response's
+``headers``. A body over ``gaia_body_cap`` bytes, one that would take its sample's kept bodies over
+``gaia_sample_cap`` or the run's over ``gaia_run_cap``, is not kept: one log line says so (the
+run's cap once, each sample's share once).
 
 Fail closed: every hook is wrapped in ``failclosed.fail_closed``, as the guard's are: a hook that
 raises kills its flow (the sandbox sees a broken connection, never an unrecorded page) and logs
@@ -40,125 +46,28 @@ raises kills its flow (the sandbox sees a broken connection, never an unrecorded
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
-import uuid
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from mitmproxy import ctx, http  # type: ignore[import-not-found]
 
-if TYPE_CHECKING:  # the package's name; in the proxy's container it sits beside this file
-    from .failclosed import ASKED, DECISION, fail_closed, log
+if TYPE_CHECKING:  # the package's names; in the proxy's container they sit beside this file
+    from .bodies import KEPT, Bodies, BodyFile, BodyHash
+    from .failclosed import ASKED, DECISION, SERVER, fail_closed, log
+    from .record_files import RecordFiles, cut
 else:
-    from failclosed import ASKED, DECISION, fail_closed, log
+    from bodies import KEPT, Bodies, BodyFile, BodyHash
+    from failclosed import ASKED, DECISION, SERVER, fail_closed, log
+    from record_files import RecordFiles, cut
 
 UNATTRIBUTED = "_unattributed"
-OPEN = "open"
-"""Where each sandbox's requests not yet answered are (the host's ``web_record.OPEN_FOLDER``)."""
 UNANSWERED = "unanswered when the sample ended"
 """Their ``error`` (the host's ``web_record.UNANSWERED``)."""
 _STARTED = "inspect_gaia.started"
 _HASH = "inspect_gaia.hash"
 _OPENED = "inspect_gaia.opened"
-KEPT = "kept"
-
-
-class Bodies:
-    """Where the run's response bodies are kept: by their SHA-256, within two caps."""
-
-    def __init__(self, directory: str, per_body: int, per_run: int) -> None:
-        """Keep bodies in ``directory`` (made now): each up to ``per_body``, all ``per_run``."""
-        self.directory = directory
-        self.per_body = per_body
-        self.per_run = per_run
-        self.kept = 0
-        self.run_full = False
-        self.said_full = False
-        os.makedirs(directory, exist_ok=True)
-
-    def open(self) -> BodyFile:
-        """A new body, written as it streams."""
-        return BodyFile(self)
-
-
-class BodyFile:
-    """One body on its way to ``bodies/<sha256>``: a part file until its hash is known."""
-
-    def __init__(self, bodies: Bodies) -> None:
-        """Open the part file."""
-        self.bodies = bodies
-        self.path = os.path.join(bodies.directory, f".part-{uuid.uuid4().hex}")
-        self.out: Any = open(self.path, "wb")  # closed by close or drop
-        self.size = 0
-        self.written = 0
-        self.over: str | None = None
-
-    def write(self, piece: bytes) -> None:
-        """Append ``piece``, unless a cap is reached (then the part file goes)."""
-        if self.out is None:
-            return
-        self.size += len(piece)
-        if self.size > self.bodies.per_body:
-            self.drop(f"over the per-body cap ({self.bodies.per_body} bytes)")
-        elif self.bodies.run_full or self.bodies.kept + len(piece) > self.bodies.per_run:
-            self.bodies.run_full = True
-            self.drop(f"over the run's cap ({self.bodies.per_run} bytes)")
-        else:
-            self.bodies.kept += len(piece)
-            self.written += len(piece)
-            self.out.write(piece)
-
-    def drop(self, why: str) -> None:
-        """Keep nothing of this body (a cap, or a failed exchange)."""
-        if self.out is not None:
-            self.out.close()
-            self.out = None
-            self.bodies.kept -= self.written
-            os.unlink(self.path)
-        self.over = self.over or why
-
-    def close(self, sha256: str) -> str:
-        """File the body under its hash (once per distinct body); what became of it."""
-        if self.out is None:
-            return self.over or "not kept"
-        self.out.close()
-        self.out = None
-        final = os.path.join(self.bodies.directory, sha256)
-        if os.path.exists(final):  # the same body again: keep one
-            self.bodies.kept -= self.written
-            os.unlink(self.path)
-        else:
-            os.replace(self.path, final)
-        return KEPT
-
-
-class BodyHash:
-    """The size and SHA-256 of a body, taken chunk by chunk as it streams past."""
-
-    def __init__(self, then: Any = True, keep: BodyFile | None = None) -> None:
-        """Count (and keep, into ``keep``) what ``then`` streams (``True``: the body itself)."""
-        self.digest = hashlib.sha256()
-        self.size = 0
-        self.then = then
-        self.keep = keep
-
-    def __call__(self, chunk: bytes) -> Any:
-        """Count ``chunk`` and pass it on (through the previous callable, if any)."""
-        out = self.then(chunk) if callable(self.then) else chunk
-        for piece in [out] if isinstance(out, bytes) else list(out):
-            self.digest.update(piece)
-            self.size += len(piece)
-            if self.keep is not None:
-                self.keep.write(piece)
-        return out
-
-    def kept(self) -> str | None:
-        """What became of the body (``None``: bodies are not kept)."""
-        if self.keep is None:
-            return None
-        return self.keep.close(self.digest.hexdigest())
 
 
 class Recorder:
@@ -166,32 +75,33 @@ class Recorder:
 
     def __init__(self) -> None:
         """Nothing recorded until ``gaia_record_dir`` is set."""
-        self.directory = ""
+        self.files: RecordFiles | None = None
         self.owners: dict[str, str] = {}
         """Client connection id: its sandbox's file name."""
         self.bodies: Bodies | None = None
-        self.open: dict[str, dict[str, tuple[str, str]]] = {}
-        """Sandbox file name: its requests not yet answered (flow id: client id, line)."""
+        self.open: dict[str, tuple[str, str]] = {}
+        """A request noted open (flow id): its client connection's id, the sandbox it was noted
+        under."""
 
     def load(self, loader: Any) -> None:
         """Declare the options."""
         loader.add_option("gaia_record_dir", str, "", "Where each sandbox's requests go")
         loader.add_option("gaia_bodies", bool, False, "Keep the response bodies too")
         loader.add_option("gaia_body_cap", int, 64 << 20, "Largest body kept (bytes)")
+        loader.add_option("gaia_sample_cap", int, 128 << 20, "One sample's bodies kept (bytes)")
         loader.add_option("gaia_run_cap", int, 1 << 30, "All bodies kept, at most (bytes)")
 
     def configure(self, updated: set[str]) -> None:
         """Read where to record."""
-        if "gaia_record_dir" in updated:
-            self.directory = ctx.options.gaia_record_dir
-            if self.directory:
-                for folder in ("clients", OPEN):
-                    os.makedirs(os.path.join(self.directory, folder), exist_ok=True)
-        if self.directory and ctx.options.gaia_bodies:
+        directory = ctx.options.gaia_record_dir
+        if "gaia_record_dir" in updated and directory:
+            self.files = RecordFiles(directory)
+        if directory and ctx.options.gaia_bodies:
             self.bodies = Bodies(
-                os.path.join(self.directory, "bodies"),
+                os.path.join(directory, "bodies"),
                 ctx.options.gaia_body_cap,
                 ctx.options.gaia_run_cap,
+                ctx.options.gaia_sample_cap,
             )
 
     # -- hooks ----------------------------------------------------------------------------------
@@ -200,21 +110,21 @@ class Recorder:
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         """Note when the request began, and that it is open."""
         flow.metadata[_STARTED] = time.time()
-        if self.directory and flow.request.method != "CONNECT" and not self._own(flow):
+        if self.files and flow.request.method != "CONNECT" and not self._own(flow):
             owner = self._owner(flow.client_conn)
-            line = json.dumps(self._record(flow, status=None, error=UNANSWERED))
-            self.open.setdefault(owner, {})[flow.id] = (flow.client_conn.id, line)
-            flow.metadata[_OPENED] = owner
-            self._write_open(owner)
+            if self.files.opened(owner, self._record(flow, status=None, error=UNANSWERED)):
+                self.open[flow.id] = (flow.client_conn.id, owner)
+                flow.metadata[_OPENED] = owner
 
     @fail_closed
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         """Hash the body while it streams (the guard has set it streaming)."""
-        if flow.response is not None and flow.response.stream:
-            keep = None if self._own(flow) else self._keeper()  # not the health probes'
-            counted = BodyHash(flow.response.stream, keep)
+        response = flow.response
+        if response is not None and response.stream and response.raw_content is None:
+            keep = None if self._own(flow) else self._keeper(flow)  # not the health probes'
+            counted = BodyHash(response.stream, keep)
             flow.metadata[_HASH] = counted
-            flow.response.stream = counted
+            response.stream = counted
 
     @fail_closed
     def response(self, flow: http.HTTPFlow) -> None:
@@ -223,10 +133,9 @@ class Recorder:
             return
         response = flow.response
         counted = flow.metadata.get(_HASH)
-        if counted is None:  # answered whole: by the guard, or a body too small to stream
-            body = response.raw_content or b""
-            counted = BodyHash(keep=self._keeper())
-            counted(body)
+        if counted is None:  # answered whole: by the guard (its refusal's text), a small body
+            counted = BodyHash(keep=self._keeper(flow))
+            counted(response.raw_content or b"")
         body_fate = counted.kept()
         if body_fate not in (None, KEPT):
             self._say_over(flow, str(body_fate))
@@ -272,7 +181,7 @@ class Recorder:
             {
                 "t": round(time.time(), 3),
                 "method": "TCP",
-                "url": f"{host}:{port}",
+                "url": cut(f"{host}:{port}"),
                 "status": None,
                 "bytes": 0,
                 "sha256": None,
@@ -280,32 +189,38 @@ class Recorder:
                 "decision": "blocked",
                 "why": "a raw TCP tunnel",
                 "error": None,
+                "server": cut(f"{host}:{port}"),
+                "sni": flow.client_conn.sni,
+                "address": None,
             },
         )
 
     def client_disconnected(self, client: Any) -> None:
-        """Forget the connection's owner, and any of its requests left open without a word."""
-        owner = self.owners.pop(client.id, None)
-        flows = self.open.get(owner or UNATTRIBUTED, {})
-        gone = [flow for flow, (of, _) in flows.items() if of == client.id]
-        for flow in gone:
-            del flows[flow]
-        if gone:
-            self._write_open(owner or UNATTRIBUTED)
+        """Forget the connection's owner; its requests left open without a word are closed."""
+        self.owners.pop(client.id, None)
+        for flow in [f for f, (of, _) in self.open.items() if of == client.id]:
+            _, owner = self.open.pop(flow)
+            if self.files:
+                self.files.closed(owner)
 
     # -- bodies ---------------------------------------------------------------------------------
 
-    def _keeper(self) -> BodyFile | None:
-        return None if self.bodies is None else self.bodies.open()
+    def _keeper(self, flow: http.HTTPFlow) -> BodyFile | None:
+        if self.bodies is None:
+            return None
+        return self.bodies.open(self._owner(flow.client_conn))
 
     def _say_over(self, flow: http.HTTPFlow, why: str) -> None:
-        """One log line per body over its cap; the run's cap once."""
+        """One log line per body over its cap; the run's cap once, each sample's share once."""
         assert self.bodies is not None
-        if "run's cap" in why:
-            if self.bodies.said_full:
+        said = "run" if "run's cap" in why else None
+        if "sample's share" in why:
+            said = f"sample {self._owner(flow.client_conn)}"
+        if said is not None:
+            if said in self.bodies.said:
                 return
-            self.bodies.said_full = True
-        log({"body_not_kept": why, "url": flow.request.pretty_url})
+            self.bodies.said.add(said)
+        log({"body_not_kept": why, "url": cut(flow.request.pretty_url)})
 
     # -- lines ----------------------------------------------------------------------------------
 
@@ -322,10 +237,13 @@ class Recorder:
         headers: list[list[str]] | None = None,
     ) -> None:
         owner = flow.metadata.pop(_OPENED, None)
-        if owner is not None and self.open.get(owner, {}).pop(flow.id, None) is not None:
-            self._write_open(owner)
+        if owner is not None and self.open.pop(flow.id, None) is not None and self.files:
+            self.files.closed(owner)
         record = self._record(flow, status=status, error=error)
         record.update(bytes=size, sha256=sha256, type=kind)
+        server = flow.server_conn
+        if server is not None and server.peername:
+            record["address"] = str(server.peername[0])
         if body is not None:
             record.update(body=body, headers=headers)
         self._line(flow.client_conn, record)
@@ -338,12 +256,19 @@ class Recorder:
         if error is not None and decision == "allowed" and "does not allow this" in error:
             decision, why = "blocked", error  # the resolver found no public address
         request = flow.request
+        tunnel = request.method == "CONNECT"
+        server = request.authority if tunnel else f"{request.host}:{request.port}"
+        asked = flow.metadata.get(ASKED)
+        if asked is not None and SERVER not in flow.metadata:  # pointed elsewhere (a replay's body)
+            parts = urlsplit(asked)
+            server = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
         return {
+            "id": flow.id,
             "t": round(float(flow.metadata.get(_STARTED) or request.timestamp_start), 3),
             "method": request.method,
-            "url": request.authority
-            if request.method == "CONNECT"
-            else flow.metadata.get(ASKED, request.pretty_url),
+            "url": cut(
+                request.authority if tunnel else flow.metadata.get(ASKED, request.pretty_url)
+            ),
             "status": status,
             "bytes": 0,
             "sha256": None,
@@ -351,31 +276,24 @@ class Recorder:
             "decision": decision,
             "why": why,
             "error": error,
+            "server": cut(flow.metadata.get(SERVER, server)),
+            "sni": flow.client_conn.sni,
+            "address": None,
         }
 
-    def _write_open(self, owner: str) -> None:
-        """The sandbox's open requests, written whole and renamed over (a reader sees either)."""
-        lines = self.open.get(owner) or {}
-        if not lines:
-            self.open.pop(owner, None)
-        path = os.path.join(self.directory, OPEN, f"{owner}.jsonl")
-        with open(path + ".new", "w", encoding="utf-8") as out:
-            out.writelines(line + "\n" for _, line in lines.values())
-        os.replace(path + ".new", path)
-
     def _line(self, client: Any, record: dict[str, Any]) -> None:
-        if not self.directory:
-            return
-        owner = self._owner(client)
-        with open(os.path.join(self.directory, f"{owner}.jsonl"), "a", encoding="utf-8") as out:
-            out.write(json.dumps(record) + "\n")
+        if self.files:
+            self.files.line(self._owner(client), record)
 
     def _owner(self, client: Any) -> str:
         if client.id in self.owners:
             return self.owners[client.id]
+        if self.files is None:
+            return UNATTRIBUTED
         address = str(client.peername[0]).removeprefix("::ffff:")
         try:
-            with open(os.path.join(self.directory, "clients", address), encoding="utf-8") as f:
+            path = os.path.join(self.files.directory, "clients", address)
+            with open(path, encoding="utf-8") as f:
                 owner = os.path.basename(f.read().strip()) or UNATTRIBUTED
         except FileNotFoundError:
             return UNATTRIBUTED  # not cached: the run names it in a moment

@@ -17,10 +17,11 @@ its address back to the network, and the run's next sandbox may take it.
 What the run learns, as JSON lines on stdout (the container's log, which the run follows:
 ``sandboxes/docker/egress_watch.py``):
 
-* ``{"inspect_gaia": {"down": WHY, "since": S, "client": C, "at": T}}``: at T (Unix time)
-  mitmdump had not answered for S seconds (0 for an exit, seen at once; a hang dates from its last
-  answer), for WHY (``out of memory…``, ``exited with code 1``, ``stopped answering``); C is the
-  sandbox whose connection or request it took last (``CLIENT_FILE``), when one has;
+* ``{"inspect_gaia": {"down": WHY, "since": S, "client": C, "load": L, "at": T}}``: at T (Unix
+  time) mitmdump had not answered for S seconds (0 for an exit, seen at once; a hang dates from its
+  last answer), for WHY (``out of memory…``, ``exited with code 1``, ``stopped answering``); C is
+  the sandbox address that held most of the proxy then, and L what it held (connections, buffered
+  bytes, requests in flight: ``load.py``, as the addon last published it), when one held any;
 * ``{"inspect_gaia": {"up": N}}``: it answers, after N restarts (0: the first start);
 * ``{"inspect_gaia": {"gave_up": WHY}}``: more than ``MAX_RESTARTS`` within ``RESTART_WINDOW``
   seconds; it exits, and the container stops, so the run ends the samples that need the web.
@@ -38,7 +39,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING or __package__:  # the package's name (the host imports it); and in the
+    from .load import LOAD_FILE, heaviest  # proxy's container, the file beside this one
+else:
+    from load import LOAD_FILE, heaviest
 
 PROBE_EVERY = 1.0
 PROBE_TIMEOUT = 5.0
@@ -49,10 +55,6 @@ ANNOUNCE = 0.5
 """Seconds between saying a hung mitmdump is down and killing it (see ``Supervisor.once``)."""
 MAX_RESTARTS = 5
 RESTART_WINDOW = 300.0
-CLIENT_FILE = os.environ.get("INSPECT_GAIA_EGRESS_CLIENT_FILE", "/tmp/inspect-gaia-egress-client")
-"""The address of the sandbox whose connection or request mitmdump took last: the addon writes it
-(``note_client``), and a ``down`` line names it (the likeliest cause of a hang or of running out of
-memory, as the last one in before it)."""
 _PROBE = b"GET http://inspect-gaia.health/ HTTP/1.0\r\n\r\n"
 _OOM_COUNTERS = ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control")
 
@@ -72,20 +74,6 @@ def answers(port: int, timeout: float) -> bool:
             return probe.recv(64).startswith(b"HTTP/1.1 200")
     except OSError:
         return False
-
-
-def note_client(descriptor: int, address: str) -> None:
-    """Write ``address`` into ``CLIENT_FILE`` (open as ``descriptor``): one small write in place."""
-    os.pwrite(descriptor, address.encode("ascii", "replace")[:64].ljust(64, b"\0"), 0)
-
-
-def last_client() -> str:
-    """The address ``note_client`` wrote last, or ``""``."""
-    try:
-        with open(CLIENT_FILE, "rb") as file:
-            return file.read(64).split(b"\0")[0].decode("ascii", "replace").strip()
-    except OSError:
-        return ""
 
 
 def oom_kills() -> int:
@@ -152,9 +140,9 @@ class Supervisor:
         """Say that mitmdump is down (unless this is the supervisor stopping it)."""
         if not self.stopping:
             record: dict[str, Any] = {"down": why, "since": round(since, 3)}
-            client = last_client()
-            if client:
-                record["client"] = client
+            blamed = heaviest()
+            if blamed is not None:
+                record["client"], record["load"] = blamed
             log({**record, "at": round(time.time(), 3)})
 
     def once(self) -> None:
@@ -164,6 +152,10 @@ class Supervisor:
         resets end their commands at once, and the run must know of the outage by then.
         """
         oom_before = oom_kills()
+        try:  # what the last mitmdump's clients held is no blame for this one
+            os.unlink(LOAD_FILE)
+        except OSError:
+            pass
         child = self.child = subprocess.Popen(self.command, preexec_fn=_killed_first)
         deadline = time.monotonic() + START_TIMEOUT
         while not answers(self.port, 1.0):

@@ -33,18 +33,37 @@ INFO_SOURCE = "inspect_gaia web"
 """The ``source`` of the info event that lists a sample's requests."""
 Decision = Literal["allowed", "refused", "blocked"]
 DECISIONS: tuple[Decision, ...] = ("allowed", "refused", "blocked")
-OPEN_FOLDER = "open"
-"""The proxy's folder of each sandbox's requests not yet answered (as ``egress/recorder.py``'s
-``OPEN``, which cannot import this: it runs in the proxy's container)."""
+OPEN_SUFFIX = ".open"
+"""After the path of the proxy's record folder: its folder of each sandbox's requests in flight
+(as ``egress/record_files.py``'s ``OPEN``, which cannot import this: it runs in the proxy's
+container)."""
 UNANSWERED = "unanswered when the sample ended"
 """The ``error`` of a request the proxy had not answered when its sample ended (as the proxy's)."""
+MAX_URL = 2048
+"""Characters of a URL the proxy records (``record_files.MAX_URL``); a longer one is cut, and says
+its length."""
+MAX_LINES = 10_000
+"""Requests the proxy records per sandbox (``record_files.MAX_LINES``)."""
+MAX_BYTES = 16 << 20
+"""Bytes of a sandbox's record at most (``record_files.MAX_BYTES``)."""
+FULL = "record_full"
+"""The key of the proxy's one line saying a sandbox's record is full (``record_files.FULL``)."""
+FULL_KEY = "inspect_gaia/web_record_full"
+"""The sample store's key for why its record is incomplete (a sandbox over the record's caps: its
+later requests were not recorded); absent when the record is whole."""
 OUTAGE = "The run's egress proxy stopped while this sample ran a command"
 """How the error of a sample an egress outage ended begins
 (``sandboxes/docker/egress_watch.py``)."""
-CAME_FROM = "the last request before it came from "
-"""Then, when the proxy's supervisor named its last client: that client, a sample if it was one's
-(``sample_named``, the likeliest cause of a hang or of running out of memory), else its address."""
-CAUSE = re.compile(re.escape(CAME_FROM) + r"(sample \S+ \(epoch \d+\)|[0-9A-Fa-f.:]{1,64})")
+CAME_FROM = "the sandbox holding most of the proxy then was "
+"""Then, when the proxy's supervisor named one: the client that held most of the proxy's memory
+(connections, buffered bytes: ``egress/load.py``), a sample if it was one's (``sample_named``), else
+its address."""
+_CAME_FROM_BEFORE = "the last request before it came from "
+"""How logs before round 6 said it (the last client in, which was often not the cause)."""
+CAUSE = re.compile(
+    f"(?:{re.escape(CAME_FROM)}|{re.escape(_CAME_FROM_BEFORE)})"
+    + r"(sample \S+ \(epoch \d+\)|[0-9A-Fa-f.:]{1,64})"
+)
 """What ``CAME_FROM`` names in an outage's error: ``sample_named``'s words, or an address."""
 SHOWN = 200
 """Requests the info event lists in full (the store holds them all)."""
@@ -69,13 +88,21 @@ class WebRequest:
     decision: Decision
     why: str | None = None
     error: str | None = None
+    server: str | None = None
+    """Where the proxy connected (``host:port``); ``None`` in records before round 6."""
+    sni: str | None = None
+    """The TLS name the client gave, if any."""
+    address: str | None = None
+    """The server's IP address, once the proxy had connected."""
 
     @classmethod
     def of(cls, data: object) -> WebRequest | None:
         """A request from a line or a store entry; ``None`` when it is not one."""
         if not isinstance(data, Mapping):
             return None
-        strings = {k: data.get(k) for k in ("sha256", "type", "why", "error")}
+        strings = {
+            k: data.get(k) for k in ("sha256", "type", "why", "error", "server", "sni", "address")
+        }
         status = data.get("status")
         size = data.get("bytes")
         valid = (

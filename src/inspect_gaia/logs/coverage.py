@@ -176,7 +176,7 @@ def _never_answered(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample]
 
 
 def _outages(runs: Sequence[CoveredRun], samples: Sequence[CoveredSample]) -> str | None:
-    """Samples an outage of the run's egress proxy ended, and whose sandbox it followed."""
+    """Samples an outage of the run's egress proxy ended, and the sandbox that held it then."""
     ended = [s.error for s in samples if s.error and OUTAGE in s.error]
     if not ended:
         return None

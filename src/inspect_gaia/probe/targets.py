@@ -43,9 +43,9 @@ ANY_HOST = "example.org"
 WORD = "probe"
 """What a ``*`` in a rule becomes in the URL tried."""
 BLOCKED_MARKER = "inspect_gaia egress proxy does not allow this"
-"""``egress/addon.py``'s ``BLOCKED``: the proxy's refusal of a request for what it is (a private
-address, a port). Written here too, since importing the addon needs mitmproxy; a test holds the
-two equal."""
+"""``egress/bounds.py``'s ``BLOCKED`` (the guard's): the proxy's refusal of a request for what it
+is (a private address, a port). Written here too, since importing the proxy's programs needs
+mitmproxy; a test holds the two equal."""
 REFUSALS = (REFUSAL_MARKER, BLOCKED_MARKER)
 """How a body the run's proxy wrote in place of the page starts."""
 KINDS = ("source", "open", "relay", "redirect")

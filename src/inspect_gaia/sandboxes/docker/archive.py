@@ -15,7 +15,7 @@ import json
 import posixpath
 import stat as stat_module
 import tarfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from inspect_ai.util import (
@@ -104,6 +104,33 @@ def get_file(container: str, path: str, original: str) -> bytes:
         if extracted is None:
             raise OSError(errno.EINVAL, "Not a regular file.", original)
         return extracted.read()
+
+
+def iter_file(container: str, path: str, limit: int, chunk: int = 1 << 16) -> Iterator[bytes]:
+    """The regular file at ``path``, in chunks, up to ``limit`` bytes (the rest is never read).
+
+    For a file whose size its writer does not bound (a proxy's record): memory is one chunk, and
+    the engine's stream is closed whatever the reader does (see the module docstring). A symbolic
+    link or any member but a regular file yields nothing.
+
+    Raises:
+        FileNotFoundError: There is no file at ``path``.
+    """
+    response = _archive(api(), container, path, path)
+    try:
+        response.raw.decode_content = True  # the engine may gzip the stream
+        with tarfile.open(fileobj=response.raw, mode="r|") as tar:
+            member = tar.next()
+            extracted = tar.extractfile(member) if member is not None and member.isreg() else None
+            left = limit
+            while extracted is not None and left > 0:
+                piece = extracted.read(min(chunk, left))
+                if not piece:
+                    return
+                left -= len(piece)
+                yield piece
+    finally:
+        response.close()
 
 
 def _archive(client: APIClient, container: str, path: str, original: str) -> Any:

@@ -63,6 +63,15 @@ _READY = '{"inspect_gaia": {"up": '
 """The supervisor's line once the proxy answers (``egress/supervise.py``)."""
 MEMORY = "1g"
 """The proxy's memory limit: bodies stream, so it holds connections, not downloads."""
+SOCKET_BUFFERS = {
+    "net.ipv4.tcp_rmem": "4096 131072 1048576",
+    "net.ipv4.tcp_wmem": "4096 16384 1048576",
+}
+"""The kernel's TCP buffers in the proxy's container: 1 MiB per socket and direction at most
+(Linux grows them to 4-6 MiB, more on some hosts). A client that stops reading parks what is in
+flight there, not in the proxy (HTTP/1.1: ``egress/addon.py``); on a cgroup v2 host they count
+against the container's memory, so a sandbox's 64 stalled downloads hold at most 128 MiB of it.
+1 MiB of window is 20 MB/s per download at 50 ms from the server."""
 STREAM_ABOVE = "64k"
 """Bodies larger stream even where the addon cannot say so (a refused request's)."""
 _NO_PROXY = "localhost,127.0.0.1,::1"
@@ -192,6 +201,7 @@ def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
                     init=True,
                     mem_limit=MEMORY,
                     pids_limit=1024,
+                    sysctls=SOCKET_BUFFERS,
                 ),
             )["Id"]
         )
@@ -242,9 +252,12 @@ def _command(
 
 
 def _replay_command() -> list[str]:
-    """A replay's proxy: the recorded web (``replay.py``) in place of the guard, recorded too."""
+    """A replay's proxy: the recorded web (``replay.py``) in place of the guard, recorded too.
+
+    Within the guard's bounds (``bounds.py``): the same caps per sandbox, the same blame.
+    """
     return _mitmdump(
-        *("-s", "/egress/replay.py", "-s", "/egress/recorder.py"),
+        *("-s", "/egress/bounds.py", "-s", "/egress/replay.py", "-s", "/egress/recorder.py"),
         *("--set", f"gaia_replay={REPLAY_DIR}", "--set", f"gaia_record_dir={RECORD_DIR}"),
     )
 
@@ -259,6 +272,9 @@ def _mitmdump(*scripts: str) -> list[str]:
         *("--set", "connection_strategy=lazy", "--set", "upstream_cert=false"),
         # no body is held whole (the addon streams the rest), and no WebSocket message either
         *("--set", f"stream_large_bodies={STREAM_ABOVE}", "--set", "websocket=false"),
+        # HTTP/1.1 both ways: over HTTP/2 a client's closed window parks a body in the proxy
+        # without bound (the addon's docstring says why not HTTP/2 with a cap of ours)
+        *("--set", "http2=false"),
         *scripts,
         # its own log is warnings only: the container's log is the run's channel from the proxy
         *("--set", "flow_detail=0", "--set", "termlog_verbosity=warn"),
@@ -362,7 +378,10 @@ def _image_bundle(image: str) -> bytes:
 
 
 def refusals(egress: Egress) -> int:
-    """How many requests the proxy refused so far (its log's JSON lines)."""
+    """How many requests the proxy refused so far (its log's JSON lines).
+
+    At least: a sandbox's lines stop after ``load.MAX_SAID`` (its refusals are all in its record).
+    """
     try:
         logs = client.api().logs(egress.proxy).decode("utf-8", errors="replace")
     except Exception:

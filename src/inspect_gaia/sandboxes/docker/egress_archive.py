@@ -8,9 +8,10 @@ file: ``INSPECT_LOG_DIR``, or ``./logs``), hashing it on the way, and writes the
 hash beside it (``<archive>.sha256``, as ``sha256sum -c`` reads it). Each sample's store names
 the archive (``web_record.ARCHIVE_KEY``) and holds every body's hash (its requests' ``sha256``).
 
-The caps (bytes): ``INSPECT_GAIA_WEB_BODY_CAP`` per body, ``INSPECT_GAIA_WEB_RUN_CAP`` for the
-run's bodies together; a body over one is recorded (hash, size) but not kept, and ``not_kept``
-gives the run's end one line about them.
+The caps (bytes): ``INSPECT_GAIA_WEB_BODY_CAP`` per body, ``INSPECT_GAIA_WEB_SAMPLE_CAP`` for one
+sample's bodies together (its share of the run's: one sample cannot fill the run's cap for every
+later one), ``INSPECT_GAIA_WEB_RUN_CAP`` for the run's; a body over one is recorded (hash, size)
+but not kept, and ``not_kept`` gives the run's end one line about them.
 
 What makes an archive speak for itself: the run writes ``record/run.json`` (``manifest``: whether
 it refused answer sources) when its proxy starts, and ``record/samples/<sandbox>`` (``name_sample``:
@@ -39,10 +40,15 @@ from . import client
 
 BODY_CAP_ENV = "INSPECT_GAIA_WEB_BODY_CAP"
 RUN_CAP_ENV = "INSPECT_GAIA_WEB_RUN_CAP"
+SAMPLE_CAP_ENV = "INSPECT_GAIA_WEB_SAMPLE_CAP"
 BODY_CAP = 64 << 20
 """The largest body kept, unless ``BODY_CAP_ENV`` says otherwise (64 MiB)."""
 RUN_CAP = 1 << 30
 """All the run's bodies kept, at most, unless ``RUN_CAP_ENV`` says otherwise (1 GiB)."""
+SHARES = 8
+"""A sample's share of the run's cap: 1/8 (128 MiB of the default 1 GiB, twice the per-body cap),
+unless ``SAMPLE_CAP_ENV`` says otherwise. Eight greedy samples fill the run's cap at most; an
+honest GAIA sample keeps a few MiB."""
 _NOT_KEPT = '"body_not_kept"'
 
 
@@ -59,10 +65,12 @@ def _cap(name: str, default: int) -> int:
 
 def body_options() -> list[str]:
     """The proxy's options that keep the bodies, within the caps (raises ``GaiaError``)."""
+    run_cap = _cap(RUN_CAP_ENV, RUN_CAP)
     return [
         *("--set", "gaia_bodies=true"),
         *("--set", f"gaia_body_cap={_cap(BODY_CAP_ENV, BODY_CAP)}"),
-        *("--set", f"gaia_run_cap={_cap(RUN_CAP_ENV, RUN_CAP)}"),
+        *("--set", f"gaia_sample_cap={_cap(SAMPLE_CAP_ENV, max(run_cap // SHARES, 1))}"),
+        *("--set", f"gaia_run_cap={run_cap}"),
     ]
 
 

@@ -127,6 +127,7 @@ class Watch:
                 if record.get("client"):
                     address = str(record["client"])[:64]
                     why += f"; {CAME_FROM}{self.clients.get(address, address)}"
+                    why += _held(record.get("load"))
                 self.outages.append(Outage(start, why, wall))
             elif "up" in record:
                 self._close_open(now)
@@ -169,6 +170,19 @@ class Watch:
                     self.lost = self.lost or "the egress proxy's container stopped"
                     self._close_open(time.monotonic())
                 return
+
+
+def _held(load: object) -> str:
+    """`` (60 connections, 1.2 MiB unread, 58 requests in flight)``: what the blamed client held."""
+    if not isinstance(load, dict):
+        return ""
+    figures = {k: v for k, v in load.items() if isinstance(v, int) and not isinstance(v, bool)}
+    parts = [
+        f"{figures.get('connections', 0) + figures.get('servers', 0)} connections",
+        f"{figures.get('held', 0) / (1 << 20):.1f} MiB unread",
+        f"{figures.get('open', 0)} requests in flight",
+    ]
+    return f" ({', '.join(parts)})"
 
 
 class SampleCommands:
