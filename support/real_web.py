@@ -71,7 +71,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspect_gaia.image_layout import BUNDLE
-from inspect_gaia.sandboxes.docker.egress import TEST_CA_ENV, Egress
+from inspect_gaia.sandboxes.docker.egress import Egress
+from inspect_gaia.sandboxes.docker.egress_reach import TEST_CA_ENV
 from support.answer_pages import STANDIN_LABEL
 from support.standins import StandIns, allowing, docker
 from support.web_ca import TestCA

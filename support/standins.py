@@ -18,7 +18,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from inspect_gaia.sandboxes.docker.egress import EGRESS_LABEL, TEST_NETWORKS_ENV
+from inspect_gaia.sandboxes.docker.egress import EGRESS_LABEL
+from inspect_gaia.sandboxes.docker.egress_reach import TEST_NETWORKS_ENV
 from support.answer_pages import STANDIN_LABEL, STANDIN_SCRIPT, standin_routes
 
 ARGS = "{{json .Args}}"

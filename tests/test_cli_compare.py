@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from inspect_gaia._cli.compare import DISAGREEMENT_COLUMNS, LEVEL_COLUMNS
-from inspect_gaia.logs.results import read_evalscope_run
+from inspect_gaia.logs.evalscope import read_evalscope_run
 from tests.helpers import MiniLogs, dumps, invoke, write_log
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, MINI_CREW, MINI_MEMO
 

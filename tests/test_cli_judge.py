@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from inspect_gaia.logs.results import read_evalscope_run
+from inspect_gaia.logs.evalscope import read_evalscope_run
 from inspect_gaia.questions.named_sets import load_named_set
 from inspect_gaia.scoring.judge import DEFAULT_PROMPT_NAME, load_prompt
 from support.scripted_model import Entry, ScriptedModel

@@ -13,7 +13,7 @@ import pytest
 from rich.cells import cell_len
 
 from inspect_gaia._cli._output import fit_columns, render, wrap
-from inspect_gaia.logs.results import read_evalscope_run
+from inspect_gaia.logs.evalscope import read_evalscope_run
 from tests.helpers import invoke, write_log
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI
 

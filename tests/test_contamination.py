@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from inspect_gaia.answer_sources.sources import load_answer_sources
-from inspect_gaia.logs.results import read_evalscope_run
+from inspect_gaia.logs.evalscope import read_evalscope_run
 from tests.helpers import gaia_record, invoke, write_log
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI
 

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from inspect_gaia import GaiaError
+from inspect_gaia.logs.evalscope import read_evalscope_run
 from inspect_gaia.logs.read import read_inspect_logs
-from inspect_gaia.logs.results import group_runs, read_evalscope_run
+from inspect_gaia.logs.results import group_runs
 from support.scripted_model import Entry
 from tests.helpers import MODEL, Play, eval_command, invoke, overall, report_json, write_log
 from tests.scenario import EVALSCOPE_RUN, GAIA_MINI, GAIA_TINY

@@ -10,8 +10,9 @@ import pytest
 from inspect_ai.log import EvalResults, read_eval_log, write_eval_log
 
 from inspect_gaia import GaiaError
+from inspect_gaia.logs.evalscope import read_evalscope_run
 from inspect_gaia.logs.read import read_inspect_log, read_inspect_logs
-from inspect_gaia.logs.results import by_task_id, group_runs, read_evalscope_run
+from inspect_gaia.logs.results import by_task_id, group_runs
 from inspect_gaia.logs.stats import summarise
 from tests.helpers import MODEL, RUN_SAMPLES, invoke, write_log
 from tests.scenario import EVALSCOPE_RUN, MINI_CREW, MINI_MEMO

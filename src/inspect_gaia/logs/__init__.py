@@ -11,7 +11,7 @@ never runs a task, and imports nothing of the task's wing but the record's vocab
   what a sample costs to parse, its JSON values counted before inspect parses it; ``budget``:
   what all the files of one command may unpack to and keep; ``read``:
   inspect_gaia's own logs, every field checked, ``samples`` each sample of one (its trace cut);
-  ``foreign``: inspect_evals' ``gaia`` logs;
+  ``foreign``: inspect_evals' ``gaia`` logs; ``evalscope``: an EvalScope GAIA output folder;
   ``results``: per-sample results of any of them, and runs grouped by model and settings;
   ``coverage``: what a group covers (a ``--limit`` look, one level, a stopped run, every model
   call failed); ``latest``: a folder's newest complete run.

@@ -32,19 +32,14 @@ from ..questions.dataset import check_record, metadata_file
 from ..questions.hub import DEFAULT_HUB, DEFAULT_REVISIONS, cached_snapshot
 from ..questions.questionset import QuestionSet, describe, resolve
 from ..questions.snapshot_files import read_records
+from .evalscope import evalscope_review_files, read_evalscope_run
 from .latest import describe as describe_run
 from .latest import latest
 from .leaderboard import read_leaderboard
 from .probe import refuse_probes
 from .provenance import GaiaProvenance
 from .read import Skipped, read_inspect_logs
-from .results import (
-    SampleResult,
-    evalscope_review_files,
-    group_runs,
-    read_evalscope_run,
-    run_label,
-)
+from .results import SampleResult, group_runs, run_label
 
 SPLIT = "validation"
 COMPARE_FLAGS = ("--exclude", "--answers", "--question-set")

@@ -15,12 +15,12 @@ The map (a test holds it to the folder: every module is named here):
   start, its framing),
   ``engine`` (every engine and image check and diagnosis, shared by the task, both providers and
   ``doctor``);
-* ``egress``, ``egress_watch``, ``egress_record`` and ``egress_archive``: the Docker side of the
-  run's egress proxy (``-T block_answer_sources``, ``web_record``, ``web_replay``; its programs are
-  the ``egress`` wing's), a feature, not an optimisation: its
-  container's lifecycle, the watch that ends a sample whose command ran while the proxy was down,
-  each sample's part of its record of requests, and the run's archive of the bodies
-  (``-T web_record=bodies``).
+* ``egress``, ``egress_reach``, ``egress_watch``, ``egress_record`` and ``egress_archive``: the
+  Docker side of the run's egress proxy (``-T block_answer_sources``, ``web_record``,
+  ``web_replay``; its programs are the ``egress`` wing's), a feature, not an optimisation: its
+  container's lifecycle, what it may not reach (and, in tests, may), the watch that ends a sample
+  whose command ran while the proxy was down, each sample's part of its record of requests, and
+  the run's archive of the bodies (``-T web_record=bodies``).
 
 Two optimisations, each with what it falls back to:
 

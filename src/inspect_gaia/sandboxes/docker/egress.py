@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import threading
 import time
 import uuid
@@ -49,6 +48,7 @@ from . import archive, client
 from .cleanup import RUN_LABEL, RunScoped
 from .cleanup import labels as run_labels
 from .egress_archive import body_options, manifest, send_replay
+from .egress_reach import TEST_CA_ENV, TEST_CA_PATH, host_addresses, test_networks
 from .egress_watch import SampleCommands, Watch
 
 EGRESS_LABEL = "inspect_gaia.egress"
@@ -75,15 +75,6 @@ against the container's memory, so a sandbox's 64 stalled downloads hold at most
 STREAM_ABOVE = "64k"
 """Bodies larger stream even where the addon cannot say so (a refused request's)."""
 _NO_PROXY = "localhost,127.0.0.1,::1"
-TEST_NETWORKS_ENV = "INSPECT_GAIA_EGRESS_TEST_NETWORKS"
-"""Test-only: Docker networks (names or ids, comma-separated) whose addresses a run's proxy may
-reach although they are private (their gateways, the host's, stay refused). The egress tests and
-benchmark set it for the stand-in "internet" they build; it is no user setting."""
-TEST_CA_ENV = "INSPECT_GAIA_EGRESS_TEST_CA"
-"""Test-only: a PEM file naming the CA that signed the stand-in web's certificates
-(``support/real_web.py``). A run's proxy then trusts that CA, and it alone, for the servers it
-connects to: it still verifies each certificate and its name. No user setting."""
-_TEST_CA = "/egress/test-ca.pem"
 
 
 @dataclass
@@ -181,9 +172,9 @@ def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
         created.append(("network", outside))
         subnet = api.inspect_network(network)["IPAM"]["Config"][0]["Subnet"]
         replayed = spec.replay
-        allow, test_gateways = _test_networks()
+        allow, test_gateways = test_networks()
         test_ca = os.environ.get(TEST_CA_ENV)
-        deny = _host_addresses(outside) + test_gateways
+        deny = host_addresses(outside) + test_gateways
         proxy = str(
             api.create_container(
                 PROXY_IMAGE,
@@ -215,7 +206,7 @@ def _start(task_name: str, spec: EgressSpec, key: str) -> Egress:
             files[f"{RECORD_DIR}/run.json"] = manifest(spec)
         if test_ca:
             with open(test_ca, "rb") as pem:
-                files[_TEST_CA] = pem.read()
+                files[TEST_CA_PATH] = pem.read()
         api.put_archive(proxy, "/", client.tar_of(files))
         if replayed is None:
             api.connect_container_to_network(proxy, network)
@@ -247,7 +238,7 @@ def _command(
         *("--set", f"gaia_deny={','.join(deny)}", "--set", f"gaia_allow={','.join(allow)}"),
         *("--set", f"gaia_record_dir={RECORD_DIR}"),
         *(body_options() if bodies else []),
-        *(("--set", f"ssl_verify_upstream_trusted_ca={_TEST_CA}") if test_ca else ()),
+        *(("--set", f"ssl_verify_upstream_trusted_ca={TEST_CA_PATH}") if test_ca else ()),
     )
 
 
@@ -279,44 +270,6 @@ def _mitmdump(*scripts: str) -> list[str]:
         # its own log is warnings only: the container's log is the run's channel from the proxy
         *("--set", "flow_detail=0", "--set", "termlog_verbosity=warn"),
     ]
-
-
-def _host_addresses(outside: str) -> list[str]:
-    """The host's addresses: every bridge network's gateway, and its interfaces'.
-
-    The run's outward network's gateway is among the first; the interfaces are those of the
-    machine the run is on, which is the engine's but for a remote engine (then they are only
-    more addresses refused).
-    """
-    found: set[str] = set()
-    api = client.api()
-    for network in [*api.networks(filters={"driver": "bridge"}), api.inspect_network(outside)]:
-        for pool in (network.get("IPAM") or {}).get("Config") or []:
-            if pool.get("Gateway"):
-                found.add(str(pool["Gateway"]).split("/")[0])
-    try:
-        import psutil  # type: ignore[import-untyped]
-
-        for addresses in psutil.net_if_addrs().values():
-            found.update(a.address.split("%")[0] for a in addresses if a.family in _INET)
-    except Exception:  # no interfaces to read: the gateways remain
-        pass
-    return sorted(found)
-
-
-_INET = (socket.AF_INET, socket.AF_INET6)
-
-
-def _test_networks() -> tuple[list[str], list[str]]:
-    """The subnets and gateways of the networks ``TEST_NETWORKS_ENV`` names (tests only)."""
-    subnets: list[str] = []
-    gateways: list[str] = []
-    for name in filter(None, os.environ.get(TEST_NETWORKS_ENV, "").split(",")):
-        for pool in client.api().inspect_network(name.strip())["IPAM"]["Config"] or []:
-            subnets.append(str(pool["Subnet"]))
-            if pool.get("Gateway"):
-                gateways.append(str(pool["Gateway"]).split("/")[0])
-    return subnets, gateways
 
 
 def _wait_ready(proxy: str) -> None:
