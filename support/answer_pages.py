@@ -33,6 +33,9 @@ WEATHER = "Fog over the harbour at dawn, 9 degrees, wind from the west."
 SALTMERE = "Saltmere Reach"
 ORRINDALE = "Orrindale"
 PELLBROOK = "Pellbrook"
+SALTMERE_ID = "559f03ff-e213-5f93-b0be-8f5c1fb176af"
+PELLBROOK_ID = "df237641-72ca-50d9-8a8e-d1261dad439d"
+"""The task ids of gaia-leak's two questions the blocking tests run side by side."""
 
 
 def _questions() -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from inspect_gaia import gaia
+from support.answer_pages import GAIA_LEAK, PELLBROOK_ID, SALTMERE_ID
 from support.scripted_model import Entry, ScriptedModel
 
 REPO = Path(__file__).parent.parent
@@ -108,6 +109,17 @@ def eval_task(task: Task, log_dir: Path, **options: Any) -> EvalLog:
 def eval_gaia(log_dir: Path, **params: Any) -> EvalLog:
     """Run ``gaia(**params)`` in-process with the scripted model; returns its one log."""
     return eval_task(gaia(**params), log_dir)
+
+
+def eval_blocked_pair(image: str, log_dir: Path) -> EvalLog:
+    """gaia-leak's Saltmere and Pellbrook questions at once, behind the run's blocking proxy."""
+    task = gaia(
+        dataset_path=str(GAIA_LEAK),
+        image=image,
+        block_answer_sources=True,
+        ids=f"{SALTMERE_ID},{PELLBROOK_ID}",
+    )
+    return eval_task(task, log_dir, max_samples=2)
 
 
 def sample_asking(samples: list[EvalSample], word: str) -> EvalSample:

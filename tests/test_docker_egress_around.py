@@ -20,6 +20,7 @@ from inspect_gaia.egress.urlrules import REFUSAL_MARKER
 from support.answer_pages import (
     GAIA_LEAK,
     PELLBROOK,
+    PELLBROOK_ID,
     WAIT_FOR_STANDINS,
     WEATHER,
     bridge_address,
@@ -31,7 +32,6 @@ from tests.helpers import Play, eval_gaia
 
 pytestmark = pytest.mark.docker
 
-PELLBROOK_ID = "df237641-72ca-50d9-8a8e-d1261dad439d"
 LISTED = "/datasets/gaia-benchmark/GAIA/resolve/main/2023/validation/metadata.jsonl"
 
 PROBE = r"""

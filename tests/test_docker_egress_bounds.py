@@ -35,13 +35,13 @@ import pytest
 from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessageTool
 
-from inspect_gaia import gaia
 from inspect_gaia.egress.web_record import FULL, MAX_LINES, MAX_URL, from_store
 from inspect_gaia.shipped import PROXY_PROGRAMS, source
 from support.answer_pages import (
-    GAIA_LEAK,
     PELLBROOK,
+    PELLBROOK_ID,
     SALTMERE,
+    SALTMERE_ID,
     WAIT_FOR_STANDINS,
     WEATHER,
     WEATHER_PATH,
@@ -49,13 +49,11 @@ from support.answer_pages import (
 from support.proxy_floods import ProxyWatch, flood
 from support.scripted_model import Entry
 from support.standins import StandIns, docker
-from tests.helpers import Play, eval_task
+from tests.helpers import Play, eval_blocked_pair
 from tests.helpers_reports import report_json
 
 pytestmark = pytest.mark.docker
 
-SALTMERE_ID = "559f03ff-e213-5f93-b0be-8f5c1fb176af"
-PELLBROOK_ID = "df237641-72ca-50d9-8a8e-d1261dad439d"
 LISTED = "https://huggingface.co/datasets/gaia-benchmark/GAIA/resolve/main/README.md"
 PEAK_BOUND = 300 << 20
 """The proxy container's memory at its highest while one sandbox floods it (it rests near 70 MiB;
@@ -240,16 +238,7 @@ def test_one_sandbox_at_its_worst_takes_nothing_from_another_nor_its_own_record(
         ]
     )
     with internet.attaching(), ProxyWatch(internet) as proxy:
-        log = eval_task(
-            gaia(
-                dataset_path=str(GAIA_LEAK),
-                image=sandbox_image,
-                block_answer_sources=True,
-                ids=f"{SALTMERE_ID},{PELLBROOK_ID}",
-            ),
-            tmp_path,
-            max_samples=2,
-        )
+        log = eval_blocked_pair(sandbox_image, tmp_path)
     assert log.status == "success" and log.samples is not None, log.error
     flooder = next(s for s in log.samples if s.id == SALTMERE_ID)
     honest = next(s for s in log.samples if s.id == PELLBROOK_ID)
@@ -338,16 +327,7 @@ def test_an_outage_names_the_sandbox_holding_the_proxy_and_report_names_its_samp
         killer = threading.Thread(target=kill_once_held)
         killer.start()
         try:
-            log = eval_task(
-                gaia(
-                    dataset_path=str(GAIA_LEAK),
-                    image=sandbox_image,
-                    block_answer_sources=True,
-                    ids=f"{SALTMERE_ID},{PELLBROOK_ID}",
-                ),
-                tmp_path,
-                max_samples=2,
-            )
+            log = eval_blocked_pair(sandbox_image, tmp_path)
         finally:
             killer.join()
     assert log.samples is not None and len(log.samples) == 2

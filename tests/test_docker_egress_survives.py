@@ -17,23 +17,23 @@ from inspect_ai.event import InfoEvent
 from inspect_ai.log import EvalSample, resolve_sample_attachments
 from inspect_ai.model import ChatMessageTool
 
-from inspect_gaia import gaia
 from support.answer_pages import (
     GAIA_LEAK,
     PELLBROOK,
+    PELLBROOK_ID,
     SALTMERE,
+    SALTMERE_ID,
     WAIT_FOR_STANDINS,
     WEATHER,
     WEATHER_PATH,
 )
 from support.scripted_model import Entry
 from support.standins import StandIns, docker
-from tests.helpers import Play, eval_gaia, eval_task
+from tests.helpers import Play, eval_blocked_pair, eval_gaia
 
 pytestmark = pytest.mark.docker
 
 MIB = 1 << 20
-PELLBROOK_ID = "df237641-72ca-50d9-8a8e-d1261dad439d"
 
 
 def _outputs(sample: EvalSample) -> list[str]:
@@ -77,7 +77,6 @@ def test_a_large_or_endless_download_streams_through_and_the_proxy_stays(
     assert sample.error is None
 
 
-SALTMERE_ID = "559f03ff-e213-5f93-b0be-8f5c1fb176af"
 MARKER = "http://weather.example/marker"
 SIGNAL = r"""
 import os, signal, sys
@@ -158,16 +157,7 @@ def test_a_proxy_that_dies_or_hangs_comes_back_and_the_sample_it_failed_ends_as_
         hurt = threading.Thread(target=_hurt_the_proxy, args=(internet, signum, restarted))
         hurt.start()
         try:
-            log = eval_task(
-                gaia(
-                    dataset_path=str(GAIA_LEAK),
-                    image=sandbox_image,
-                    block_answer_sources=True,
-                    ids=f"{SALTMERE_ID},{PELLBROOK_ID}",
-                ),
-                tmp_path,
-                max_samples=2,
-            )
+            log = eval_blocked_pair(sandbox_image, tmp_path)
         finally:
             set_up.set()
             restarted.set()

@@ -18,20 +18,25 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessageTool
 
-from inspect_gaia import gaia
 from inspect_gaia.probe.outcomes import PROBE_SCORER
 from inspect_gaia.probe.scorer import STORE_KEY
 from inspect_gaia.probe.task import gaia_probe
 from inspect_gaia.sandboxes.spec import CAPABILITIES, capability_mask
-from support.answer_pages import GAIA_LEAK, PELLBROOK, SALTMERE, WAIT_FOR_STANDINS, WEATHER_PATH
+from support.answer_pages import (
+    GAIA_LEAK,
+    PELLBROOK,
+    PELLBROOK_ID,
+    SALTMERE,
+    SALTMERE_ID,
+    WAIT_FOR_STANDINS,
+    WEATHER_PATH,
+)
 from support.scripted_model import Entry
 from support.standins import StandIns
-from tests.helpers import Play, eval_task
+from tests.helpers import Play, eval_blocked_pair
 
 pytestmark = pytest.mark.docker
 
-SALTMERE_ID = "559f03ff-e213-5f93-b0be-8f5c1fb176af"
-PELLBROOK_ID = "df237641-72ca-50d9-8a8e-d1261dad439d"
 FETCHES = 12
 
 FORGE = r"""python3 - <<'PY'
@@ -98,16 +103,7 @@ def test_a_sandbox_forging_arp_replies_leaves_its_neighbours_fetches_whole(
     )
     with internet.attaching():
         try:
-            log = eval_task(
-                gaia(
-                    dataset_path=str(GAIA_LEAK),
-                    image=sandbox_image,
-                    block_answer_sources=True,
-                    ids=f"{SALTMERE_ID},{PELLBROOK_ID}",
-                ),
-                tmp_path,
-                max_samples=2,
-            )
+            log = eval_blocked_pair(sandbox_image, tmp_path)
         finally:
             forging.set()
     assert log.status == "success" and log.samples is not None, log.error
