@@ -20,6 +20,8 @@ import unicodedata
 from collections.abc import Iterator
 from urllib.parse import unquote_plus
 
+from ..egress.urlrules import percent_decoded
+
 PREFIX_CHARS = 80
 """Normalised characters of the question that must appear in a tool result (all, if shorter)."""
 WINDOW = 1000
@@ -38,24 +40,14 @@ def clean_text(text: str) -> str:
     return text.translate(_INVISIBLE)
 
 
-DECODE_ROUNDS = 3
-"""Times a call's text is percent-decoded at most (a URL encoded twice reads ``%2520``)."""
-
-
 def decoded(text: str) -> str:
     """``text`` as a server reads a URL's query: HTML entities, then ``%XX`` and ``+``, decoded.
 
     A search URL carries its query percent- or plus-encoded (``q=In%20the%20attached``), and a
     link copied off a page HTML-escaped (``&amp;``): decoded, its words are the query's. Decoding
-    stops when nothing changes, after ``DECODE_ROUNDS`` at most (linear in the text each round).
+    stops when nothing changes, as the URL rules decode (``urlrules.percent_decoded``).
     """
-    text = html.unescape(text)
-    for _ in range(DECODE_ROUNDS):
-        plain = unquote_plus(text)
-        if plain == text:
-            break
-        text = plain
-    return text
+    return percent_decoded(html.unescape(text), unquote_plus)
 
 
 def normalise_text(text: str) -> str:

@@ -14,6 +14,7 @@ br``) is decoded in the reverse of the order the codings were applied.
 
 from __future__ import annotations
 
+import codecs
 import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -83,3 +84,15 @@ def _undo(chunks: Iterator[bytes], coding: str) -> Iterator[bytes]:
             raise EOFError("a zstd body cut short")
         return
     raise LookupError(f"unknown Content-Encoding {coding}")
+
+
+def charset(kind: str) -> str | None:
+    """The codec a ``Content-Type`` names (UTF-8 when none); ``None``: one Python does not know."""
+    for part in kind.split(";")[1:]:
+        name, _, value = part.strip().partition("=")
+        if name.strip().lower() == "charset":
+            try:
+                return codecs.lookup(value.strip().strip('"')).name
+            except LookupError:
+                return None
+    return "utf-8"

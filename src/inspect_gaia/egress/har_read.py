@@ -30,6 +30,7 @@ import os
 from datetime import datetime
 from typing import Any
 
+from .content_coding import charset
 from .replay_match import codings_of, file_sha256
 from .web_archive import Archive, ArchiveError, Line, servable
 
@@ -164,21 +165,7 @@ def _body(
         except (binascii.Error, ValueError) as ex:
             raise ArchiveError(f"{path}: entry {number}'s content is not base64") from ex
     kind = next((v for k, v in headers if k.lower() == "content-type"), "")
-    return text.encode(_charset(kind), "replace")
-
-
-def _charset(kind: str) -> str:
-    """The codec a ``Content-Type`` names (UTF-8 when none, or one Python does not know)."""
-    import codecs
-
-    for part in kind.split(";")[1:]:
-        name, _, value = part.strip().partition("=")
-        if name.strip().lower() == "charset":
-            try:
-                return codecs.lookup(value.strip().strip('"')).name
-            except LookupError:
-                return "utf-8"
-    return "utf-8"
+    return text.encode(charset(kind) or "utf-8", "replace")
 
 
 def _started(value: object) -> float:

@@ -35,7 +35,7 @@ from http import HTTPStatus
 from typing import IO, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from .content_coding import FAILURES, decode
+from .content_coding import FAILURES, charset, decode
 
 DECODED_CAP = 1 << 30
 """A body whose decoding would pass this many bytes is given as sent (a decompression bomb)."""
@@ -154,9 +154,9 @@ def _body(
         extra = {"encoding": "base64", "_encoded": coding, "size": size}
     else:
         chunks = decode(body(), coding)
-        charset = _charset(kind)
-        if _is_text(kind) and charset is not None:
-            _write_text(out, chunks, charset)
+        codec = charset(kind)
+        if _is_text(kind) and codec is not None:
+            _write_text(out, chunks, codec)
             extra = {}
         else:
             _write_base64(out, chunks)
@@ -204,18 +204,6 @@ def _write_base64(out: IO[str], chunks: Iterator[bytes]) -> int:
 def _is_text(kind: str) -> bool:
     mime = kind.split(";")[0].strip().lower()
     return mime.startswith(_TEXT) or mime.endswith(_TEXT_SUFFIXES) or mime == "image/svg+xml"
-
-
-def _charset(kind: str) -> str | None:
-    """The codec the type names (UTF-8 when none); ``None``: one Python does not know."""
-    for part in kind.split(";")[1:]:
-        name, _, value = part.strip().partition("=")
-        if name.strip().lower() == "charset":
-            try:
-                return codecs.lookup(value.strip().strip('"')).name
-            except LookupError:
-                return None
-    return "utf-8"
 
 
 def _headers(value: object) -> list[tuple[str, str]]:

@@ -54,7 +54,7 @@ NESTED_IN_FULL = 8
 """URLs of one run of URL characters judged with all the text after them; beyond, up to the next."""
 MAX_URL = 65536
 """Characters of a URL judged: servers refuse far shorter ones (nginx and Apache at 8 KB)."""
-_DECODE_ROUNDS = 3
+DECODE_ROUNDS = 3
 """Percent-decoding passes: a server decodes once, a relay or a framework once more."""
 
 
@@ -91,7 +91,7 @@ def parse_rule(text: str, source: str) -> Rule:
         raise ValueError(f"{text!r} is not HOST or HOST/PATH (e.g. huggingface.co/datasets/x)")
     if not slash:
         return Rule(pattern, host, None, source)
-    path = _decoded(path, unquote).replace("\\", "/")
+    path = percent_decoded(path, unquote).replace("\\", "/")
     return Rule(pattern, host, path if path.startswith("*") else "/" + path, source)
 
 
@@ -135,9 +135,9 @@ def _glob_at(parts: Sequence[str], text: str) -> int | None:
     return at
 
 
-def _decoded(text: str, unquote_fn: Callable[[str], str]) -> str:
-    """``text`` percent-decoded until it stops changing (at most ``_DECODE_ROUNDS`` times)."""
-    for _ in range(_DECODE_ROUNDS):
+def percent_decoded(text: str, unquote_fn: Callable[[str], str]) -> str:
+    """``text`` percent-decoded until it stops changing (at most ``DECODE_ROUNDS`` times)."""
+    for _ in range(DECODE_ROUNDS):
         decoded = unquote_fn(text)
         if decoded == text:
             break
@@ -169,8 +169,8 @@ def variants(url: str) -> list[tuple[str, str]]:
         return []
     if not host:
         return []
-    path = _decoded(parts.path or "/", unquote).replace("\\", "/")
-    query = _decoded(parts.query, unquote_plus) if parts.query else ""
+    path = percent_decoded(parts.path or "/", unquote).replace("\\", "/")
+    query = percent_decoded(parts.query, unquote_plus) if parts.query else ""
     tail = ("?" + query if query else "").lower()
     found = []
     for spelling in dict.fromkeys((_PARAMETERS.sub("", path), path)):
@@ -269,7 +269,7 @@ def _slashed(text: str) -> str:
 
 def _decoded_all(text: str) -> Iterator[str]:
     yield text
-    for _ in range(_DECODE_ROUNDS):
+    for _ in range(DECODE_ROUNDS):
         decoded = unquote(text)
         if decoded == text:
             return
