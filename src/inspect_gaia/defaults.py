@@ -26,7 +26,7 @@ the readers and the judge scorer read them by it."""
 DEFAULT_TOOLS = ("bash", SUBMIT_TOOL)
 """The tools a default run offers, in the order the agent gets them."""
 
-AgentName = Literal["basic", "claude_code", "codex_cli", "mini_swe_agent"]
+AgentName = Literal["basic", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent"]
 AGENTS: tuple[AgentName, ...] = get_args(AgentName)
 """``-T agent`` values: ``basic`` is the default agent (``agent.gaia_agent``); the others are
 agent CLIs (``swe_agents``)."""

@@ -46,6 +46,7 @@ def provenance_of(
     image_digest: str | None = None,
     web_versions: dict[str, str] | None = None,
     agent_version: str | None = None,
+    agent_identity: str | None = None,
 ) -> GaiaProvenance:
     """The record of a run with ``params``, for the log header.
 
@@ -58,6 +59,8 @@ def provenance_of(
         question_set: What ``apply_question_set`` made of ``params.dataset.question_set``.
         web_versions: The browser's and reader's versions, from the image's labels.
         agent_version: ``-T agent``'s CLI version, from the image's labels.
+        agent_identity: The model name ``-T agent``'s CLI is told, when not the model's own
+            (``agents/swe.identity``).
     """
     dataset, sandbox, agent, sources = params.dataset, params.sandbox, params.agent, params.sources
     if (question_set is None) != dataset.question_set.empty:
@@ -109,6 +112,7 @@ def provenance_of(
             name=agent.name,
             cli_version=agent_version,
             inspect_swe_version=_version("inspect_swe"),
+            identity=agent_identity,
         ),
         web_replay=None
         if sources.web_replay is None

@@ -25,6 +25,8 @@ from ._compat import creating_one_task
 from ._param_names import check_unknown
 from ._params import parse_params
 from .agents.basic import build_agent
+from .agents.sizing import check_memory_at_start
+from .agents.swe import run_identity
 from .defaults import (
     DEFAULT_AGENT,
     DEFAULT_COMMAND_TIMEOUT,
@@ -177,8 +179,10 @@ def gaia(
             flagged by ``report``, never pooled with a live run (docs/web-record.md).
         agent: ``basic`` (the default agent: bash and submit), or another agent run in the
             sample's sandbox with its model calls bridged to ``--model``: ``claude_code``,
-            ``codex_cli`` or ``mini_swe_agent`` (inspect_swe; needs ``inspect-gaia[agents]`` and
-            an image with its CLI: ``inspect-gaia image build --agents``). docs/agents.md.
+            ``codex_cli``, ``gemini_cli`` or ``mini_swe_agent`` (inspect_swe; needs
+            ``inspect-gaia[agents]`` and an image with its CLI: ``inspect-gaia image build
+            --agents``); inspect_swe's ``opencode``, ``kimi_code`` and ``antigravity`` are refused
+            (their bridge always grants the provider's web search). docs/agents.md.
         **unknown: Names ``gaia`` does not take: a typo of one of its own, an inspect option,
             or any name when gaia is the run's only task, is refused; any other is ignored with
             a warning (``_param_names``).
@@ -266,6 +270,8 @@ def gaia_task(params: GaiaParams) -> Task:
         else None
     )
     agent_version = None if agent_versions is None else agent_versions.get(agent.name)
+    if agent.name != DEFAULT_AGENT:
+        check_memory_at_start()  # warns as the run starts when its sandboxes will not fit
     dataset, question_set = gaia_questions(params.dataset)
     sandbox = gaia_sandbox(
         box.image, box.network, box.limits, box.kind, egress=params.sources.egress
@@ -305,6 +311,7 @@ def gaia_task(params: GaiaParams) -> Task:
                 question_set=question_set,
                 web_versions=web_versions,
                 agent_version=agent_version,
+                agent_identity=run_identity(agent.name),
             ).as_metadata()
         },
     )

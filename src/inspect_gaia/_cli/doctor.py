@@ -118,8 +118,8 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 @click.option(
     "--agents",
     is_flag=True,
-    help="You will run with -T agent=claude_code, codex_cli or mini_swe_agent (the image must "
-    "have their CLIs).",
+    help="You will run with -T agent=claude_code, codex_cli, gemini_cli or mini_swe_agent (the "
+    "image must have their CLIs).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 def doctor(

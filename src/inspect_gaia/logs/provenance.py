@@ -12,10 +12,12 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
 ``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
 versions; 5: ``web_record``; 6: ``agent``, another agent than the default and its versions; 7:
-``web_replay``); a record newer than this reader knows is refused with the fix (upgrade), never
-half-read. An older record reads with ``final_answer_ends`` false, ``image_digest`` unknown
-(``None``), no ``web_tools``, no ``web_record`` and no ``web_replay``; one before 6 ran the default
-agent.
+``web_replay``; 8: ``agent.identity``, the model name an agent CLI is told); a record newer than
+this reader knows is refused with the fix (upgrade), never half-read. An older record reads with
+``final_answer_ends`` false, ``image_digest`` unknown (``None``), no ``web_tools``, no
+``web_record`` and no ``web_replay``; one before 6 ran the default agent; an agent's record before
+8 has no ``identity`` (Claude Code was told ``claude-sonnet-4-5``
+then too, with any model but a Claude: docs/agents.md).
 
 Which runs may be pooled is read off the typed record too (``comparable_settings``), in the shape
 every harness's runs share (``comparability.pooled_settings``, beside ``comparability_flags``,
@@ -39,7 +41,7 @@ from ..sandboxes.spec import PROVIDERS, SandboxKind
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -103,12 +105,21 @@ class AgentRecord(_Record):
     cli_version: str | None = None
     """The CLI's version, from the image's labels; ``None`` when the image could not be read."""
     inspect_swe_version: str | None = None
+    identity: str | None = None
+    """The model name the CLI was told it runs on, when not the run's model's own (Claude Code:
+    ``claude-sonnet-4-5`` with any model but a Claude); ``None``: its own, or no name (and every
+    record before 8)."""
 
     @property
     def label(self) -> str:
-        """``claude_code 2.1.332 (inspect_swe 0.2.72)``: the agent as a flag names it."""
-        return f"{self.name} {self.cli_version or '(version unknown)'}" + (
-            f" (inspect_swe {self.inspect_swe_version})" if self.inspect_swe_version else ""
+        """The agent as a flag names it: ``codex_cli 0.171.0 (inspect_swe 0.2.72)``.
+
+        With the identity the CLI was told: ``..., told it is claude-sonnet-4-5``.
+        """
+        return (
+            f"{self.name} {self.cli_version or '(version unknown)'}"
+            + (f" (inspect_swe {self.inspect_swe_version})" if self.inspect_swe_version else "")
+            + (f", told it is {self.identity}" if self.identity else "")
         )
 
 
