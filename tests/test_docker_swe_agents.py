@@ -20,6 +20,7 @@ from inspect_ai import task_with
 from inspect_ai.model import ChatMessageTool
 
 from inspect_gaia import gaia
+from inspect_gaia.agents.mini_config import configuration
 from inspect_gaia.agents.sizing import memory_warning
 from inspect_gaia.agents.swe import CLAUDE_IDENTITY, GEMINI_IDENTITY
 from inspect_gaia.defaults import AgentName
@@ -168,6 +169,7 @@ def test_each_agent_reads_the_attachment_and_is_scored_right_and_a_limit_stops_o
             "cli_version": LABELS[f"inspect_gaia.agents.{agent}"],
             "inspect_swe_version": "0.2.72",
             "identity": IDENTITIES.get(agent),
+            "configuration": configuration(agent),
         }
         assert record["tools"] == [f"agent:{agent}"]
     # mini-swe-agent ran on GAIA's configuration: no SWE-bench wording reached the model
@@ -185,6 +187,7 @@ def test_each_agent_reads_the_attachment_and_is_scored_right_and_a_limit_stops_o
     assert flags == [
         f"agent: {agent} {LABELS[f'inspect_gaia.agents.{agent}']} (inspect_swe 0.2.72)"
         + (f", told it is {IDENTITIES[agent]}" if agent in IDENTITIES else "")
+        + (f", configuration {configuration(agent)}" if configuration(agent) else "")
         for agent in sorted(QUESTIONS)
     ]
 

@@ -17,7 +17,7 @@ from inspect_ai.model import get_model
 from inspect_swe._util.sandbox import SANDBOX_INSTALL_DIR
 
 from inspect_gaia._compat import bridge_polling, codex_catalog_offline
-from inspect_gaia.agents.mini_config import EXIT_COMMAND, mini_config
+from inspect_gaia.agents.mini_config import EXIT_COMMAND, configuration, mini_config
 from inspect_gaia.agents.sizing import PEAK_MIB, at_once, memory_warning
 from inspect_gaia.agents.swe import (
     CLAUDE_IDENTITY,
@@ -161,6 +161,10 @@ def test_minis_gaia_configuration_says_gaias_task_and_no_swe_benchs() -> None:
     assert "{{task}}" in agent["instance_template"] and "{{timeout}}" in text
     assert config["environment"]["timeout"] == 123
     assert (agent["step_limit"], agent["cost_limit"]) == (0, 0)
+    # the record names it: a mini run on its SWE-bench template (before) is not pooled with it
+    named = configuration("mini_swe_agent")
+    assert named is not None and re.fullmatch(r"gaia [0-9a-f]{12}", named)
+    assert configuration("claude_code") is None
 
 
 def test_the_record_names_the_agent_and_its_versions() -> None:

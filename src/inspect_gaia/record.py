@@ -47,6 +47,7 @@ def provenance_of(
     web_versions: dict[str, str] | None = None,
     agent_version: str | None = None,
     agent_identity: str | None = None,
+    agent_configuration: str | None = None,
 ) -> GaiaProvenance:
     """The record of a run with ``params``, for the log header.
 
@@ -61,6 +62,8 @@ def provenance_of(
         agent_version: ``-T agent``'s CLI version, from the image's labels.
         agent_identity: The model name ``-T agent``'s CLI is told, when not the model's own
             (``agents/swe.identity``).
+        agent_configuration: The configuration given the agent in place of its own
+            (``agents/mini_config.configuration``).
     """
     dataset, sandbox, agent, sources = params.dataset, params.sandbox, params.agent, params.sources
     if (question_set is None) != dataset.question_set.empty:
@@ -113,6 +116,7 @@ def provenance_of(
             cli_version=agent_version,
             inspect_swe_version=_version("inspect_swe"),
             identity=agent_identity,
+            configuration=agent_configuration,
         ),
         web_replay=None
         if sources.web_replay is None

@@ -25,6 +25,7 @@ from ._compat import creating_one_task
 from ._param_names import check_unknown
 from ._params import parse_params
 from .agents.basic import build_agent
+from .agents.mini_config import configuration
 from .agents.sizing import check_memory_at_start
 from .agents.swe import run_identity
 from .defaults import (
@@ -312,6 +313,7 @@ def gaia_task(params: GaiaParams) -> Task:
                 web_versions=web_versions,
                 agent_version=agent_version,
                 agent_identity=run_identity(agent.name),
+                agent_configuration=configuration(agent.name),
             ).as_metadata()
         },
     )

@@ -24,6 +24,8 @@ The observation template is mini's JSON form of a command's output (head and tai
 
 from __future__ import annotations
 
+import hashlib
+
 import yaml
 
 EXIT_COMMAND = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
@@ -119,3 +121,14 @@ def mini_config(command_timeout: int) -> str:
         },
     }
     return yaml.safe_dump(config, sort_keys=False, width=100)
+
+
+def configuration(name: str) -> str | None:
+    """How the record names the configuration ``name`` gets in place of its own, if any.
+
+    ``gaia`` and the SHA-256 of its templates (the command timeout is recorded on its own).
+    """
+    if name != "mini_swe_agent":
+        return None
+    words = (SYSTEM_TEMPLATE, INSTANCE_TEMPLATE, OBSERVATION_TEMPLATE, FORMAT_ERROR_TEMPLATE)
+    return f"gaia {hashlib.sha256(chr(0).join(words).encode()).hexdigest()[:12]}"

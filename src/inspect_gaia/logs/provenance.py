@@ -12,7 +12,8 @@ The record carries a ``schema_version``. Version 1 is the untyped dict inspect_g
 the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final_answer_ends``,
 ``image_digest``, a named ``question_set`` and ``web_tools``, the in-sandbox browser's and reader's
 versions; 5: ``web_record``; 6: ``agent``, another agent than the default and its versions; 7:
-``web_replay``; 8: ``agent.identity``, the model name an agent CLI is told); a record newer than
+``web_replay``; 8: ``agent.identity``, the model name an agent CLI is told, and
+``agent.configuration``); a record newer than
 this reader knows is refused with the fix (upgrade), never half-read. An older record reads with
 ``final_answer_ends`` false, ``image_digest`` unknown (``None``), no ``web_tools``, no
 ``web_record`` and no ``web_replay``; one before 6 ran the default agent; an agent's record before
@@ -109,6 +110,9 @@ class AgentRecord(_Record):
     """The model name the CLI was told it runs on, when not the run's model's own (Claude Code:
     ``claude-sonnet-4-5`` with any model but a Claude); ``None``: its own, or no name (and every
     record before 8)."""
+    configuration: str | None = None
+    """The configuration inspect_gaia gave the agent in place of its own (mini-swe-agent's GAIA
+    one: ``gaia <sha256 of it, 12 hex>``); ``None``: its own (every record before 8)."""
 
     @property
     def label(self) -> str:
@@ -120,6 +124,7 @@ class AgentRecord(_Record):
             f"{self.name} {self.cli_version or '(version unknown)'}"
             + (f" (inspect_swe {self.inspect_swe_version})" if self.inspect_swe_version else "")
             + (f", told it is {self.identity}" if self.identity else "")
+            + (f", configuration {self.configuration}" if self.configuration else "")
         )
 
 
