@@ -252,7 +252,9 @@ def test_the_sandbox_tools_calls_are_posted_to_their_server_without_their_cli(
     server = ToolsServer(socket_path)
     try:
         start = _rpc("exec_remote_start", command="true")
-        status, out, _ = runner.run([cli, "exec"], env=env, data=start)
+        # as gaia-docker sends it: inside its timeout wrapper
+        wrapped = ["/usr/bin/timeout", "-k", "5s", "120s", cli, "exec"]
+        status, out, _ = runner.run(wrapped, env=env, data=start)
         assert (status, json.loads(out)["result"]) == ("X0", {"state": "completed"})
         assert out.endswith(b"\n") and b"the-cli-ran" not in out
         assert server.asked == [json.loads(start)]
@@ -267,6 +269,21 @@ def test_the_sandbox_tools_calls_are_posted_to_their_server_without_their_cli(
         assert json.loads(out)["result"] == {"state": "completed"}
         # any other call is the CLI's (its own methods run in the CLI)
         assert runner.run([cli, "exec"], env=env, data=_rpc("version"))[1] == b"the-cli-ran\n"
+    finally:
+        server.close()
+
+
+def test_the_tools_server_is_found_beside_their_cli(
+    runner: Runner, tools: tuple[str, dict[str, str], Path]
+) -> None:
+    """inspect_ai 0.3.285's tools (v35) listen in ``.server/`` beside their CLI."""
+    cli, _, _ = tools
+    folder = Path(cli).parent / ".server"
+    folder.mkdir()
+    server = ToolsServer(folder / "sandbox-tools.sock")
+    try:
+        _, out, _ = runner.run([cli, "exec"], data=_rpc("exec_remote_kill", pid=0, ack_seq=0))
+        assert json.loads(out)["result"] == {"state": "completed"} and server.asked
     finally:
         server.close()
 

@@ -192,6 +192,8 @@ def tools_call(
     size the host takes whole (the CLI cuts it in pieces; a poll can be asked again, as inspect
     asks one again after a lost answer).
     """
+    if cmd[:2] == ["/usr/bin/timeout", "-k"] and len(cmd) > 4:
+        cmd = cmd[4:]  # the host's timeout wrapper (``channel``): a held poll ends well within
     if len(cmd) != 2 or cmd[1] != "exec" or not cmd[0].endswith(TOOLS_CLI):
         return None
     try:
@@ -201,8 +203,9 @@ def tools_call(
         return None
     if not method.startswith("exec_remote_"):
         return None
-    tmp = next((env[k] for k in (b"TMPDIR", b"TEMP", b"TMP") if env.get(k)), b"/tmp")
-    socket_path = env.get(b"INSPECT_SANDBOX_TOOLS_SOCKET") or tmp + b"/sandbox-tools.sock"
+    # where the tools' server listens: its folder beside the CLI, unless the variable says
+    beside = os.path.join(os.path.dirname(cmd[0]), ".server", "sandbox-tools.sock").encode()
+    socket_path = env.get(b"INSPECT_SANDBOX_TOOLS_SOCKET") or beside
     poll = method == "exec_remote_poll"
     if poll and isinstance(params.get("pid"), int):
         held = time.monotonic() + HOLD
