@@ -195,7 +195,8 @@ def test_the_runner_exits_when_its_connection_closes(runner: Runner) -> None:
 class ToolsServer:
     """inspect's sandbox tools' server as their CLI reaches it: JSON-RPC posted on a Unix socket.
 
-    A poll answers ``running`` while the process it names exists, else ``completed``.
+    A poll answers ``running`` while the process it names exists, else ``completed``; with output
+    when the process is one of ``talking``.
     """
 
     def __init__(self, path: Path) -> None:
@@ -203,7 +204,8 @@ class ToolsServer:
         from http.server import BaseHTTPRequestHandler
 
         self.asked: list[dict[str, Any]] = []
-        asked = self.asked
+        self.talking: set[int] = set()
+        asked, talking = self.asked, self.talking
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
@@ -211,7 +213,8 @@ class ToolsServer:
                 asked.append(request)
                 pid = (request.get("params") or {}).get("pid")
                 state = "running" if pid and alive(pid) else "completed"
-                body = json.dumps({"jsonrpc": "2.0", "result": {"state": state}, "id": 1})
+                result = {"state": state, **({"stdout": "said"} if pid in talking else {})}
+                body = json.dumps({"jsonrpc": "2.0", "result": result, "id": 1})
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -267,6 +270,16 @@ def test_the_sandbox_tools_calls_are_posted_to_their_server_without_their_cli(
         worker.wait()
         assert time.monotonic() - began >= 0.5
         assert json.loads(out)["result"] == {"state": "completed"}
+        # one with output is answered at once: the tools keep it until the host has it
+        talker = subprocess.Popen(["sleep", "20"])
+        server.talking.add(talker.pid)
+        began = time.monotonic()
+        poll = _rpc("exec_remote_poll", pid=talker.pid)
+        _, out, _ = runner.run([cli, "exec"], env=env, data=poll)
+        talker.kill()
+        talker.wait()
+        assert time.monotonic() - began < 5
+        assert json.loads(out)["result"] == {"state": "running", "stdout": "said"}
         # any other call is the CLI's (its own methods run in the CLI)
         assert runner.run([cli, "exec"], env=env, data=_rpc("version"))[1] == b"the-cli-ran\n"
     finally:

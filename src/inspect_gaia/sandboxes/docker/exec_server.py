@@ -21,9 +21,10 @@ bundled Python that costs 0.6 s of CPU to start, for every call: a bridged agent
 processes are polled every 5 s each, so 32 agents at once asked for more CPU than 2 cores have
 in these starts alone. The runner makes those ``exec_remote_*`` calls itself (``tools_call``):
 the same request, posted to the same server socket the CLI posts to, its answer printed as the
-CLI prints it; a poll of a running process is answered once the process has ended, or after
-``HOLD`` seconds (its output then reaches the host at the end, or every ``HOLD`` seconds); any
-other call, a server not yet listening, or an answer too large for one response runs the CLI.
+CLI prints it; a poll of a running process that has nothing new is held until the process ends,
+has output (the server is asked each ``ASK`` seconds), or ``HOLD`` seconds pass: the host learns
+of the end at once, with one call where it made one every 5 s. Any other call, a server not yet
+listening, or an answer too large for one response runs the CLI.
 
 * host to runner: ``R`` run (JSON spec, a NUL byte, then the command's input), ``K`` kill;
 * runner to host: ``H`` hello (once, when ready; JSON with the runner's ``uid``), ``O``/``E``
@@ -55,6 +56,9 @@ HOLD = 30.0
 """Seconds a poll of a running remote process is held (inspect waits 120 s for one)."""
 WATCH = 0.05
 """Seconds between looks at a held poll's process."""
+ASK = 1.0
+"""Seconds between asks of the server while a poll is held: output it holds goes to the host at
+once (the tools keep a process's output until the host has it)."""
 
 
 class Runner:
@@ -207,25 +211,39 @@ def tools_call(
     beside = os.path.join(os.path.dirname(cmd[0]), ".server", "sandbox-tools.sock").encode()
     socket_path = env.get(b"INSPECT_SANDBOX_TOOLS_SOCKET") or beside
     poll = method == "exec_remote_poll"
-    if poll and isinstance(params.get("pid"), int):
-        held = time.monotonic() + HOLD
-        while alive(params["pid"]) and time.monotonic() < held:
+    pid = params.get("pid")
+    answer = _post(socket_path.decode(), data)
+    if poll and isinstance(pid, int):
+        held, settle = time.monotonic() + HOLD, None
+        while answer is not None and _quiet(answer) and time.monotonic() < held:
             if killed():
                 return None
-            time.sleep(WATCH)
-    answer = _post(socket_path.decode(), data)
-    # a process just ended may still read as running to the server for a moment
-    settle = time.monotonic() + 2.0
-    while poll and answer is not None and b'"running"' in answer and time.monotonic() < settle:
-        if not alive(params.get("pid")):
-            time.sleep(WATCH)
+            # ended: the server may read it as running a moment longer
+            if not alive(pid):
+                settle = settle or time.monotonic() + 2.0
+                if time.monotonic() > settle:
+                    break
+            next_ask = time.monotonic() + (WATCH if settle else ASK)
+            while time.monotonic() < next_ask and (settle or alive(pid)):
+                time.sleep(WATCH)
             answer = _post(socket_path.decode(), data)
-        else:
-            break
     limit = env.get(b"INSPECT_SANDBOX_JSON_RPC_RESPONSE_MAX_BYTES", b"")
     if answer is None or (poll and limit.isdigit() and len(answer) > int(limit)):
         return None
     return answer + b"\n"
+
+
+def _quiet(answer: bytes) -> bool:
+    """Whether a poll's answer says only that the process still runs: no output, no end."""
+    try:
+        result = json.loads(answer)["result"]
+        return bool(
+            result.get("state") == "running"
+            and not result.get("stdout")
+            and not result.get("stderr")
+        )
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return False
 
 
 def alive(pid: object) -> bool:
