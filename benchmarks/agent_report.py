@@ -63,15 +63,18 @@ def report(
         "turn of the run; sandbox CPU: its containers' cgroups (`cpuacct`, read every 0.25 s), per "
         "turn; memory: each sandbox's cgroup as `docker stats` counts it, at its peak and at its "
         "median reading (a sandbox waits on its model most of its life), median over sandboxes. "
-        "To first request: from the end of inspect's `init` span (container up, attachment "
-        "copied) to the first model event; after last reply: from the last model event's end to "
-        "the score event.",
+        "Sample: inspect's `total_time` of the sample (its sandbox's start to its score); added "
+        "over basic: that less the default agent's in the same round (median of the rounds); "
+        "process wall: the whole `inspect eval` process, start-up included. To first request: "
+        "from the end of inspect's `init` span (container up, attachment copied) to the first "
+        "model event; after last reply: from the last model event's end to the score event.",
         "",
         f"### Per sample, {low} at once",
         "",
-        "| agent | wall s | added over basic, s | to first request s | after last reply s "
-        "| inspect CPU s per turn | sandbox CPU s per turn | sandbox MiB at peak | while waiting |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| agent | sample s | added over basic, s | process wall s | to first request s "
+        "| after last reply s | inspect CPU s per turn | sandbox CPU s per turn "
+        "| sandbox MiB at peak | while waiting |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     base = of(BASE, "", low)
     for agent, variant in names:

@@ -95,6 +95,8 @@ class SampleTimes:
     """From the sandbox ready to the first model request."""
     after_last_reply: float
     """From the last model reply to the score."""
+    sample: float
+    """The sample's whole time (inspect's ``total_time``: its sandbox's start to its score)."""
     samples: int
 
 
@@ -103,6 +105,7 @@ def _seconds(a: datetime, b: datetime) -> float:
 
 
 def _timings(events: list[Any]) -> tuple[float, float] | None:
+    """From the sandbox ready to the first model request, and from the last reply to the score."""
     init = next((e for e in events if e.event == "span_begin" and e.type == "init"), None)
     ready = next(
         (e.timestamp for e in events if e.event == "span_end" and init and e.id == init.id), None
@@ -122,7 +125,7 @@ def sample_times(out: Path) -> SampleTimes:
     from inspect_ai.log import read_eval_log
 
     found = [
-        t
+        (*t, float(sample.total_time or 0.0))
         for path in sorted(out.rglob("*.eval"))
         for sample in read_eval_log(str(path)).samples or []
         if (t := _timings(list(sample.events))) is not None
@@ -132,6 +135,7 @@ def sample_times(out: Path) -> SampleTimes:
     return SampleTimes(
         to_first_request=statistics.median(t[0] for t in found),
         after_last_reply=statistics.median(t[1] for t in found),
+        sample=statistics.median(t[2] for t in found),
         samples=len(found),
     )
 
