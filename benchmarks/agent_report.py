@@ -81,12 +81,13 @@ def report(
         mine = of(agent, variant, low)
         if not mine:
             continue
-        added = [r.measured.wall - b.measured.wall for r, b in zip(mine, base, strict=False)] or [
+        added = [r.times.sample - b.times.sample for r, b in zip(mine, base, strict=False)] or [
             float("nan")
         ]
         lines.append(
-            f"| {label(agent, variant)} | {_median(mine, lambda r: r.measured.wall):.1f} "
+            f"| {label(agent, variant)} | {_median(mine, lambda r: r.times.sample):.1f} "
             f"| {statistics.median(added):+.1f} "
+            f"| {_median(mine, lambda r: r.measured.wall):.1f} "
             f"| {_median(mine, lambda r: r.times.to_first_request):.2f} "
             f"| {_median(mine, lambda r: r.times.after_last_reply):.2f} "
             f"| {_median(mine, lambda r: r.measured.cpu / _turns(r)):.2f} "

@@ -28,11 +28,12 @@ tree's: the overhead before and after a change, in one run.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from benchmarks.agent_report import report
@@ -228,6 +229,8 @@ def main() -> None:
                                 )
                             )
         text = report(plan, runs, started, (time.perf_counter() - begin) / 60, sys.argv[1:])
+        # every run's figures, to draw other tables from without running again
+        (workdir / "runs.json").write_text(json.dumps([asdict(run) for run in runs], indent=1))
     if args.out:
         Path(args.out).write_text(text)
     print(text)
