@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import docker
 
@@ -58,7 +58,7 @@ class Measured:
     ``docker``; 0 where the engine's containers have no such parent group)."""
 
 
-def _container_memory(container_id: str) -> float | None:
+def container_memory(container_id: str) -> float | None:
     """A container's memory in MB, as ``docker stats`` counts it; None if its cgroup is gone."""
     for directory, usage_file, inactive_key in (
         (CGROUP_V1 / container_id, "memory.usage_in_bytes", "total_inactive_file"),
@@ -107,7 +107,7 @@ class ContainerPoll:
                 alive = self._ours(pids)
             except docker.errors.DockerException:
                 continue
-            memory = [m for m in map(_container_memory, alive) if m is not None]
+            memory = [m for m in map(container_memory, alive) if m is not None]
             self.largest = max([self.largest, *memory])
             if len(alive) > self.peak or (len(alive) == self.peak and not self.peak_memory):
                 self.peak, self.peak_memory = len(alive), memory
@@ -115,6 +115,16 @@ class ContainerPoll:
     def stop(self) -> None:
         """End the polling."""
         self._stop.set()
+
+
+class Watcher(Protocol):
+    """Something that watches a run's processes on a thread of its own until stopped."""
+
+    def run(self, pids: frozenset[int]) -> None:
+        """Watch until ``stop``."""
+
+    def stop(self) -> None:
+        """End the watch."""
 
 
 def _engine_pids() -> list[int]:
@@ -172,12 +182,14 @@ def run_measured_together(
     logs: Sequence[Path],
     poll: ContainerPoll | None = None,
     timeout: float = 3 * 3600,
+    sandbox_poll: Watcher | None = None,
 ) -> Measured:
     """Start ``commands`` at once (output to ``logs``), measure them as one run until the last ends.
 
     Wall: from the start to the last exit; CPU: the processes' sum; peak RSS: the sum of their
     peaks (an upper bound on what they held at once); containers: those of any of them. Fails on
-    a non-zero exit of any.
+    a non-zero exit of any. ``sandbox_poll`` watches the processes beside ``poll``, on its own
+    thread (``agent_samples.SandboxPoll``: each sandbox's CPU and memory).
     """
     engine = _engine_pids()
     engine_before = _cpu_seconds(engine)
@@ -208,10 +220,14 @@ def run_measured_together(
     for waiter in waiters:
         waiter.start()
     watcher = None
+    pids = frozenset(p.pid for p in processes)
     if poll is not None:
-        pids = frozenset(p.pid for p in processes)
         watcher = threading.Thread(target=poll.run, args=(pids,), daemon=True)
         watcher.start()
+    watching = None
+    if sandbox_poll is not None:
+        watching = threading.Thread(target=sandbox_poll.run, args=(pids,), daemon=True)
+        watching.start()
     deadline = time.perf_counter() + timeout
     try:
         for waiter in waiters:
@@ -229,6 +245,9 @@ def run_measured_together(
     if poll is not None and watcher is not None:
         poll.stop()
         watcher.join()
+    if sandbox_poll is not None and watching is not None:
+        sandbox_poll.stop()
+        watching.join()
     for process, command, log in zip(processes, commands, logs, strict=True):
         code = os.waitstatus_to_exitcode(ended[process.pid][1])
         process.returncode = code

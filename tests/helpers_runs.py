@@ -7,6 +7,8 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -14,6 +16,7 @@ from typing import Any, Protocol
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
+from inspect_ai.model import get_model
 
 from inspect_gaia import gaia
 from support.answer_pages import GAIA_LEAK, PELLBROOK_ID, SALTMERE_ID
@@ -32,6 +35,23 @@ class Play(Protocol):
 
 
 # -- running evals ---------------------------------------------------------------------------------
+
+
+@contextmanager
+def model_active(model: str = MODEL) -> Iterator[None]:
+    """Tasks made inside are made as ``inspect eval`` makes them: with the run's model active.
+
+    ``gaia()`` reads the model when it is created (``model_check``, an agent's identity); called
+    from Python before ``eval()``, no model is active yet. inspect has no public way to set one
+    (its ``init_active_model`` sets the context variable this sets, for the block only).
+    """
+    from inspect_ai.model._model import active_model_context_var
+
+    token = active_model_context_var.set(get_model(model))
+    try:
+        yield
+    finally:
+        active_model_context_var.reset(token)
 
 
 def inspect_cli() -> str:

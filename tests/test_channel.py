@@ -135,6 +135,37 @@ async def test_a_cancelled_command_is_killed_and_its_late_frames_dropped(
     assert (await exchange(channel, peer, ["echo"], reply))[0] == (0, b"ok", b"")
 
 
+async def test_a_short_command_ends_at_once_beside_two_that_run_on(
+    pair: tuple[ExecChannel, SocketStream],
+) -> None:
+    """Two long commands (held polls of inspect's sandbox tools) took turns reading; a short one
+    behind them was answered but not seen until one of them ended (the bridge's model service
+    stalled 30 s at a time)."""
+    channel, peer = pair
+    seen: dict[str, float] = {}
+
+    async def run(name: str, cmd: list[str]) -> None:
+        await channel.run(cmd, None, "/", None, 1024)
+        seen[name] = anyio.current_time()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run, "long-1", ["sleep", "30"])
+        first, _, _ = await read_request(peer)
+        group.start_soon(run, "long-2", ["sleep", "30"])
+        second, _, _ = await read_request(peer)
+        await anyio.sleep(0.1)  # both long ones now wait on the stream
+        group.start_soon(run, "short", ["true"])
+        short, _, _ = await read_request(peer)
+        start = anyio.current_time()
+        await peer.send(relayed(short, b"X", b"0"))
+        with anyio.fail_after(5):
+            while "short" not in seen:
+                await anyio.sleep(0.01)
+        assert seen["short"] - start < 1.0
+        for request in (first, second):
+            await peer.send(relayed(request, b"X", b"0"))
+
+
 async def test_a_command_the_runner_could_not_start_is_left_to_docker_exec(
     pair: tuple[ExecChannel, SocketStream],
 ) -> None:

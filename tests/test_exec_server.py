@@ -12,14 +12,16 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from inspect_gaia.sandboxes.docker import channel
-from inspect_gaia.sandboxes.docker.exec_server import HEADER
+from inspect_gaia.sandboxes.docker.exec_server import HEADER, alive
 from inspect_gaia.shipped import EXEC_SERVER, source
 
 
@@ -188,3 +190,120 @@ def test_sigterm_leaves_the_runner_alone_and_commands_get_default_signals(runner
 def test_the_runner_exits_when_its_connection_closes(runner: Runner) -> None:
     runner.stdin.close()
     assert runner.process.wait(timeout=5) == 0
+
+
+class ToolsServer:
+    """inspect's sandbox tools' server as their CLI reaches it: JSON-RPC posted on a Unix socket.
+
+    A poll answers ``running`` while the process it names exists, else ``completed``; with output
+    when the process is one of ``talking``.
+    """
+
+    def __init__(self, path: Path) -> None:
+        import socketserver
+        from http.server import BaseHTTPRequestHandler
+
+        self.asked: list[dict[str, Any]] = []
+        self.talking: set[int] = set()
+        asked, talking = self.asked, self.talking
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                asked.append(request)
+                pid = (request.get("params") or {}).get("pid")
+                state = "running" if pid and alive(pid) else "completed"
+                result = {"state": state, **({"stdout": "said"} if pid in talking else {})}
+                body = json.dumps({"jsonrpc": "2.0", "result": result, "id": 1})
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body.encode())
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def address_string(self) -> str:
+                return "unix"
+
+        self.server = socketserver.ThreadingUnixStreamServer(str(path), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def tools(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], Path]]:
+    """A stand-in tools CLI (it says when it ran) and the socket its server would listen on."""
+    cli = tmp_path / "inspect-sandbox-tools"
+    cli.write_text("#!/bin/sh\necho the-cli-ran\n")
+    cli.chmod(0o755)
+    socket_path = tmp_path / "tools.sock"
+    yield str(cli), {"INSPECT_SANDBOX_TOOLS_SOCKET": str(socket_path)}, socket_path
+
+
+def _rpc(method: str, **params: object) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": 7}).encode()
+
+
+def test_the_sandbox_tools_calls_are_posted_to_their_server_without_their_cli(
+    runner: Runner, tools: tuple[str, dict[str, str], Path]
+) -> None:
+    cli, env, socket_path = tools
+    server = ToolsServer(socket_path)
+    try:
+        start = _rpc("exec_remote_start", command="true")
+        # as gaia-docker sends it: inside its timeout wrapper
+        wrapped = ["/usr/bin/timeout", "-k", "5s", "120s", cli, "exec"]
+        status, out, _ = runner.run(wrapped, env=env, data=start)
+        assert (status, json.loads(out)["result"]) == ("X0", {"state": "completed"})
+        assert out.endswith(b"\n") and b"the-cli-ran" not in out
+        assert server.asked == [json.loads(start)]
+        # a poll of a running process is answered once it has ended: one call, not one per 5 s
+        worker = subprocess.Popen(["sleep", "0.6"])
+        began = time.monotonic()
+        _, out, _ = runner.run(
+            [cli, "exec"], env=env, data=_rpc("exec_remote_poll", pid=worker.pid)
+        )
+        worker.wait()
+        assert time.monotonic() - began >= 0.5
+        assert json.loads(out)["result"] == {"state": "completed"}
+        # one with output is answered at once: the tools keep it until the host has it
+        talker = subprocess.Popen(["sleep", "20"])
+        server.talking.add(talker.pid)
+        began = time.monotonic()
+        poll = _rpc("exec_remote_poll", pid=talker.pid)
+        _, out, _ = runner.run([cli, "exec"], env=env, data=poll)
+        talker.kill()
+        talker.wait()
+        assert time.monotonic() - began < 5
+        assert json.loads(out)["result"] == {"state": "running", "stdout": "said"}
+        # any other call is the CLI's (its own methods run in the CLI)
+        assert runner.run([cli, "exec"], env=env, data=_rpc("version"))[1] == b"the-cli-ran\n"
+    finally:
+        server.close()
+
+
+def test_the_tools_server_is_found_beside_their_cli(
+    runner: Runner, tools: tuple[str, dict[str, str], Path]
+) -> None:
+    """inspect_ai 0.3.285's tools (v35) listen in ``.server/`` beside their CLI."""
+    cli, _, _ = tools
+    folder = Path(cli).parent / ".server"
+    folder.mkdir()
+    server = ToolsServer(folder / "sandbox-tools.sock")
+    try:
+        _, out, _ = runner.run([cli, "exec"], data=_rpc("exec_remote_kill", pid=0, ack_seq=0))
+        assert json.loads(out)["result"] == {"state": "completed"} and server.asked
+    finally:
+        server.close()
+
+
+def test_with_no_server_listening_the_tools_cli_runs_and_starts_it(
+    runner: Runner, tools: tuple[str, dict[str, str], Path]
+) -> None:
+    cli, env, _ = tools
+    status, out, _ = runner.run([cli, "exec"], env=env, data=_rpc("exec_remote_start"))
+    assert (status, out) == ("X0", b"the-cli-ran\n")

@@ -21,6 +21,7 @@ def test_agent_labels_say_which_agents_an_image_has() -> None:
     assert AGENTS_LAYER.versions({**AGENT_LABELS, "maintainer": "x"}) == {
         "claude_code": "2.1.332",
         "codex_cli": "0.171.0",
+        "gemini_cli": "0.61.0",
         "mini_swe_agent": "2.4.6",
     }
     assert AGENTS_LAYER.versions({}) == {}

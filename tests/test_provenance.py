@@ -39,7 +39,7 @@ def _of(**params: object) -> GaiaProvenance:
 
 def test_the_record_of_a_run() -> None:
     record = _of(level="1,2", python=True, dataset_path="/data/GAIA", memory="2g")
-    assert record.schema_version == SCHEMA_VERSION == 9 and record.final_answer_ends is True
+    assert record.schema_version == SCHEMA_VERSION == 10 and record.final_answer_ends is True
     assert (record.split, record.levels, record.hub, record.revision) == (
         "validation",
         (1, 2),

@@ -7,7 +7,8 @@ one-line change here. Nothing else in the package imports from a ``_``-prefixed 
 (tests/test_compat.py checks the source).
 
 One reliance is on behaviour rather than a name: ``basic_agent``'s loop (``guard_task_state``),
-held by a test that runs that loop.
+held by a test that runs that loop. inspect_swe's private names (pinned 0.2.72, the ``[agents]``
+extra, imported only when an agent CLI runs) are here too: Codex CLI's catalog fetch and slug.
 
 docker-py's internals are listed where they are used, in the docstrings of
 ``sandboxes/docker/client.py`` (the Unix-socket adapter's ``get_connection``, the session's
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 # An ``.eval``'s samples one at a time through one zip reader: inspect's public
 # ``read_eval_log_sample`` parses the archive's directory again for every sample (quadratic in the
@@ -76,6 +77,9 @@ from inspect_ai.util._sandbox.lifecycle import sandbox_lifecycle_state
 
 # The ring buffer inspect's compose sandbox keeps command output in: the same cap, the same tail.
 from inspect_ai.util._subprocess import CircularByteBuffer
+
+if TYPE_CHECKING:
+    from inspect_ai.model import Model
 
 _State = TypeVar("_State", bound=TaskState)
 
@@ -229,6 +233,79 @@ def each_eval_sample(
     run_coroutine(read_all())
 
 
+def codex_catalog_offline() -> None:
+    """inspect_swe's Codex CLI reads the models catalog it has cached, and never fetches one.
+
+    inspect_swe 0.2.72 fetches the ``models.json`` of the sandbox's Codex version from
+    raw.githubusercontent.com at each sample until one fetch succeeds
+    (``codex_version_models_catalog``), one sample at a time, with three retries: 7.4 s a sample
+    where GitHub cannot be reached (measured here), and at 32 samples at once each queued behind
+    the others' failures. A run downloads nothing (docs/agents.md): the catalog it has cached, else
+    ``None``, inspect_swe's own answer to a failed fetch (Codex's prompt is then aligned against
+    its bundled snapshot: ``codex_slug``). tests/test_swe_agents.py fails when the name moves.
+    """
+    from inspect_swe._codex_cli import codex_cli
+    from inspect_swe._codex_cli.agentbinary import _read_cached_catalog
+
+    async def cached_only(version: str | None) -> dict[str, Any] | None:
+        return _read_cached_catalog(version)
+
+    codex_cli.codex_version_models_catalog = cached_only  # type: ignore[attr-defined]
+
+
+def bridge_polling() -> None:
+    """Inspect's sandbox agent bridge looks for the agent's model requests as the sandbox polls.
+
+    The bridge's model service (``run_model_service``) passes ``polling_interval=2`` to
+    ``sandbox_service``, which keeps the larger of that and the sandbox's own default: a request
+    the agent writes waits up to 2 s (1 s on average) before the host sees it, at every turn of
+    every bridged agent. The service here gets the sandbox's default instead (gaia-docker's 0.2
+    s, as inspect's own docker sandbox's); one look is one command through the sandbox's command
+    channel (1.6 ms of the host's CPU measured here: 32 agents at once cost about a quarter of a
+    CPU in looks). tests/test_swe_agents.py fails when the name moves.
+    """
+    from inspect_ai.agent._bridge.sandbox import service
+
+    original = service.sandbox_service  # type: ignore[attr-defined]
+    if getattr(original, "_gaia_polling", False):
+        return
+
+    async def sandbox_service(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("name") == service.MODEL_SERVICE:
+            kwargs["polling_interval"] = None  # the sandbox's default_polling_interval()
+        return await original(*args, **kwargs)
+
+    sandbox_service._gaia_polling = True  # type: ignore[attr-defined]
+    service.sandbox_service = sandbox_service  # type: ignore[attr-defined]
+
+
+def codex_slug(model: Model) -> str:
+    """The ``--model`` slug inspect_swe 0.2.72 gives Codex CLI for ``model``, without a catalog.
+
+    Its ``resolve_codex_model`` with no version catalog (``codex_catalog_offline``), computed
+    ahead so that the run records, and the agent is given, one name (``agents/swe.identity``).
+    """
+    from inspect_ai.model import ModelName
+    from inspect_swe._codex_cli.agentbinary import codex_alignment_catalog
+    from inspect_swe._codex_cli.model_catalog import (
+        is_latest_openai_model,
+        is_openai_derived_api,
+        openai_service_model_name,
+        resolve_codex_model_slug,
+    )
+
+    name, api = ModelName(model), model.api
+    return str(
+        resolve_codex_model_slug(
+            openai_service_model_name(api, name.name),
+            api="openai" if is_openai_derived_api(api) else name.api,
+            catalog=codex_alignment_catalog(None),
+            override=None,
+            is_latest=is_latest_openai_model(api),
+        ).slug
+    )
+
+
 def _sample_key(name: str) -> tuple[str, int]:
     """The id and epoch a sample part's name says, as inspect names the part."""
     id, _, epoch = name.removeprefix("samples/").removesuffix(".json").rpartition("_epoch_")
@@ -245,7 +322,10 @@ __all__ = [
     "PrerequisiteError",
     "SandboxEnvironmentProxy",
     "active_model",
+    "bridge_polling",
     "classify_exec_failure",
+    "codex_catalog_offline",
+    "codex_slug",
     "compose_project",
     "creating_only_gaia_tasks",
     "each_eval_sample",

@@ -21,7 +21,7 @@ from ._values import (
     parse_mcp_servers,
     positive_int,
 )
-from .agents.swe import check_agent_options
+from .agents.swe import check_agent_options, check_sealable
 from .answer_sources.sources import load_answer_sources
 from .defaults import AGENTS, DEFAULT_AGENT, SANDBOX_KINDS
 from .egress.replay_source import checked
@@ -85,6 +85,7 @@ def parse_params(
         GaiaParameterError: A value is invalid, or two values cannot go together; the one
             line says what is valid.
     """
+    check_sealable(agent)  # before "agent must be one of": it says why it is not one
     if not isinstance(image, str) or not image.strip():
         raise GaiaParameterError("image must name a Docker image", got=image)
     if (why := check_reference(image)) is not None:

@@ -28,7 +28,7 @@ OFFICIAL_SCORER = "gaia_scorer"
 DEFAULT_TOOLS = ("bash", SUBMIT_TOOL)
 """The tools a default run offers, in the order the agent gets them."""
 
-AgentName = Literal["basic", "claude_code", "codex_cli", "mini_swe_agent"]
+AgentName = Literal["basic", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent"]
 AGENTS: tuple[AgentName, ...] = get_args(AgentName)
 """``-T agent`` values: ``basic`` is the default agent (``agents/basic.gaia_agent``); the others are
 agent CLIs (``agents/swe``)."""

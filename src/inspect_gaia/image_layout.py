@@ -44,12 +44,26 @@ CHROMIUM = "/usr/bin/chromium"
 AGENT_CLIS: dict[str, str] = {
     "claude_code": "claude",
     "codex_cli": "codex",
+    "gemini_cli": "gemini",
     "mini_swe_agent": "mini",
 }
 """The command each agent of ``-T agent=`` runs, as the agents image puts it on ``PATH``."""
 MINI_DIR = "/opt/mini-swe-agent"
 CLAUDE_DIR = "/opt/claude-code"
 CODEX_DIR = "/opt/codex"
+NODE_DIR = "/opt/node"
+"""Node.js for Gemini CLI (which wants 20 or newer; bookworm packages 18), ``node`` on ``PATH``."""
+GEMINI_DIR = "/opt/gemini-cli"
+"""Gemini CLI as an npm install lays it out (``node_modules/.bin/gemini``)."""
+INSPECT_SWE_DIR = "/var/tmp/.5c95f967ca830048"
+"""inspect_swe 0.2.72's install folder in a sandbox (its ``SANDBOX_INSTALL_DIR``): its Gemini CLI
+uses ``gemini-cli/node_modules/.bin/gemini`` under it when that reports the pinned version, so the
+image links ``GEMINI_DIR`` there; anything else it would download."""
+GEMINI_SETTINGS = "/etc/gemini-cli/settings.json"
+"""Gemini CLI's system settings (above the user's, which inspect_swe writes per sample): its
+web tools excluded, its update checks and usage statistics off."""
+MINI_CONFIG = "/var/tmp/gaia-mini.yaml"
+"""Where each sample's mini-swe-agent configuration is written (``agents/mini_config``)."""
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,8 @@ def provenance_of(
     web_versions: dict[str, str] | None = None,
     agent_version: str | None = None,
     probe: bool = False,
+    agent_identity: str | None = None,
+    agent_configuration: str | None = None,
 ) -> GaiaProvenance:
     """The record of a run with ``params``, for the log header.
 
@@ -59,6 +61,10 @@ def provenance_of(
         web_versions: The browser's and reader's versions, from the image's labels.
         agent_version: ``-T agent``'s CLI version, from the image's labels.
         probe: A probe of the sandbox (``inspect_gaia/gaia_probe``), not an answering run.
+        agent_identity: The model name ``-T agent``'s CLI is told, when not the model's own
+            (``agents/swe.identity``).
+        agent_configuration: The configuration given the agent in place of its own
+            (``agents/mini_config.configuration``).
     """
     dataset, sandbox, agent, sources = params.dataset, params.sandbox, params.agent, params.sources
     if (question_set is None) != dataset.question_set.empty:
@@ -110,6 +116,8 @@ def provenance_of(
             name=agent.name,
             cli_version=agent_version,
             inspect_swe_version=_version("inspect_swe"),
+            identity=agent_identity,
+            configuration=agent_configuration,
         ),
         web_replay=None if sources.web_replay is None else _replayed(sources.web_replay),
         probe=probe or None,

@@ -27,6 +27,9 @@ from ._compat import creating_only_gaia_tasks
 from ._param_names import check_unknown
 from ._params import parse_params
 from .agents.basic import build_agent
+from .agents.mini_config import configuration
+from .agents.sizing import check_memory_at_start
+from .agents.swe import run_identity
 from .defaults import (
     DEFAULT_AGENT,
     DEFAULT_COMMAND_TIMEOUT,
@@ -182,8 +185,10 @@ def gaia(
             flagged by ``report``, never pooled with a live run (docs/web-record.md).
         agent: ``basic`` (the default agent: bash and submit), or another agent run in the
             sample's sandbox with its model calls bridged to ``--model``: ``claude_code``,
-            ``codex_cli`` or ``mini_swe_agent`` (inspect_swe; needs ``inspect-gaia[agents]`` and
-            an image with its CLI: ``inspect-gaia image build --agents``). docs/agents.md.
+            ``codex_cli``, ``gemini_cli`` or ``mini_swe_agent`` (inspect_swe; needs
+            ``inspect-gaia[agents]`` and an image with its CLI: ``inspect-gaia image build
+            --agents``); inspect_swe's ``opencode``, ``kimi_code`` and ``antigravity`` are refused
+            (their bridge always grants the provider's web search). docs/agents.md.
         **unknown: Names ``gaia`` does not take: a typo of one of its own, an inspect option,
             or any name when gaia is the run's only task, is refused; any other is ignored with
             a warning (``_param_names``).
@@ -302,6 +307,8 @@ def gaia_parts(params: GaiaParams, *, probe: bool = False) -> TaskParts:
         else None
     )
     agent_version = None if agent_versions is None else agent_versions.get(agent.name)
+    if agent.name != DEFAULT_AGENT:
+        check_memory_at_start()  # warns as the run starts when its sandboxes will not fit
     dataset, question_set = gaia_questions(params.dataset)
     sandbox = gaia_sandbox(
         box.image, box.network, box.limits, box.kind, egress=params.sources.egress
@@ -321,6 +328,8 @@ def gaia_parts(params: GaiaParams, *, probe: bool = False) -> TaskParts:
         web_versions=web_versions,
         agent_version=agent_version,
         probe=probe,
+        agent_identity=run_identity(agent.name),
+        agent_configuration=configuration(agent.name),
     )
     return TaskParts(dataset, sandbox, provenance)
 

@@ -127,8 +127,8 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 @click.option(
     "--agents",
     is_flag=True,
-    help="You will run with -T agent=claude_code, codex_cli or mini_swe_agent (the image must "
-    "have their CLIs).",
+    help="You will run with -T agent=claude_code, codex_cli, gemini_cli or mini_swe_agent (the "
+    "image must have their CLIs).",
 )
 @click.option(
     "--egress-proxy",

