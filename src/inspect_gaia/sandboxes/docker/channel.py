@@ -42,9 +42,9 @@ RUNNER = ["python3", "-I", "-S", "-c", _BOOT]
 _MAX_FRAME = 16 * 1024 * 1024
 """A frame claiming more is garbage (the runner sends at most 64 KiB): the channel is broken."""
 _START_WITHIN = 20.0
+"""Seconds the runner has to say hello (a busy machine starts python3 slowly)."""
 _TURN = 0.05
 """Seconds a command waiting on another task's reads looks again whether the reading is free."""
-"""Seconds the runner has to say hello (a busy machine starts python3 slowly)."""
 BROKEN = "the sandbox's command channel closed while the command ran"
 _TIMEOUT_BIN = "/usr/bin/timeout"
 _STOP_SEEN_WITHIN = 3.0
