@@ -9,7 +9,7 @@
 # (a CLI added or bumped; the layers of the CLIs that did not change stay cached).
 # Idempotent. The proxy image holds Python and mitmproxy alone, tagged by mitmproxy's version: the
 # addon, its supervisor and the URL rules are copied into each run's proxy container
-# (_egress.ADDON_FILES), so changing them needs no rebuild; a change to the image itself must
+# (shipped.PROXY_PROGRAMS), so changing them needs no rebuild; a change to the image itself must
 # change its tag.
 set -euo pipefail
 
