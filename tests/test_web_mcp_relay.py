@@ -88,6 +88,22 @@ def test_a_crash_answers_the_call_in_flight_and_every_later_one(relayed: Path) -
     assert time.monotonic() - began < 5, "a dead server is reported at once, not waited for"
 
 
+def test_a_crash_among_calls_in_flight_answers_each_of_them(relayed: Path) -> None:
+    """Issue #48: relay errors at the concurrency an agent makes them (several tool calls in one
+    turn, run at once): the server dies under three slow calls; each gets its own answer, at once."""
+    tool(relayed, "echo", text="up")
+    began = time.monotonic()
+    with ThreadPoolExecutor(4) as pool:
+        slow = [pool.submit(tool, relayed, "slow", text=f"n{n}", seconds=30) for n in range(3)]
+        time.sleep(1.0)  # the three are in the server's hands
+        crashed = pool.submit(tool, relayed, "crash").result()
+        answers = [future.result() for future in slow]
+    assert crashed[0] == 0 and "status 7" in crashed[1]["relay_error"]
+    for status, answer, _ in answers:
+        assert status == 0 and "status 7" in answer["relay_error"], answer
+    assert time.monotonic() - began < 10, "calls in flight are answered when the server dies"
+
+
 def test_a_server_that_cannot_start_says_why(tmp_path: Path) -> None:
     relay = serve(tmp_path, sys.executable, "-c", "import sys; sys.exit('no browser here')")
     status, answer, stderr = call(tmp_path, "tools/list")
