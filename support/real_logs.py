@@ -32,7 +32,6 @@ import hashlib
 import json
 import os
 import re
-import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, get_args
@@ -92,6 +91,7 @@ AGENTS: dict[str, tuple[tuple[str, str], str]] = {
     "mini_swe_agent": (VISITS, SUM_VISITORS),
     "claude_code": (CREW, LIST_CREW),
     "codex_cli": (HERONS, COUNT_HERONS),
+    "gemini_cli": (LAGOON, "echo Quillfeather Lagoon"),
 }
 """Each packaged agent's question, and the command that answers it from the attachment."""
 JUDGE_SAYS = {
@@ -110,6 +110,8 @@ def agent_steps(agent: str, command: str) -> Steps:
         return [{"bash": shown}, {"bash": done, "answer_found": FOUND}]
     if agent == "claude_code":
         call = {"call": "Bash", "args": {"command": shown, "description": "read the file"}}
+    elif agent == "gemini_cli":
+        call = {"call": "run_shell_command", "args": {"command": shown}}
     else:
         call = {"call": "exec_command", "args": {"cmd": shown}}
     return [call, {"answer_found": FOUND}]
@@ -248,9 +250,23 @@ def log_format() -> dict[str, Any]:
     }
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> None:
+    """``python -m support.real_logs [FOLDER]``: regenerate the fixtures (Docker; minutes)."""
+    import argparse
+
     from support.real_logs_make import make
 
-    print(
-        json.dumps(make(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else FIXTURES), indent=2)
+    parser = argparse.ArgumentParser(
+        prog="python -m support.real_logs",
+        description="Regenerate the readers' fixtures from real Docker runs of the current code "
+        "(the sandbox images; about 7 minutes).",
     )
+    parser.add_argument(
+        "folder", nargs="?", type=Path, default=FIXTURES, help="default: %(default)s"
+    )
+    folder: Path = parser.parse_args(argv).folder
+    print(json.dumps(make(folder.resolve()), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -82,25 +82,26 @@ def _eval(maker: Maker, run: Run, **extra: Any) -> Path:
 
 
 def _agents(maker: Maker, runs: list[Run]) -> None:
-    """The three packaged agents at once, each on its own question."""
-    from inspect_ai import eval as inspect_eval
+    """The packaged agents, each on its own question, one run after another.
 
-    from inspect_gaia import gaia
+    Each task is made by name inside ``eval``, as ``inspect eval`` makes it: the model is known
+    then, so the record has the name the CLI is told (a ``Task`` made before ``eval`` has none).
+    """
+    from inspect_ai import eval as inspect_eval
 
     steps = {}
     for run in runs:
         (question, command) = AGENTS[run.params["agent"]]
         steps[question[1]] = agent_steps(run.params["agent"], command)
     maker.set_steps(steps)
-    tasks = [gaia(dataset_path=DATASET, **run.params) for run in runs]
-    logs = inspect_eval(
-        tasks,
-        model=MODEL,
-        log_dir=str(maker.scratch / "agents"),
-        display="none",
-        max_tasks=len(tasks),
-    )
-    for run, log in zip(runs, logs, strict=True):
+    for run in runs:
+        (log,) = inspect_eval(
+            "inspect_gaia/gaia",
+            task_args={"dataset_path": DATASET, **run.params},
+            model=MODEL,
+            log_dir=str(maker.scratch / "agents"),
+            display="none",
+        )
         if log.status != "success":
             raise SystemExit(f"{run.name}: the run ended {log.status}: {log.error}")
         maker.keep(run.name, Path(log.location))

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from inspect_ai.log import read_eval_log
 
+from inspect_gaia.agents.mini_config import configuration
 from inspect_gaia.images.agents import LABELS
 from inspect_gaia.sandboxes.docker.config import known_to_inspect
 from inspect_gaia.web import BROWSER_TOOLS
@@ -110,7 +111,12 @@ def test_report_keeps_each_kind_of_real_run_apart_and_says_what_it_was() -> None
     for agent in AGENTS:
         group = groups[f"agent-{agent}"]
         version = LABELS[f"inspect_gaia.agents.{agent}"]
-        assert group["flags"] == [f"agent: {agent} {version} (inspect_swe 0.2.72)"], group["flags"]
+        told = {  # the record adds the name a CLI is told (any model's), mini's configuration
+            "claude_code": ", told it is claude-sonnet-4-5",
+            "gemini_cli": ", told it is gemini-2.5-pro",
+            "mini_swe_agent": f", configuration {configuration(agent)}",
+        }.get(agent, "")
+        assert group["flags"] == [f"agent: {agent} {version} (inspect_swe 0.2.72){told}"]
         assert group["settings"]["tools"] == [f"agent:{agent}"]
         assert overall(group)["accuracy"] == 1.0
     # the recorded web: every request in the samples' stores, nothing refused
@@ -248,5 +254,5 @@ def test_submission_refuses_real_validation_runs_and_runs_it_would_not_pool(
     assert code == 1 and "validation-split logs" in err and "--allow-validation" in err
     agents = [str(fixture(f"agent-{agent}")) for agent in AGENTS]
     code, _, err = invoke("submission", *agents, "-o", str(out_file), "--allow-validation")
-    assert code == 1 and "3 runs that report would not pool" in err
+    assert code == 1 and f"{len(AGENTS)} runs that report would not pool" in err
     assert not out_file.exists()
