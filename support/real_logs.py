@@ -110,8 +110,9 @@ def agent_steps(agent: str, command: str) -> Steps:
         return [{"bash": shown}, {"bash": done, "answer_found": FOUND}]
     if agent == "claude_code":
         call = {"call": "Bash", "args": {"command": shown, "description": "read the file"}}
-    elif agent == "gemini_cli":
-        call = {"call": "run_shell_command", "args": {"command": shown}}
+    elif agent == "gemini_cli":  # its shell refuses a command substitution
+        piped = f"{command} | sed 's/^/answer=/'"
+        call = {"call": "run_shell_command", "args": {"command": piped}}
     else:
         call = {"call": "exec_command", "args": {"cmd": shown}}
     return [call, {"answer_found": FOUND}]
