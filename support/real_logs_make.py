@@ -171,7 +171,13 @@ def _cancel(maker: Maker, run: Run, calls: Callable[[], list[str]]) -> None:
     ]
     output = (maker.scratch / f"{run.name}.out").open("w")  # not a pipe: nothing reads it
     started = subprocess.Popen(
-        command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        command,
+        stdout=output,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        # a Ctrl-C as a terminal's: under a script's background job (SIGINT ignored, inherited)
+        # the run ignored it and ended `success`
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 600
