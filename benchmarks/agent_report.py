@@ -142,6 +142,7 @@ def report(
             + " | ".join(str(fits(peak, g)) for g in SIZES_GIB)
             + " |"
         )
+    lines += _by_process(plan, runs, label)
     lines += ["", "Each run (wall s, inspect CPU s, sandbox CPU s, machine busy):", ""]
     for r in runs:
         lines.append(
@@ -149,3 +150,36 @@ def report(
             f"{r.measured.cpu:.1f}, {r.sandbox_cpu:.1f}, {r.measured.machine_busy:.0%}"
         )
     return "\n".join(lines) + "\n"
+
+
+def _by_process(plan: Plan, runs: list[AgentRun], label: Callable[[str, str], str]) -> list[str]:
+    """Whose processes used the sandboxes' CPU, per sample (``--processes``); none without it."""
+    from benchmarks.agent_samples import GROUPS
+
+    measured = [r for r in runs if r.cpu_groups]
+    if not measured:
+        return []
+    lines = [
+        "",
+        "### Whose the sandboxes' CPU is, seconds per sample",
+        "",
+        "Each process of a sandbox read from the host's `/proc` at every poll (user + system, its "
+        "last reading) and filed by its command line; unseen: the cgroup's CPU beyond the "
+        "processes read (those that started and ended between two polls). Medians of the rounds.",
+        "",
+        "| agent | at once | " + " | ".join(GROUPS) + " | all |",
+        "|" + " --- |" * (len(GROUPS) + 3),
+    ]
+    keys = sorted({(r.agent, r.variant, r.at_once) for r in measured}, key=lambda k: (k[2], k))
+    for agent, variant, level in keys:
+        mine = [r for r in measured if (r.agent, r.variant, r.at_once) == (agent, variant, level)]
+        cells = [
+            statistics.median(r.cpu_groups.get(group, 0.0) / r.at_once for r in mine)
+            for group in GROUPS
+        ]
+        lines.append(
+            f"| {label(agent, variant)} | {level} | "
+            + " | ".join(f"{c:.2f}" for c in cells)
+            + f" | {_median(mine, lambda r: r.sandbox_cpu / r.at_once):.2f} |"
+        )
+    return lines

@@ -7,6 +7,13 @@ reading: up to one interval of its end is missed) and its memory at its peak and
 reading (a sample's sandbox spends most of its life waiting on its model, at the scripted reply
 latency: the median is the memory while waiting).
 
+With ``processes``, each reading also reads every process of the container from the host's
+``/proc`` (its user and system CPU, kept at the last reading of each process) and files it under
+``process_group`` by its command line: the agent's CLI, inspect's sandbox tools (the bridge's
+server and model proxy, and inspect's checks), gaia-docker's command runner, or the commands the
+agent ran. What the container used beyond the processes seen (those that ended between two
+readings) is ``unseen``.
+
 ``sample_times`` reads, from the run's log, each sample's time from its sandbox being ready (the
 end of inspect's ``init`` span: container started, attachment copied) to its first model request
 (the first model event), and from its last model reply (that event's completion) to its score
@@ -15,6 +22,7 @@ end of inspect's ``init`` span: container started, attachment copied) to its fir
 
 from __future__ import annotations
 
+import os
 import statistics
 import threading
 from collections.abc import Iterator, Mapping
@@ -29,6 +37,40 @@ from benchmarks.harnesses import OWNER_LABEL
 from benchmarks.measure import container_memory
 
 CPUACCT = Path("/sys/fs/cgroup/cpuacct/docker")
+TICK = os.sysconf("SC_CLK_TCK")
+GROUPS = ("agent", "inspect's sandbox tools", "gaia-docker's runner", "commands", "unseen")
+"""What ``process_group`` files a sandbox's CPU under, in the report's order."""
+_AGENT_WORDS = ("claude", "codex", "gemini", "/opt/node/", "mini-swe-agent", "/opt/mini")
+
+
+def process_group(command_line: str) -> str:
+    """Whose a sandbox process is, by its command line (``GROUPS``)."""
+    if "inspect-sandbox-tools" in command_line or "inspect_sandbox_tools" in command_line:
+        return GROUPS[1]
+    if command_line.startswith("python3 -I -S -c"):
+        return GROUPS[2]
+    if any(word in command_line for word in _AGENT_WORDS):
+        return GROUPS[0]
+    return GROUPS[3]
+
+
+def _processes(container_id: str) -> dict[int, tuple[str, float]]:
+    """The container's processes now: host pid -> (``process_group``, CPU seconds so far)."""
+    found: dict[int, tuple[str, float]] = {}
+    try:
+        pids = (CPUACCT / container_id / "cgroup.procs").read_text().split()
+    except OSError:
+        return found
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            words = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, UnicodeDecodeError):
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after the command's name
+        cpu = (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+        found[int(pid)] = (process_group(words.strip()), cpu)
+    return found
 
 
 def _cpu_seconds(container_id: str) -> float | None:
@@ -46,6 +88,16 @@ class Sandbox:
     memory: list[float] = field(default_factory=list)
     sample: bool = False
     """Seen under a sample's name: not a spare (``-spare-``) started ahead and never taken."""
+    processes: dict[int, tuple[str, float]] = field(default_factory=dict)
+    """Each process seen (``processes`` polls): its group and CPU seconds at its last reading."""
+
+    def cpu_by_group(self) -> dict[str, float]:
+        """The container's CPU seconds by ``GROUPS``; ``unseen``: beyond the processes read."""
+        groups = dict.fromkeys(GROUPS, 0.0)
+        for group, cpu in self.processes.values():
+            groups[group] += cpu
+        groups[GROUPS[-1]] = max(0.0, self.cpu - sum(groups.values()))
+        return groups
 
 
 @dataclass
@@ -53,6 +105,8 @@ class SandboxPoll:
     """Polls the containers of the processes ``pids`` until ``stop``."""
 
     interval: float = 0.25
+    processes: bool = False
+    """Also read each container's processes (``Sandbox.processes``)."""
     seen: dict[str, Sandbox] = field(default_factory=dict)
     _stop: threading.Event = field(default_factory=threading.Event)
 
@@ -77,6 +131,8 @@ class SandboxPoll:
                     box.memory.append(memory)
                 if cpu is not None:
                     box.cpu = max(box.cpu, cpu)
+                if self.processes:
+                    box.processes.update(_processes(container["Id"]))
 
     def stop(self) -> None:
         """End the polling."""

@@ -19,6 +19,7 @@ report has the medians of the rounds, and each agent's figures over the default 
     python -m benchmarks.agents                                  # 3 rounds at 1, 8, 32 at once
     python -m benchmarks.agents --quick --out /tmp/agents.md     # smoke test, 1 round at 1 and 2
     python -m benchmarks.agents --agents basic,codex_cli --levels 1 --variant before:16f4e46
+    python -m benchmarks.agents --levels 1,32 --rounds 1 --processes   # whose CPU a sandbox's is
 
 ``--variant NAME:REF`` runs every agent a second time on ``src/`` as of git ``REF`` (frozen, as
 ``load_cpu.export_src``; an agent that code does not know is skipped), in turn with the working
@@ -37,7 +38,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from benchmarks.agent_report import report
-from benchmarks.agent_samples import SampleTimes, SandboxPoll, memory_figures, sample_times
+from benchmarks.agent_samples import (
+    GROUPS,
+    SampleTimes,
+    SandboxPoll,
+    memory_figures,
+    sample_times,
+)
 from benchmarks.fixture import task_id, write_dataset
 from benchmarks.harnesses import MODEL
 from benchmarks.load_cpu import export_src, locked
@@ -95,6 +102,8 @@ class AgentRun:
     sandbox_cpu: float
     memory: dict[str, float]
     times: SampleTimes
+    cpu_groups: dict[str, float] = field(default_factory=dict)
+    """The sandboxes' CPU seconds by whose process used it (``--processes``; else empty)."""
 
 
 @dataclass
@@ -111,6 +120,8 @@ class Plan:
     image: str
     variants: dict[str, Path | None] = field(default_factory=lambda: {"": None})
     """Variant name -> its frozen ``src/`` (``None``: the working tree's, frozen too)."""
+    processes: bool = False
+    """Also attribute each sandbox's CPU to its processes (``agent_samples.process_group``)."""
 
 
 def run_one(
@@ -138,7 +149,7 @@ def run_one(
     src = plan.variants[variant]
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), os.environ.get("PYTHONPATH")]))
-    poll = SandboxPoll()
+    poll = SandboxPoll(processes=plan.processes)
     with locked(lock):
         measured = run_measured_together([command], env, [out / "run.log"], sandbox_poll=poll)
     _check(out, at_once)
@@ -152,7 +163,13 @@ def run_one(
         sandbox_cpu=sum(box.cpu for box in boxes),
         memory=dict(memory_figures(boxes)),
         times=sample_times(out),
+        cpu_groups=_summed([box.cpu_by_group() for box in boxes]) if plan.processes else {},
     )
+
+
+def _summed(groups: list[dict[str, float]]) -> dict[str, float]:
+    """Each group's seconds over the sandboxes."""
+    return {name: sum(one.get(name, 0.0) for one in groups) for name in GROUPS}
 
 
 def _check(out: Path, samples: int) -> None:
@@ -182,6 +199,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--image", default=AGENTS_IMAGE)
     parser.add_argument("--variant", action="append", default=[], help="NAME:GITREF")
     parser.add_argument("--quick", action="store_true", help="smoke test: 1 round at 1 and 2")
+    parser.add_argument(
+        "--processes",
+        action="store_true",
+        help="also split each sandbox's CPU by whose process used it (reads /proc every poll)",
+    )
     parser.add_argument("--lock", help="hold an flock on this file during each run")
     parser.add_argument("--out", help="write the Markdown report here (default: print it)")
     parser.add_argument("--workdir", help="keep every run's logs here")
@@ -208,6 +230,7 @@ def main() -> None:
             rounds=1 if args.quick else args.rounds,
             image=args.image,
             variants=variants,
+            processes=args.processes,
         )
         dataset = write_dataset(workdir / "GAIA", top, top)
         started, begin = time.strftime("%Y-%m-%d %H:%M"), time.perf_counter()

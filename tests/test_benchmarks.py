@@ -5,6 +5,7 @@ The report is published in docs/: it never carries a path of the machine that me
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -134,6 +135,28 @@ def test_the_web_record_benchmark_measures_the_four_proxies(
         "| proxy memory at rest, MiB",
         "| proxy memory at its highest during the 4 MiB body, MiB",
     ]
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_the_agents_benchmark_measures_an_agent_beside_the_default_one(
+    sandbox_image: str, tmp_path: Path
+) -> None:
+    """Issue #53: quick mode (1 round, 1 and 2 at once), the default agent and Codex CLI, with
+    each sandbox's CPU split by whose process used it; every sample answered right or it fails."""
+    image = os.environ.get("INSPECT_GAIA_TEST_AGENTS_IMAGE", "inspect-gaia/sandbox:bookworm-agents")
+    out = tmp_path / "agents.md"
+    args = ("--quick", "--agents", "basic,codex_cli", "--processes", "--image", image)
+    benchmark("agents", *args, "--out", str(out), timeout=600)
+    report = out.read_text()
+    assert report.startswith("## Agents at GAIA's scale")
+    rows = {line.split(" | ")[0]: line for line in report.splitlines() if line.startswith("| ")}
+    assert {"| basic", "| codex_cli"} <= set(rows)
+    split = [line.split(" | ") for line in report.splitlines() if line.startswith("| codex_cli | ")]
+    by_process = [cells for cells in split if cells[1] in {"1", "2"}]
+    assert len(by_process) == 2, "the CPU table has a row per level"
+    agent_cpu, tools_cpu = float(by_process[0][2]), float(by_process[0][3])
+    assert agent_cpu > 0 and tools_cpu > 0, "Codex's processes and inspect's tools both ran"
 
 
 @pytest.mark.docker

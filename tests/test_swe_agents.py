@@ -231,14 +231,15 @@ def test_the_identity_a_cli_is_told_is_recorded_and_flagged() -> None:
 
 def test_the_memory_warning_names_the_figure_the_setting_and_the_fix() -> None:
     gib = 1024**3
-    assert memory_warning("claude_code", 8, "--max-samples 8", 16 * gib) is None
-    line = memory_warning("claude_code", 64, "--max-samples 64", 16 * gib)
     peak = PEAK_MIB["claude_code"]
+    fit = int(16 * 1024 // peak)  # sandboxes of its measured peak in a 16 GiB engine
+    assert memory_warning("claude_code", fit, f"--max-samples {fit}", 16 * gib) is None
+    over = fit + 1
+    line = memory_warning("claude_code", over, f"--max-samples {over}", 16 * gib)
     assert line == (
-        f"-T agent=claude_code: 64 sandboxes at once (--max-samples 64) × {peak:g} MiB each "
-        f"(its measured peak, docs/benchmarks.md) is {64 * peak / 1024:.1f} GiB, more than the "
-        f"Docker engine's 16.0 GiB — pass --max-samples {int(16 * 1024 // peak)} or fewer "
-        "(docs/agents.md)"
+        f"-T agent=claude_code: {over} sandboxes at once (--max-samples {over}) × {peak:g} MiB "
+        f"each (its measured peak, docs/benchmarks.md) is {over * peak / 1024:.1f} GiB, more "
+        f"than the Docker engine's 16.0 GiB — pass --max-samples {fit} or fewer (docs/agents.md)"
     )
     assert at_once(64, 16) == (16, "--max-sandboxes 16")
     assert at_once(None, None)[0] == 100 and "adaptive" in at_once(None, None)[1]

@@ -26,13 +26,14 @@ from ..logs.provenance import METADATA_KEY
 logger = logging.getLogger(__name__)
 
 PEAK_MIB: dict[str, float] = {
-    "basic": 6,
-    "claude_code": 300,
-    "codex_cli": 200,
-    "gemini_cli": 200,
-    "mini_swe_agent": 150,
+    "basic": 10,
+    "claude_code": 190,
+    "codex_cli": 110,
+    "gemini_cli": 350,
+    "mini_swe_agent": 290,
 }
-"""Each agent's sandbox at its peak, MiB (docs/benchmarks.md, "Agents at GAIA's scale")."""
+"""Each agent's sandbox at its peak, MiB (docs/benchmarks.md, "Agents at GAIA's scale": the median
+sandbox's peak, median of 3 rounds at 32 at once, 2026-12-07)."""
 ADAPTIVE_MAX = 100
 """The most samples inspect runs at once without ``--max-samples`` (its adaptive connections'
 default maximum, inspect_ai 0.3.285)."""
