@@ -6,7 +6,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from benchmarks.report import machine
+from benchmarks.report import machine, public_command
 
 if TYPE_CHECKING:
     from benchmarks.agents import AgentRun, Plan
@@ -53,7 +53,7 @@ def report(
         "## Agents at GAIA's scale",
         "",
         f"Machine: {machine()}. {started}, {minutes:.0f} min. "
-        f"Command: `python -m benchmarks.agents {' '.join(argv)}`. Image: `{plan.image}`.",
+        f"Command: `{public_command(argv, 'benchmarks.agents')}`. Image: `{plan.image}`.",
         "",
         f"Each sample: {plan.turns[low]} shell call(s) of its agent's own tool, then the answer "
         f"(the default agent: `submit`; the others: `FINAL ANSWER:`), every model reply after "

@@ -48,7 +48,7 @@ class Report:
 
 
 PATH_OPTIONS = ("--evalscope-venv", "--workdir", "--out")
-"""run.py's options whose values are paths of the machine that ran it."""
+"""The options (run.py's, agents.py's) whose values are paths of the machine that ran it."""
 
 
 def machine() -> str:
