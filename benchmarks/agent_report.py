@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
+from benchmarks.agent_samples import GROUPS, AgentRun, Plan
 from benchmarks.report import machine, public_command
-
-if TYPE_CHECKING:
-    from benchmarks.agents import AgentRun, Plan
 
 BASE = "basic"
 RESERVED_GIB = 2.0
@@ -154,8 +151,6 @@ def report(
 
 def _by_process(plan: Plan, runs: list[AgentRun], label: Callable[[str, str], str]) -> list[str]:
     """Whose processes used the sandboxes' CPU, per sample (``--processes``); none without it."""
-    from benchmarks.agent_samples import GROUPS
-
     measured = [r for r in runs if r.cpu_groups]
     if not measured:
         return []

@@ -1,5 +1,8 @@
 """What one agent run's samples cost: per sandbox (CPU, memory) and per sample (from the log).
 
+``Plan`` is what ``benchmarks.agents`` runs, ``AgentRun`` what one run measured (the report's
+input, ``agent_report``).
+
 ``SandboxPoll`` watches a run's gaia-docker containers every ``interval`` seconds through the
 cgroup v1 files of each (``cpuacct.usage``; memory as ``docker stats`` counts it:
 ``measure.container_memory``), and keeps each container's readings: its CPU seconds (the last
@@ -34,7 +37,7 @@ from typing import Any
 import docker
 
 from benchmarks.harnesses import OWNER_LABEL
-from benchmarks.measure import container_memory
+from benchmarks.measure import Measured, container_memory
 
 CPUACCT = Path("/sys/fs/cgroup/cpuacct/docker")
 TICK = os.sysconf("SC_CLK_TCK")
@@ -209,3 +212,37 @@ def memory_figures(boxes: list[Sandbox]) -> Mapping[str, float]:
         "waiting": median_of(statistics.median(b.memory) for b in boxes),
         "largest": max((max(b.memory) for b in boxes), default=0.0),
     }
+
+
+@dataclass
+class AgentRun:
+    """One agent at one level in one round."""
+
+    agent: str
+    variant: str
+    at_once: int
+    turns: int
+    measured: Measured
+    sandbox_cpu: float
+    memory: dict[str, float]
+    times: SampleTimes
+    cpu_groups: dict[str, float] = field(default_factory=dict)
+    """The sandboxes' CPU seconds by whose process used it (``--processes``; else empty)."""
+
+
+@dataclass
+class Plan:
+    """What to run."""
+
+    agents: tuple[str, ...]
+    levels: tuple[int, ...]
+    turns: dict[int, int]
+    """Shell calls per sample at each level (fewer at the top level: 32 agents at once on a
+    shared 2-CPU machine)."""
+    latency: float
+    rounds: int
+    image: str
+    variants: dict[str, Path | None] = field(default_factory=lambda: {"": None})
+    """Variant name -> its frozen ``src/`` (``None``: the working tree's, frozen too)."""
+    processes: bool = False
+    """Also attribute each sandbox's CPU to its processes (``agent_samples.process_group``)."""

@@ -34,13 +34,14 @@ import os
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from benchmarks.agent_report import report
 from benchmarks.agent_samples import (
     GROUPS,
-    SampleTimes,
+    AgentRun,
+    Plan,
     SandboxPoll,
     memory_figures,
     sample_times,
@@ -48,7 +49,7 @@ from benchmarks.agent_samples import (
 from benchmarks.fixture import task_id, write_dataset
 from benchmarks.harnesses import MODEL
 from benchmarks.load_cpu import export_src, locked
-from benchmarks.measure import Measured, run_measured_together
+from benchmarks.measure import run_measured_together
 from support.scripted_model import Entry, ScriptedModel, Step, serve
 
 REPO = Path(__file__).resolve().parent.parent
@@ -88,40 +89,6 @@ def entries(agent: str, questions: int, turns: int) -> list[Entry]:
         Entry(f"Benchmark question {i}:", steps(agent, i, turns))
         for i in range(questions)
     ]
-
-
-@dataclass
-class AgentRun:
-    """One agent at one level in one round."""
-
-    agent: str
-    variant: str
-    at_once: int
-    turns: int
-    measured: Measured
-    sandbox_cpu: float
-    memory: dict[str, float]
-    times: SampleTimes
-    cpu_groups: dict[str, float] = field(default_factory=dict)
-    """The sandboxes' CPU seconds by whose process used it (``--processes``; else empty)."""
-
-
-@dataclass
-class Plan:
-    """What to run."""
-
-    agents: tuple[str, ...]
-    levels: tuple[int, ...]
-    turns: dict[int, int]
-    """Shell calls per sample at each level (fewer at the top level: 32 agents at once on a
-    shared 2-CPU machine)."""
-    latency: float
-    rounds: int
-    image: str
-    variants: dict[str, Path | None] = field(default_factory=lambda: {"": None})
-    """Variant name -> its frozen ``src/`` (``None``: the working tree's, frozen too)."""
-    processes: bool = False
-    """Also attribute each sandbox's CPU to its processes (``agent_samples.process_group``)."""
 
 
 def run_one(
