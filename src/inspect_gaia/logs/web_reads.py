@@ -57,6 +57,15 @@ def served(requests: Sequence[WebRequest]) -> dict[str, int]:
     }
 
 
+def _by_level(recorded: Sequence[SampleResult]) -> list[tuple[str, list[SampleResult]]]:
+    """Each level's recorded samples, in level order, then ``all`` of them."""
+    labels = [*sorted({str(s.level) for s in recorded}), "all"]
+    return [
+        (label, [s for s in recorded if label == "all" or str(s.level) == label])
+        for label in labels
+    ]
+
+
 def _coverage(n: dict[str, int]) -> float | None:
     return round((n["own"] + n["pooled"]) / n["requests"], 4) if n["requests"] else None
 
@@ -69,8 +78,7 @@ def replay_block(
     if not recorded:
         return None
     levels = []
-    for label in [*sorted({str(s.level) for s in recorded}), "all"]:
-        members = [s for s in recorded if label == "all" or str(s.level) == label]
+    for label, members in _by_level(recorded):
         n = served([r for s in members for r in s.web or ()])
         levels.append({"level": label, "samples": len(members), **n, "coverage": _coverage(n)})
     per_sample = []
@@ -121,8 +129,7 @@ def web_block(samples: Sequence[SampleResult], record_only: bool = False) -> dic
     if not recorded:
         return None
     levels = []
-    for label in [*sorted({str(s.level) for s in recorded}), "all"]:
-        members = [s for s in recorded if label == "all" or str(s.level) == label]
+    for label, members in _by_level(recorded):
         requests = [r for s in members for r in s.web or ()]
         n = counts(requests)
         levels.append(
